@@ -1,0 +1,80 @@
+"""The ``dudo`` command: one subcommand per tool, each implemented in its own module.
+
+Every handler is imported only when its subcommand runs, so ``dudo replay`` never loads
+OpenCV and ``dudo scan`` never loads Flask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand -> "module:function"; the function takes the parsed namespace, returns an exit code.
+HANDLERS = {
+    "replay": "companion.record:replay_command",
+    "rules": "companion.rules:rules_command",
+    "scan": "vision.scan:scan_command",
+    "calibrate": "vision.calibrate:calibrate_command",
+    "serve": "companion.serve:serve_command",
+    "panel-test": "hardware.panel_test:panel_test_command",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dudo", description="A referee for a real game of Perudo / Dudo / Liar's Dice."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="replay a game record and print the final state")
+    p.add_argument("record", metavar="GAME.jsonl")
+    p.add_argument("--json", action="store_true", help="print the state as one JSON object")
+
+    p = sub.add_parser("rules", help="print the rule presets and every option")
+    p.add_argument("preset", nargs="?", metavar="PRESET")
+
+    p = sub.add_parser("scan", help="read the dice in photographs")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--view", choices=["above", "below"], default="below")
+    p.add_argument("--json", action="store_true", help="one JSON object per image, a line each")
+    p.add_argument("--annotate", metavar="DIR", help="write annotated images to DIR")
+    p.add_argument("--config", metavar="FILE", help="TOML config (vision section)")
+
+    p = sub.add_parser("calibrate", help="calibrate the camera under the glass")
+    p.add_argument("--config", metavar="FILE", default=None, help="TOML config to write")
+    p.add_argument("--source", default=None, help="frame source: picamera2, device:N, folder:DIR")
+    p.add_argument("--empty", metavar="IMAGE", help="a photograph of the empty glass")
+    p.add_argument("--dice", metavar="IMAGE", help="a photograph with dice on the glass")
+    p.add_argument("--seats", type=int, default=0, help="number of seat zones to mark")
+
+    p = sub.add_parser("serve", help="run the companion: referee, page and table hardware")
+    p.add_argument("--sim", action="store_true", help="mock pins and a simulated camera")
+    p.add_argument("--pin", metavar="PIN", help="the table PIN (default: a random one)")
+    p.add_argument("--host", default=None)
+    p.add_argument("--port", type=int, default=None)
+    p.add_argument("--data", metavar="DIR", default=None, help="data directory (journal)")
+    p.add_argument("--config", metavar="FILE", default=None, help="TOML config")
+    p.add_argument("--seed", type=int, default=None, help="repeatable simulated rolls")
+
+    p = sub.add_parser("panel-test", help="check the table's wiring on a real Pi")
+    p.add_argument("--config", metavar="FILE", default=None, help="TOML config with [pins]")
+    p.add_argument("--mock", action="store_true", help="run on gpiozero's mock pins")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module_name, function_name = HANDLERS[args.command].split(":")
+    handler = getattr(importlib.import_module(module_name), function_name)
+    try:
+        return int(handler(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
