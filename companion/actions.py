@@ -1,0 +1,316 @@
+"""What each action checks and does while a round is bid: bid, dudo, the exact call, pass,
+the palifico declaration, undo and leave (the reveal is in :mod:`companion.rounds`).
+
+Each ``check_*`` reads an action dict, raises MalformedAction for bad input and then
+IllegalAction for what the rules forbid now, and returns ``(effect, args, record)``:
+``Game.apply`` pushes its undo snapshot, keeps ``record`` and calls ``effect(*args)``.
+The small predicates (``dudo_call``, ``exact_call_problem``, ``pass_problem``) also tell
+the state who may call what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from companion import bidding, rounds
+from companion.announcement import Announcement
+from companion.bid import bid_words, check_bid_fields
+from companion.calls import EXACT_CALL_NAMES, Call, describe_call
+from companion.errors import IllegalAction, MalformedAction
+
+if TYPE_CHECKING:
+    from companion.game import Game
+
+Checked = tuple[Callable[..., list[Announcement]], tuple[Any, ...], dict[str, Any]]
+
+
+def player_seat(game: Game, action: Mapping[str, Any]) -> int:
+    """The seat of the action's ``player``; MalformedAction if missing or unknown."""
+    name = action.get("player")
+    if name is None:
+        raise MalformedAction(f"{action['action']} needs a 'player'")
+    seat = game._seat.get(name) if isinstance(name, str) else None
+    if seat is None:
+        raise MalformedAction(f"unknown player {name!r}")
+    return seat
+
+
+def check_in_game(game: Game, seat: int) -> None:
+    """IllegalAction unless the game goes on and ``seat`` still has dice."""
+    if game.phase == "over":
+        raise IllegalAction(f"the game is over: {game.winner} won")
+    if not game._dice[seat]:
+        name = game._names[seat]
+        if seat in game._left:
+            raise IllegalAction(f"{name} has left the table")
+        raise IllegalAction(f"{name} is out of the game")
+
+
+def _check_bidding(game: Game, seat: int, what: str) -> None:
+    check_in_game(game, seat)
+    if game.phase != "bidding":
+        raise IllegalAction(f"no {what} during the reveal: the dice must be shown first")
+
+
+def not_turn(game: Game, seat: int) -> str:
+    """``"not Ben's turn: Caro acts"``."""
+    return f"not {game._names[seat]}'s turn: {game.turn} acts"
+
+
+def locked_face(game: Game, seat: int) -> int:
+    """The face ``seat`` must keep in a palifico round (0: free to change it)."""
+    if game._palifico is None or not game._bid_f:
+        return 0
+    if game.rules.palifico_face_change == "one_die" and game._dice[seat] == 1:
+        return 0
+    return game._bid_f
+
+
+# -- bid ---------------------------------------------------------------------------------
+
+
+def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    if "quantity" not in action or "face" not in action:
+        missing = "quantity" if "quantity" not in action else "face"
+        raise MalformedAction(f"bid needs a '{missing}'")
+    q, f = check_bid_fields(action["quantity"], action["face"])
+    _check_bidding(game, seat, "bids")
+    if seat != game._turn:
+        raise IllegalAction(not_turn(game, seat))
+    if not game._bid_f:
+        if f == 1:
+            reason = bidding.opening_problem(
+                game.rules,
+                f,
+                palifico_round=game._palifico is not None,
+                opener_dice=game._dice[seat],
+            )
+            if reason:
+                raise IllegalAction(f"illegal bid {q}x{f}: {reason}")
+    else:
+        reason = bidding.raise_problem(
+            game.rules,
+            game._bid_q,
+            game._bid_f,
+            q,
+            f,
+            wild=game._wild,
+            locked_face=locked_face(game, seat),
+        )
+        if reason:
+            raise IllegalAction(f"illegal bid {q}x{f} over {game._bid_q}x{game._bid_f}: {reason}")
+    record = {"action": "bid", "player": game._names[seat], "quantity": q, "face": f}
+    return do_bid, (game, seat, q, f), record
+
+
+def do_bid(game: Game, seat: int, q: int, f: int) -> list[Announcement]:
+    game._bid_q, game._bid_f, game._bidder, game._passer = q, f, seat, None
+    game._bids = (*game._bids, ("bid", seat, q, f))
+    game._turn = game._next_active(seat, game._direction)
+    name = game._names[seat]
+    return [Announcement("bid", name, f"{name} bids {bid_words(q, f)}")]
+
+
+# -- dudo and the exact call -------------------------------------------------------------
+
+
+def dudo_call(game: Game, seat: int) -> Call | str:
+    """The call a ``dudo`` by ``seat`` makes now (on the bid, or on a pass), or why not."""
+    passer = game._passer
+    if passer is not None:
+        if seat != game._turn:
+            return f"after {game._names[passer]}'s pass only {game.turn} may call it"
+        if passer in game._left:
+            return f"{game._names[passer]} has left the table: {game.turn} must raise"
+        return Call("pass", seat, passer, 0, 0)
+    bidder = game._bidder
+    if bidder is None:
+        return "no bid to doubt yet"
+    if seat == bidder:
+        return f"{game._names[seat]} may not doubt their own bid"
+    if bidder in game._left:
+        return f"{game._names[bidder]} has left the table: {game.turn} must raise"
+    if seat == game._turn:
+        return Call("dudo", seat, bidder, game._bid_q, game._bid_f)
+    if game.rules.cruzado:
+        return Call("dudo", seat, bidder, game._bid_q, game._bid_f, cruzado=True)
+    return not_turn(game, seat)
+
+
+def check_dudo(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    _check_bidding(game, seat, "dudo")
+    call = dudo_call(game, seat)
+    if isinstance(call, str):
+        raise IllegalAction(call)
+    return do_call, (game, call), {"action": "dudo", "player": game._names[seat]}
+
+
+def exact_call_problem(game: Game, seat: int) -> str:
+    """Why ``seat`` may not make the table's exact call now ("" when they may)."""
+    exact = game.rules.exact_call
+    if exact == "none":
+        return "no exact call at this table (exact_call is none)"
+    call = EXACT_CALL_NAMES[exact].lower()
+    bidder = game._bidder
+    if game._passer is not None:
+        # RULES.md: after a pass the next player "can only call the pass" (or raise).
+        return f"after {game._names[game._passer]}'s pass only a raise or a call on the pass"
+    if bidder is None:
+        return f"no bid to call {call} on yet"
+    if seat == bidder:
+        return f"{game._names[seat]} may not call {call} on their own bid"
+    if bidder in game._left:
+        return f"{game._names[bidder]} has left the table: {game.turn} must raise"
+    if exact in ("spot_on", "jinto") and seat != game._turn:
+        return f"only the next player may call {call}: {game.turn} acts"
+    if exact == "exactomundo" and seat == game._turn:
+        return f"{game._names[seat]} is next to act and may not call exactomundo"
+    if exact == "spot_on":
+        in_play, start = sum(game._dice), game.rules.dice * game._n
+        if 2 * in_play <= start:
+            return (
+                f"spot on needs more than half the starting dice in play "
+                f"({in_play} of {start} left)"
+            )
+    return ""
+
+
+def check_calza(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    _check_bidding(game, seat, "exact call")
+    reason = exact_call_problem(game, seat)
+    if reason:
+        raise IllegalAction(reason)
+    assert game._bidder is not None  # exact_call_problem checked there is a bid
+    call = Call("calza", seat, game._bidder, game._bid_q, game._bid_f)
+    return do_call, (game, call), {"action": "calza", "player": game._names[seat]}
+
+
+def do_call(game: Game, call: Call) -> list[Announcement]:
+    game.phase = "reveal"
+    game._call = call
+    game._turn = None
+    game._passer = None
+    kind = "calza" if call.kind == "calza" else "dudo"  # the record's action
+    game._bids = (*game._bids, (kind, call.caller))
+    name = game._names[call.caller]
+    return [Announcement(kind, name, describe_call(game.rules, call, game._names))]
+
+
+# -- pass --------------------------------------------------------------------------------
+
+
+def pass_problem(game: Game, seat: int) -> str:
+    """Why ``seat`` may not pass now ("" when they may)."""
+    if not game.rules.pass_:
+        return "no pass at this table (pass is false)"
+    if seat != game._turn:
+        return not_turn(game, seat)
+    if not game._bid_f:
+        # Decision: a pass answers a bid; the round's opener must bid.
+        return "nothing to pass on: the round opens with a bid"
+    if game._passer is not None:
+        return "two passes in a row are not allowed"
+    if seat in game._passed:
+        return f"{game._names[seat]} has already passed this round"
+    return ""
+
+
+def check_pass(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    _check_bidding(game, seat, "pass")
+    reason = pass_problem(game, seat)
+    if reason:
+        raise IllegalAction(reason)
+    return do_pass, (game, seat), {"action": "pass", "player": game._names[seat]}
+
+
+def do_pass(game: Game, seat: int) -> list[Announcement]:
+    game._passer = seat
+    game._passed = game._passed | {seat}
+    game._bids = (*game._bids, ("pass", seat))
+    game._turn = game._next_active(seat, game._direction)
+    name = game._names[seat]
+    return [Announcement("pass", name, f"{name} passes")]
+
+
+# -- the palifico declaration ------------------------------------------------------------
+
+
+def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    mode = action.get("mode")
+    if mode not in ("open", "closed"):
+        raise MalformedAction(f"palifico mode {mode!r} (modes: open, closed)")
+    _check_bidding(game, seat, "palifico declaration")
+    name = game._names[seat]
+    if not game.rules.palifico_choice:
+        raise IllegalAction("no open or closed palifico at this table (palifico_choice is false)")
+    if game._palifico is None:
+        raise IllegalAction("this round is not a palifico round")
+    if seat != game._palifico:
+        raise IllegalAction(f"only {game._names[game._palifico]} declares this palifico round")
+    if any(entry[0] == "palifico" for entry in game._bids):
+        raise IllegalAction(f"{name} has already declared the round {game._palifico_mode}")
+    if game._bid_f:
+        raise IllegalAction("too late: the palifico round's first bid is made")
+    record = {"action": "palifico", "player": name, "mode": mode}
+    return do_palifico, (game, seat, mode), record
+
+
+def do_palifico(game: Game, seat: int, mode: str) -> list[Announcement]:
+    game._palifico_mode = mode
+    game._bids = (*game._bids, ("palifico", seat, mode))
+    name = game._names[seat]
+    how = "open: each sees the others' dice, not their own" if mode == "open" else "closed"
+    return [Announcement("palifico_choice", name, f"{name} plays the palifico round {how}")]
+
+
+# -- reveal, undo, leave -----------------------------------------------------------------
+
+
+def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
+    shown = rounds.parse_reveal(action, game._seat, game._names)
+    if game.phase == "over":
+        raise IllegalAction(f"the game is over: {game.winner} won")
+    if game.phase != "reveal" or game._call is None:
+        raise IllegalAction("no call to reveal: the round is still bidding")
+    counted = rounds.check_counts(shown, game._call, game._dice, game._names)
+    return rounds.apply_reveal, (game, shown, counted), shown.record
+
+
+def check_undo(game: Game, action: Mapping[str, Any]) -> Checked:
+    if not game._history:
+        raise IllegalAction("nothing to undo: no action yet")
+    return do_undo, (game,), {"action": "undo"}
+
+
+def do_undo(game: Game) -> list[Announcement]:
+    snapshot, undone = game._history.pop()
+    game._restore(snapshot)
+    player = undone.get("player")
+    what = undone["action"] + (f" by {player}" if player else "")
+    if undone["action"] == "bid":
+        what = f"{player}'s bid of {bid_words(undone['quantity'], undone['face'])}"
+    return [Announcement("undo", player, f"Undone: {what}")]
+
+
+def check_leave(game: Game, action: Mapping[str, Any]) -> Checked:
+    seat = player_seat(game, action)
+    check_in_game(game, seat)
+    return rounds.apply_leave, (game, seat), {"action": "leave", "player": game._names[seat]}
+
+
+CHECKS: dict[str, Callable[[Game, Mapping[str, Any]], Checked]] = {
+    "bid": check_bid,
+    "dudo": check_dudo,
+    "calza": check_calza,
+    "pass": check_pass,
+    "reveal": check_reveal,
+    "palifico": check_palifico,
+    "undo": check_undo,
+    "leave": check_leave,
+}

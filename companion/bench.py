@@ -1,0 +1,122 @@
+"""``python -m companion.bench``: random full games per second on one core.
+
+Each game seats 6 players with 5 dice (by default) and is played to its winner through the
+public ``Game.apply`` with its full validation: random bids (mostly a raise of one on the
+same face, sometimes a new face, sometimes aces), dudo more likely as the bid nears the
+dice in play, the table's exact call now and then, and reveals of random dice. Prints each
+run and the median of the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+
+from companion.bidding import aces_needed
+from companion.errors import IllegalAction
+from companion.game import Game
+from companion.rules import PRESETS, Rules, make_rules
+
+FACES = (1, 2, 3, 4, 5, 6)
+
+
+def play_random_game(rules: Rules, names: Sequence[str], rnd: random.Random) -> int:
+    """Play one game to its winner with random legal actions; return the actions applied."""
+    game = Game(rules, names)
+    apply = game.apply
+    random_ = rnd.random
+    choices = rnd.choices
+    exact = rules.exact_call != "none"
+    actions = 0
+    q = f = 0
+    while True:
+        phase = game.phase
+        if phase == "bidding":
+            player = game.turn
+            in_play = game.dice_in_play
+            if not f:
+                q, f = rnd.randint(1, in_play // 3 + 1), rnd.randint(2, 6)
+            elif random_() < 2.0 * q / in_play - 0.35:
+                apply({"action": "dudo", "player": player})
+                actions += 1
+                continue
+            elif exact and random_() < 0.05 and _try(game, {"action": "calza", "player": player}):
+                actions += 1
+                continue
+            elif game.aces_wild and f != 1 and random_() < 0.1:
+                q, f = aces_needed(rules, q), 1
+            elif game.aces_wild and f == 1:
+                q, f = 2 * q + 1, rnd.randint(2, 6)
+            elif game.aces_wild and random_() < 0.4:
+                q, f = q + 1, rnd.randint(2, 6)
+            else:
+                q += 1
+            apply({"action": "bid", "player": player, "quantity": q, "face": f})
+        elif phase == "reveal":
+            # One roll of every die under the cups, then each player's share of it.
+            expected = game.expected_dice()
+            faces = choices(FACES, k=sum(expected.values()))
+            shown, start = {}, 0
+            for name, n in expected.items():
+                shown[name] = faces[start : start + n]
+                start += n
+            apply({"action": "reveal", "dice": shown})
+            q = f = 0
+            if game.phase == "over":
+                return actions + 1
+        actions += 1
+
+
+def _try(game: Game, action: dict[str, str | None]) -> bool:
+    try:
+        game.apply(action)
+    except IllegalAction:
+        return False  # this exact call is not this player's to make now
+    return True
+
+
+def run(rules: Rules, games: int, players: int, seed: int) -> tuple[float, int]:
+    """Play ``games`` random games; return the seconds taken and the actions applied."""
+    rnd = random.Random(seed)
+    names = [f"P{i + 1}" for i in range(players)]
+    start = time.perf_counter()
+    actions = sum(play_random_game(rules, names, rnd) for _ in range(games))
+    return time.perf_counter() - start, actions
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.bench", description=__doc__)
+    parser.add_argument("--rules", default="perudo", choices=list(PRESETS))
+    parser.add_argument("--games", type=int, default=1000, help="games per run")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--dice", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rules = make_rules(args.rules, {"dice": args.dice})
+    games_rates, action_rates = [], []
+    print(
+        f"{args.games} random games of {args.players} players x {args.dice} dice "
+        f"({args.rules}), {args.runs} runs, one core"
+    )
+    for i in range(args.runs):
+        seconds, actions = run(rules, args.games, args.players, args.seed + i)
+        games_rates.append(args.games / seconds)
+        action_rates.append(actions / seconds)
+        print(
+            f"run {i + 1}: {seconds:.3f} s, {args.games / seconds:,.0f} games/s, "
+            f"{actions / seconds:,.0f} actions/s ({actions / args.games:.1f} actions a game)"
+        )
+    print(
+        f"median: {statistics.median(games_rates):,.0f} games/s, "
+        f"{statistics.median(action_rates):,.0f} actions/s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

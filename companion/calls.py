@@ -1,0 +1,172 @@
+"""Settling a call once the dice are revealed: dudo, the exact calls, a called pass.
+
+``settle`` is pure: given the rules, the pending call, each player's dice count and the
+revealed faces, it says who loses or gains how many dice and who won the round. ``Game``
+applies the result (palifico, elimination, the next round).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from companion.bid import Bid
+from companion.rules import Rules
+
+EXACT_CALL_NAMES = {
+    "calza": "Calza",
+    "spot_on": "Spot on",
+    "exactomundo": "Exactomundo",
+    "jinto": "Jinto",
+    "none": "Exact call",
+}
+
+
+class Call(NamedTuple):
+    """A call waiting for its reveal.
+
+    ``kind`` is the record action: ``dudo``, ``calza`` (the table's exact call) or ``pass``
+    (a called pass). ``target`` is the bidder, or the passer for a called pass; ``quantity``
+    and ``face`` the bid called (0 for a pass). ``cruzado``: a doubt made out of turn.
+    """
+
+    kind: str
+    caller: int
+    target: int
+    quantity: int
+    face: int
+    cruzado: bool = False
+
+
+@dataclass(slots=True)
+class Settlement:
+    """What a reveal decides. Seats are indexes into the game's players."""
+
+    count: int | None
+    success: bool
+    changes: dict[int, int] = field(default_factory=dict)  # seat -> dice gained (<0: lost)
+    dice_lost: int = 0  # dice that went out of sight this reveal
+    dice_regained: int = 0  # dice that came back from out of sight
+    loser: int | None = None
+    winner: int | None = None
+    verdict: str = ""
+
+
+def count_matching(faces: Sequence[int], face: int, *, wild: bool) -> int:
+    """How many of ``faces`` count for a bid on ``face`` (aces too when wild)."""
+    # list.count runs in C: this is on the referee's hot path, once per reveal.
+    faces = faces if isinstance(faces, list) else list(faces)
+    if wild and face != 1:
+        return faces.count(face) + faces.count(1)
+    return faces.count(face)
+
+
+def is_pass_hand(faces: Sequence[int]) -> bool:
+    """A hand that may pass: five dice making a full house, five of a kind, or all different.
+
+    **Decision**: faces as shown, aces not wild, and exactly five dice (a player with fewer
+    dice can only bluff a pass).
+    """
+    if len(faces) != 5:
+        return False
+    shape = sorted(Counter(faces).values())
+    return shape in ([5], [2, 3], [1, 1, 1, 1, 1])
+
+
+def call_name(rules: Rules, call: Call) -> str:
+    """The call as the table says it: ``Dudo``, ``Dudo cruzado``, ``Spot on``, ``Called pass``."""
+    if call.kind == "dudo":
+        return "Dudo cruzado" if call.cruzado else "Dudo"
+    if call.kind == "pass":
+        return "Called pass"
+    return EXACT_CALL_NAMES[rules.exact_call]
+
+
+def settle(
+    rules: Rules,
+    call: Call,
+    dice: Sequence[int],
+    faces: Sequence[int],
+    *,
+    wild: bool,
+    names: Sequence[str],
+) -> Settlement:
+    """Decide a call: ``dice`` is each seat's count, ``faces`` the dice that count for it
+    (every die shown for a bid, the passer's for a called pass)."""
+    caller, target = call.caller, call.target
+    if call.kind == "pass":
+        honest = is_pass_hand(faces)
+        s = Settlement(count=None, success=not honest)
+        if honest:
+            _lose(s, dice, caller, 1)
+            s.winner = target
+            s.verdict = f"{names[target]}'s pass was real"
+        else:
+            _lose(s, dice, target, 1)
+            s.winner = caller
+            s.verdict = f"{names[target]}'s pass was a bluff"
+        return s
+
+    q = call.quantity
+    count = count_matching(faces, call.face, wild=wild)
+    if call.kind == "dudo":
+        true = count >= q
+        s = Settlement(count=count, success=not true)
+        if true:
+            # RULES.md: a wrong cruzado doubt costs one die whatever the loss option.
+            amount = 1 if call.cruzado or rules.loss == "one" else max(1, count - q)
+            _lose(s, dice, caller, amount)
+            s.winner = target
+            s.verdict = "the bid stands"
+        else:
+            amount = 1 if rules.loss == "one" else q - count
+            _lose(s, dice, target, amount)
+            s.winner = caller
+            s.verdict = "the bid was false"
+            if call.cruzado:
+                # The out-of-turn doubter takes one of the dice the bluffer loses.
+                s.changes[caller] = 1
+                s.dice_lost -= 1
+        return s
+
+    # An exact call: calza, spot on, exactomundo or jinto. Always one die either way.
+    exact = count == q
+    s = Settlement(count=count, success=exact)
+    if not exact:
+        _lose(s, dice, caller, 1)
+        s.winner = target
+        s.verdict = "not exact"
+        return s
+    s.winner = caller
+    s.verdict = "exact"
+    if rules.exact_call == "jinto":
+        # Jinto moves a die from the bidder to the caller: no cap, none created.
+        s.changes[target] = -1
+        s.changes[caller] = 1
+        s.loser = target
+    elif dice[caller] < rules.dice:
+        s.changes[caller] = 1
+        s.dice_regained = 1
+    return s
+
+
+def _lose(s: Settlement, dice: Sequence[int], seat: int, amount: int) -> None:
+    # Nobody loses more dice than they hold.
+    lost = min(amount, dice[seat])
+    s.changes[seat] = -lost
+    s.dice_lost += lost
+    s.loser = seat
+
+
+def describe_call(rules: Rules, call: Call, names: Sequence[str]) -> str:
+    """One sentence announcing a call: ``"Ben calls dudo on Ana's five 3s"``."""
+    caller, target = names[call.caller], names[call.target]
+    if call.kind == "pass":
+        return f"{caller} calls {target}'s pass"
+    bid = Bid(call.quantity, call.face).words()
+    if call.kind == "dudo":
+        how = "dudo cruzado" if call.cruzado else "dudo"
+        return f"{caller} calls {how} on {target}'s {bid}"
+    return f"{caller} calls {EXACT_CALL_NAMES[rules.exact_call].lower()} on {target}'s {bid}"

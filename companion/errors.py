@@ -1,0 +1,17 @@
+"""The two kinds of error the referee raises, both ``ValueError``.
+
+``MalformedAction``: the input itself is wrong (face 7, quantity 0, an unknown player, preset
+or option value, bad JSON, a missing field). ``IllegalAction``: a well-formed action that the
+rules forbid now (not a raise, out of turn, a locked face, calza by the bidder...). Each
+message names the input and the reason; a rejected action changes nothing.
+"""
+
+from __future__ import annotations
+
+
+class MalformedAction(ValueError):
+    """The action or header is not well-formed: it could never be accepted as written."""
+
+
+class IllegalAction(ValueError):
+    """The action is well-formed but the rules forbid it in the current position."""

@@ -1,0 +1,305 @@
+"""``Game``: the pure rules engine of the referee (no I/O, no threads, no hardware).
+
+A game is driven by the record's action dicts: ``game.check(action)`` says why an action
+is refused (MalformedAction / IllegalAction) without changing anything, and
+``game.apply(action)`` checks it, applies it and returns what to announce.
+
+The position is a handful of small immutable values (tuples, frozensets, ints) held in
+slots, so a snapshot is one tuple of references: every accepted action pushes the
+snapshot from before it, and ``undo`` pops it back. No inverse operations, no deep copies.
+
+Leaving, a decision of this engine (RULES.md leaves it open): when the bidder of the
+standing bid (or a passer) leaves during bidding, the bid stays the bid to beat, but nobody
+may doubt or exact-call a player who left: the next player must raise. When the caller or
+the called player leaves during a reveal, the call is void: nobody loses a die and the
+other one of the two opens the next round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from companion import bidding, notation, rounds
+from companion.actions import (
+    CHECKS,
+    Checked,
+    dudo_call,
+    exact_call_problem,
+    locked_face,
+    pass_problem,
+)
+from companion.announcement import Announcement
+from companion.bid import Bid
+from companion.calls import Call
+from companion.errors import MalformedAction
+from companion.rules import Rules, make_rules
+
+RECORD_FORMAT = "dudo-record/1"
+ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
+
+# The position's slots, in snapshot order (see _snapshot/_restore).
+_POSITION = (
+    "_dice", "_left", "_palifico_used", "phase", "round", "_turn", "_direction",
+    "_bid_q", "_bid_f", "_bidder", "_bids", "_passed", "_passer", "_palifico",
+    "_palifico_mode", "_call", "_winner", "_last_result", "_dice_lost", "_dice_regained",
+    "_dice_left", "_wild",
+)  # fmt: skip
+
+
+class Game:
+    """One game at the table: players in seat order, the rules, and the position."""
+
+    __slots__ = ("rules", "_names", "_seat", "_n", "header", "actions", "_history", *_POSITION)
+
+    rules: Rules
+    _names: tuple[str, ...]
+    _seat: dict[str, int]
+    _n: int
+    header: dict[str, Any]
+    actions: list[dict[str, Any]]
+    _history: list[tuple[tuple[Any, ...], dict[str, Any]]]
+    _dice: tuple[int, ...]
+    _left: frozenset[int]
+    _palifico_used: frozenset[int]
+    phase: str
+    round: int
+    _turn: int | None
+    _direction: int
+    _bid_q: int
+    _bid_f: int  # 0: no bid yet this round
+    _bidder: int | None
+    _bids: tuple[tuple[Any, ...], ...]
+    _passed: frozenset[int]
+    _passer: int | None  # set while the last act of the round is a pass
+    _palifico: int | None
+    _palifico_mode: str | None
+    _call: Call | None
+    _winner: int | None
+    _last_result: rounds.Result | None
+    _dice_lost: int
+    _dice_regained: int
+    _dice_left: int
+    _wild: bool
+
+    def __init__(self, rules: Rules | str, players: Iterable[str], first: str | None = None):
+        if isinstance(rules, str):
+            rules = make_rules(rules)
+        names = _check_players(rules, players)
+        if first is None:
+            first = names[0]
+        elif first not in names:
+            raise MalformedAction(f"unknown player {first!r} named first")
+        self.rules = rules
+        self._names = names
+        self._seat = {name: i for i, name in enumerate(names)}
+        self._n = len(names)
+        self.header = {
+            "game": RECORD_FORMAT,
+            "rules": rules.preset,
+            "options": rules.overrides(),
+            "players": list(names),
+            "first": first,
+        }
+        self.actions = []
+        self._history = []
+        self._dice = (rules.dice,) * self._n
+        self._left = self._palifico_used = frozenset()
+        self.phase = "bidding"
+        self.round = 1
+        self._turn = self._seat[first]
+        self._direction = 1
+        self._bid_q = self._bid_f = 0
+        self._bidder = self._passer = self._palifico = self._winner = None
+        self._bids = ()
+        self._passed = frozenset()
+        self._palifico_mode = None
+        self._call = None
+        self._last_result = None
+        self._dice_lost = self._dice_regained = self._dice_left = 0
+        self._wild = rules.wild_aces
+
+    @classmethod
+    def from_header(cls, header: Mapping[str, Any]) -> Game:
+        """A new game from a record header line (``{"game": "dudo-record/1", ...}``)."""
+        if not isinstance(header, Mapping):
+            raise MalformedAction("the header must be a JSON object")
+        if header.get("game") != RECORD_FORMAT:
+            raise MalformedAction(
+                f"not a dudo record: header 'game' is {header.get('game')!r}, "
+                f"expected {RECORD_FORMAT!r}"
+            )
+        if "players" not in header:
+            raise MalformedAction("the header needs 'players'")
+        rules = make_rules(header.get("rules", "perudo"), header.get("options"))
+        return cls(rules, header["players"], header.get("first"))
+
+    # -- reading the position -------------------------------------------------------------
+
+    @property
+    def players(self) -> list[str]:
+        """The players' names in seat order."""
+        return list(self._names)
+
+    @property
+    def turn(self) -> str | None:
+        """Who acts next, or None during a reveal and once the game is over."""
+        return None if self._turn is None else self._names[self._turn]
+
+    @property
+    def winner(self) -> str | None:
+        """The last player with dice, once the game is over."""
+        return None if self._winner is None else self._names[self._winner]
+
+    @property
+    def bid(self) -> Bid | None:
+        """The standing bid of this round, if any."""
+        return Bid(self._bid_q, self._bid_f) if self._bid_f else None
+
+    def dice(self, player: str) -> int:
+        """How many dice ``player`` holds now (0 once out)."""
+        seat = self._seat.get(player)
+        if seat is None:
+            raise MalformedAction(f"unknown player {player!r}")
+        return self._dice[seat]
+
+    @property
+    def dice_in_play(self) -> int:
+        """Dice under the cups of the players still in the game."""
+        return sum(self._dice)
+
+    @property
+    def aces_wild(self) -> bool:
+        """Whether aces count for every face in this round."""
+        return self._wild
+
+    def expected_dice(self) -> dict[str, int]:
+        """How many dice each player must show at this reveal (a called pass: the passer)."""
+        call = self._call
+        if self.phase != "reveal" or call is None:
+            return {}
+        if call.kind == "pass":
+            return {self._names[call.target]: self._dice[call.target]}
+        return {self._names[i]: d for i, d in enumerate(self._dice) if d}
+
+    def legal_bids(self) -> list[Bid]:
+        """Every legal next bid of the player to act, ascending, quantities up to the dice
+        in play (see :mod:`companion.bidding` for the order)."""
+        seat = self._turn
+        if self.phase != "bidding" or seat is None:
+            return []
+        return bidding.generate(
+            self.rules,
+            (self._bid_q, self._bid_f) if self._bid_f else None,
+            dice_in_play=sum(self._dice),
+            wild=self._wild,
+            locked_face=locked_face(self, seat),
+            palifico_round=self._palifico is not None,
+            opener_dice=self._dice[seat],
+        )
+
+    def can_call(self) -> dict[str, list[str]]:
+        """Who may make each call now: ``{"dudo": [...], "calza": [...], "pass": [...]}``."""
+        found: dict[str, list[str]] = {"dudo": [], "calza": [], "pass": []}
+        if self.phase != "bidding":
+            return found
+        for seat, name in enumerate(self._names):
+            if not self._dice[seat]:
+                continue
+            if isinstance(dudo_call(self, seat), Call):
+                found["dudo"].append(name)
+            if not exact_call_problem(self, seat):
+                found["calza"].append(name)
+            if not pass_problem(self, seat):
+                found["pass"].append(name)
+        return found
+
+    def state(self) -> dict[str, Any]:
+        """The state JSON of DESIGN.md: public information only."""
+        return notation.state(self)
+
+    def notation(self) -> str:
+        """One line: ``"perudo r3 Ana:4 Ben:5* Caro:1 bid=5x3 palifico=Caro"``."""
+        return notation.notation(self)
+
+    def copy(self) -> Game:
+        """An independent copy (its own record and undo stack)."""
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.actions = list(self.actions)
+        other._history = list(self._history)
+        other.header = dict(self.header)
+        return other
+
+    def __repr__(self) -> str:
+        return f"<Game {self.notation()}>"
+
+    # -- acting ---------------------------------------------------------------------------
+
+    def check(self, action: Mapping[str, Any]) -> None:
+        """Raise MalformedAction or IllegalAction if ``action`` may not be applied now."""
+        self._validate(action)
+
+    def apply(self, action: Mapping[str, Any]) -> list[Announcement]:
+        """Check ``action``, apply it, keep it in ``actions``; return what to announce."""
+        effect, args, record = self._validate(action)
+        if record["action"] != "undo":
+            self._history.append((self._snapshot(), record))
+        self.actions.append(record)
+        return effect(*args)
+
+    def _validate(self, action: Mapping[str, Any]) -> Checked:
+        if not isinstance(action, Mapping):
+            raise MalformedAction(f"an action must be a JSON object, not {action!r}")
+        kind = action.get("action")
+        validator = CHECKS.get(kind) if isinstance(kind, str) else None
+        if validator is None:
+            if kind is None:
+                raise MalformedAction("missing field 'action'")
+            raise MalformedAction(f"unknown action {kind!r} (actions: {', '.join(ACTIONS)})")
+        return validator(self, action)
+
+    def _next_active(self, seat: int, step: int) -> int:
+        """The next seat with dice after ``seat`` going ``step`` (+1 clockwise)."""
+        n, dice = self._n, self._dice
+        i = (seat + step) % n
+        while not dice[i]:
+            i = (i + step) % n
+        return i
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (
+            self._dice, self._left, self._palifico_used, self.phase, self.round, self._turn,
+            self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
+            self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
+            self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
+            self._wild,
+        )  # fmt: skip
+
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        (
+            self._dice, self._left, self._palifico_used, self.phase, self.round, self._turn,
+            self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
+            self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
+            self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
+            self._wild,
+        ) = snapshot  # fmt: skip
+
+
+def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(players, str) or not isinstance(players, Iterable):
+        raise MalformedAction(f"players must be a list of names, not {players!r}")
+    names = tuple(players)
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise MalformedAction(f"a player's name must be a non-empty text, not {name!r}")
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise MalformedAction(f"player {twice[0]!r} is listed twice")
+    low, high = rules.min_players, rules.max_players
+    if len(names) < low or (high is not None and len(names) > high):
+        raise MalformedAction(
+            f"{len(names)} players: {rules.preset} seats {rules.players_text()} players"
+        )
+    return names

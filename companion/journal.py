@@ -1,0 +1,301 @@
+"""The journal: every game and every accepted action, kept in SQLite before it is acknowledged.
+
+One database file in the data directory holds every game the table has played: a header row
+per game and one row per accepted action, each with its sequence number and a checksum. The
+journal runs in WAL mode with ``synchronous=FULL``, so an action is on the card once
+:meth:`Journal.append` returns. The journal knows nothing of the rules: the table replays the
+rows through the engine to resume a game (see :mod:`companion.table`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+DATABASE_NAME = "journal.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    started TEXT NOT NULL,
+    header TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0,
+    winner TEXT
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS dropped (
+    game_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    dropped TEXT NOT NULL
+);
+"""
+
+
+class JournalError(Exception):
+    """The journal could not read or write; the message says what and why."""
+
+
+def checksum(game_id: int, seq: int, body: str) -> str:
+    """The checksum kept beside a row: it ties the text to its game and its place."""
+    return hashlib.sha256(f"{game_id}:{seq}:{body}".encode()).hexdigest()[:16]
+
+
+def encode(obj: dict[str, object]) -> str:
+    """The one-line JSON text of a header or an action, as the record file has it."""
+    return json.dumps(obj, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One game of the journal, as the page lists it."""
+
+    id: int
+    started: str
+    players: list[str]
+    rules: str
+    finished: bool
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One stored action row; :meth:`problem` says what is wrong with it, if anything."""
+
+    game_id: int
+    seq: int
+    body: str
+    checksum: str
+
+    def problem(self) -> str | None:
+        """Why this row cannot be trusted (a bad checksum or JSON), or None when it is sound."""
+        if checksum(self.game_id, self.seq, self.body) != self.checksum:
+            return "its checksum does not match its text"
+        try:
+            action = json.loads(self.body)
+        except ValueError:
+            return "its text is not valid JSON"
+        if not isinstance(action, dict):
+            return "its text is not a JSON object"
+        return None
+
+    def action(self) -> dict[str, object]:
+        """The action this row holds (call :meth:`problem` first)."""
+        action = json.loads(self.body)
+        assert isinstance(action, dict)
+        return action
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A game read back from the journal: its header and its action rows in order."""
+
+    id: int
+    header: dict[str, object]
+    rows: list[Row]
+    finished: bool
+
+
+class Journal:
+    """The SQLite journal of every game.
+
+    ``database`` is a file path, or an SQLite URI when ``uri`` is true (``file:...?mode=ro``
+    opens a journal that refuses every write, as a read-only card does). Every method is
+    safe to call from any thread. Failures of SQLite are raised as :class:`JournalError`.
+    """
+
+    def __init__(self, database: str | Path, *, uri: bool = False) -> None:
+        self.database = str(database)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(
+                self.database, uri=uri, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as err:
+            raise JournalError(f"cannot open the journal {self.database}: {err}") from err
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: the WAL is synced at every commit, so an acknowledged action survives
+            # a power cut (NORMAL could lose the last commits in WAL mode).
+            self._db.execute("PRAGMA synchronous=FULL")
+            if not self._has_schema():
+                self._db.executescript(_SCHEMA)
+        except sqlite3.Error as err:
+            self._db.close()
+            raise JournalError(f"cannot open the journal {self.database}: {err}") from err
+
+    @classmethod
+    def in_directory(cls, data_dir: str | Path) -> Journal:
+        """Open (or create) the journal in a data directory, creating the directory too."""
+        directory = Path(data_dir)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise JournalError(f"cannot create the data directory {directory}: {err}") from err
+        return cls(directory / DATABASE_NAME)
+
+    def _has_schema(self) -> bool:
+        names = {
+            row[0]
+            for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        return {"games", "actions", "dropped"} <= names
+
+    @contextmanager
+    def _guard(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """Hold the journal's lock and turn SQLite failures into JournalError."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as err:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise JournalError(f"{doing}: {err}") from err
+
+    def start_game(self, header: dict[str, object]) -> int:
+        """Store a new game's header; returns the new game's id."""
+        body = encode(header)
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._guard("cannot save the new game") as db:
+            db.execute("BEGIN IMMEDIATE")
+            (game_id,) = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM games").fetchone()
+            db.execute(
+                "INSERT INTO games (id, started, header, checksum) VALUES (?, ?, ?, ?)",
+                (game_id, started, body, checksum(game_id, 0, body)),
+            )
+            db.execute("COMMIT")
+        return int(game_id)
+
+    def append(self, game_id: int, seq: int, action: dict[str, object]) -> None:
+        """Store one accepted action as row ``seq`` (from 1) of a game, synced to disk."""
+        body = encode(action)
+        with self._guard(f"cannot save action {seq} of game {game_id}") as db:
+            db.execute(
+                "INSERT INTO actions (game_id, seq, body, checksum) VALUES (?, ?, ?, ?)",
+                (game_id, seq, body, checksum(game_id, seq, body)),
+            )
+
+    def set_finished(self, game_id: int, winner: str | None) -> None:
+        """Mark a game finished with its winner, or unfinished again (winner None, an undo)."""
+        with self._guard(f"cannot mark game {game_id} finished") as db:
+            db.execute(
+                "UPDATE games SET finished = ?, winner = ? WHERE id = ?",
+                (winner is not None, winner, game_id),
+            )
+
+    def latest(self) -> SavedGame | None:
+        """The most recent game with all its rows, or None when the journal is empty.
+
+        Raises JournalError when that game's header row is damaged.
+        """
+        with self._guard("cannot read the journal") as db:
+            row = db.execute(
+                "SELECT id, header, checksum, finished FROM games ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        if row is None:
+            return None
+        return self._saved_game(*row)
+
+    def game(self, game_id: int) -> SavedGame:
+        """One game with all its rows; JournalError if there is no such game."""
+        with self._guard("cannot read the journal") as db:
+            row = db.execute(
+                "SELECT id, header, checksum, finished FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+        if row is None:
+            raise JournalError(f"no game {game_id} in the journal")
+        return self._saved_game(*row)
+
+    def _saved_game(self, game_id: int, body: str, check: str, finished: int) -> SavedGame:
+        if checksum(game_id, 0, body) != check:
+            raise JournalError(f"the header of game {game_id} is damaged (checksum)")
+        try:
+            header = json.loads(body)
+        except ValueError as err:
+            raise JournalError(f"the header of game {game_id} is damaged (JSON)") from err
+        with self._guard("cannot read the journal") as db:
+            rows = [
+                Row(game_id, seq, text, check)
+                for seq, text, check in db.execute(
+                    "SELECT seq, body, checksum FROM actions WHERE game_id = ? ORDER BY seq",
+                    (game_id,),
+                )
+            ]
+        return SavedGame(game_id, header, rows, bool(finished))
+
+    def drop(self, row: Row, reason: str) -> None:
+        """Move a torn last row out of the game into the ``dropped`` table (kept, not lost)."""
+        logger.warning(
+            "journal: dropping the torn last row %d of game %d (%s): %r",
+            row.seq,
+            row.game_id,
+            reason,
+            row.body[:200],
+        )
+        dropped = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._guard(f"cannot drop row {row.seq} of game {row.game_id}") as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO dropped (game_id, seq, body, checksum, reason, dropped)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (row.game_id, row.seq, row.body, row.checksum, reason, dropped),
+            )
+            db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (row.game_id, row.seq))
+            db.execute("COMMIT")
+
+    def games(self) -> list[GameSummary]:
+        """Every game, newest first."""
+        with self._guard("cannot read the journal") as db:
+            rows = db.execute(
+                "SELECT id, started, header, finished, winner FROM games ORDER BY id DESC"
+            ).fetchall()
+        summaries = []
+        for game_id, started, body, finished, winner in rows:
+            try:
+                header = json.loads(body)
+            except ValueError:
+                header = {}
+            summaries.append(
+                GameSummary(
+                    id=game_id,
+                    started=started,
+                    players=[str(p) for p in header.get("players", [])],
+                    rules=str(header.get("rules", "perudo")),
+                    finished=bool(finished),
+                    winner=winner,
+                )
+            )
+        return summaries
+
+    def record(self, game_id: int) -> str:
+        """The game's record: JSON Lines, the header then each action, as `dudo replay` reads.
+
+        Raises JournalError for an unknown game.
+        """
+        saved = self.game(game_id)
+        lines = [encode(saved.header)] + [row.body for row in saved.rows]
+        return "\n".join(lines) + "\n"
+
+    def close(self) -> None:
+        """Close the database (a clean close also folds the WAL back into the file)."""
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,120 @@
+"""The game record (``*.jsonl``): a header line, then one action per line, in order.
+
+``replay`` rebuilds a ``Game`` from a record and stops at the first bad line with the
+same error class the engine raised, its message prefixed ``line N: ``.
+``replay_command`` is ``dudo replay GAME.jsonl [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from companion.errors import IllegalAction, MalformedAction
+from companion.game import Game
+
+
+def header_line(game: Game) -> str:
+    """The record's first line for ``game``."""
+    return json.dumps(game.header)
+
+
+def dumps(game: Game) -> str:
+    """The whole record of ``game`` as JSON Lines text (ends with a newline)."""
+    lines = [header_line(game)] + [json.dumps(action) for action in game.actions]
+    return "\n".join(lines) + "\n"
+
+
+def write(game: Game, file: IO[str]) -> None:
+    """Write the record of ``game`` to an open text file."""
+    file.write(dumps(game))
+
+
+def _parse(line: str, number: int) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise MalformedAction(f"line {number}: bad JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def replay(lines: Iterable[str]) -> Game:
+    """The game a record's lines describe, every action applied with full validation.
+
+    Blank lines are skipped (they still count for line numbers). The first bad line raises
+    MalformedAction or IllegalAction ``line N: reason``.
+    """
+    game: Game | None = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        item = _parse(line, number)
+        try:
+            if game is None:
+                game = Game.from_header(item)
+            elif not isinstance(item, dict):
+                raise MalformedAction(f"an action must be a JSON object, not {line.strip()}")
+            else:
+                game.apply(item)
+        except (MalformedAction, IllegalAction) as exc:
+            raise type(exc)(f"line {number}: {exc}") from None
+    if game is None:
+        raise MalformedAction("line 1: empty record: the header line is missing")
+    return game
+
+
+def replay_file(path: str | Path) -> Game:
+    """Replay the record in the file at ``path`` (OSError if it cannot be read)."""
+    with open(path, encoding="utf-8") as file:
+        return replay(file)
+
+
+def describe(game: Game) -> str:
+    """The final state, readably: notation, players, dice, winner, last result."""
+    state = game.state()
+    lines = [game.notation(), f"rules {state['rules']}, round {state['round']}, {state['phase']}"]
+    width = max(len(p["name"]) for p in state["players"])
+    for p in state["players"]:
+        notes = []
+        if p["left"]:
+            notes.append("left the table")
+        elif p["out"]:
+            notes.append("out")
+        if p["palifico_used"]:
+            notes.append("palifico used")
+        if p["name"] == state["turn"]:
+            notes.append("to act")
+        dice = "?" if p["dice"] is None else p["dice"]
+        lines.append(f"  {p['name']:<{width}}  {dice} dice  {', '.join(notes)}".rstrip())
+    if state["dice_in_play"] is not None:
+        lines.append(f"dice in play {state['dice_in_play']}, lost {state['dice_lost']}")
+    if state["bid"]:
+        lines.append(f"bid {state['bid']['text']} by {state['bid']['player']}")
+    if state["last_result"]:
+        lines.append(f"last: {state['last_result']['text']}")
+    if state["winner"]:
+        lines.append(f"winner: {state['winner']}")
+    return "\n".join(lines)
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """``dudo replay GAME.jsonl [--json]``: print the final state; exit 2 on a bad record."""
+    try:
+        game = replay_file(args.record)
+    except FileNotFoundError:
+        print(f"dudo replay: no such file: {args.record}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"dudo replay: cannot read {args.record}: {exc}", file=sys.stderr)
+        return 2
+    except (MalformedAction, IllegalAction) as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(game.state()))
+    else:
+        print(describe(game))
+    return 0

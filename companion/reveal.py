@@ -1,0 +1,246 @@
+"""The reveal as the camera saw it: one frame read, compared with the dice each player must show.
+
+After a call the table takes ONE frame and hands it to a :class:`VisionReader`, which reads the
+dice (``vision.reader.read_dice``), tells whose die each is (``vision.owners.assign_owners``),
+draws the annotated picture (``vision.annotate.annotate``) and returns a
+:class:`CameraReading`. The reading either agrees with the expected dice and is confident
+(:attr:`CameraReading.matched`: the table applies it at once) or it waits on the page for
+the players to confirm it, correct a face, or take the picture again.
+
+Nothing here is imported from ``vision`` or ``cv2`` at module level: a table with no camera
+never loads OpenCV.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vision.calibration import Calibration
+
+logger = logging.getLogger(__name__)
+
+JPEG_QUALITY = 85
+
+
+@dataclass(frozen=True)
+class SeenDie:
+    """One die of a reading: its place in the reading (``index``), its face and where it lies."""
+
+    index: int
+    face: int
+    confidence: float
+    x: int
+    y: int
+    size: int
+    colour: str
+    owner: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "index": self.index,
+            "face": self.face,
+            "confidence": round(self.confidence, 3),
+            "x": self.x,
+            "y": self.y,
+            "size": self.size,
+            "colour": self.colour,
+            "owner": self.owner,
+        }
+
+
+@dataclass(frozen=True)
+class CameraReading:
+    """What the camera read at one reveal, against the dice each player must show.
+
+    ``expected``: dice each player must show (the engine's ``expected_dice()``).
+    ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
+    the owners stage reported (counts per player that differ), in words. ``confirmed``: the
+    players confirmed it on the page; ``applied``: it became the round's reveal.
+    """
+
+    dice: tuple[SeenDie, ...]
+    expected: Mapping[str, int]
+    disagreements: tuple[str, ...] = ()
+    doubt_threshold: float = 0.8
+    jpeg: bytes = b""
+    round: int = 0
+    ms: float = 0.0
+    confirmed: bool = False
+    applied: bool = False
+    corrections: Mapping[int, int] = field(default_factory=dict)
+
+    @property
+    def doubtful(self) -> tuple[SeenDie, ...]:
+        """The dice read with too little confidence to apply without a look."""
+        return tuple(d for d in self.dice if d.confidence < self.doubt_threshold)
+
+    @property
+    def problems(self) -> list[str]:
+        """Every reason not to apply this reading at once, in words (empty: it matched)."""
+        problems = list(self.disagreements)
+        must_show = sum(self.expected.values())
+        if len(self.dice) != must_show:
+            problems.append(f"the camera saw {len(self.dice)} dice, {must_show} must show")
+        problems += [
+            f"die {d.index} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
+            for d in self.doubtful
+        ]
+        return problems
+
+    @property
+    def matched(self) -> bool:
+        """Whether the reading agrees with the expected dice and every die is confident."""
+        return not self.problems
+
+    def faces(self) -> list[int]:
+        """Each die's face, corrections applied, in index order."""
+        return [self.corrections.get(d.index, d.face) for d in self.dice]
+
+    def by_player(self) -> dict[str, list[int]] | None:
+        """Faces per player when every die has an owner and each player's count agrees."""
+        if not self.dice or any(d.owner is None for d in self.dice):
+            return None
+        faces = self.faces()
+        dice: dict[str, list[int]] = {player: [] for player in self.expected}
+        for die in self.dice:
+            if die.owner not in dice:
+                return None
+            dice[die.owner].append(faces[die.index])
+        if any(len(dice[p]) != n for p, n in self.expected.items()):
+            return None
+        return dice
+
+    def reveal_action(self) -> dict[str, object]:
+        """The record's ``reveal`` action for this reading: per player when owners are known."""
+        dice = self.by_player()
+        if dice is not None:
+            return {"action": "reveal", "dice": dice}
+        return {"action": "reveal", "faces": self.faces()}
+
+    def corrected(self, corrections: Mapping[int, int]) -> CameraReading:
+        """This reading with faces corrected by die index; ValueError naming a bad index or face."""
+        for index, face in corrections.items():
+            if type(index) is not int or not 0 <= index < len(self.dice):
+                raise ValueError(
+                    f"correction of die {index!r}: the reading has dice 0-{len(self.dice) - 1}"
+                )
+            if type(face) is not int or not 1 <= face <= 6:
+                raise ValueError(f"correction of die {index} to face {face!r}: faces are 1-6")
+        return replace(self, corrections={**self.corrections, **corrections})
+
+    def to_state(self) -> dict[str, object]:
+        """The reading as the state JSON carries it (public once the cups are lifted)."""
+        faces = self.faces()
+        counts = {str(face): 0 for face in range(1, 7)}
+        for face in faces:
+            counts[str(face)] += 1
+        return {
+            "round": self.round,
+            "total": len(self.dice),
+            "counts": counts,
+            "dice": [{**d.to_json(), "face": faces[d.index]} for d in self.dice],
+            "doubtful": [d.index for d in self.doubtful],
+            "expected": dict(self.expected),
+            "matched": self.matched,
+            "disagreements": self.problems,
+            "confirmed": self.confirmed,
+            "applied": self.applied,
+            "corrections": {str(i): f for i, f in self.corrections.items()},
+            "ms": round(self.ms, 1),
+        }
+
+
+class Reader(Protocol):
+    """What the table asks to read a frame: the dice, whose they are, the annotated picture."""
+
+    def read(
+        self, frame: Any, expected: Mapping[str, int], seats: Mapping[str, int] | None = None
+    ) -> CameraReading:
+        """Read ``frame``; ``expected`` dice per player, ``seats`` each player's seat from 1."""
+        ...
+
+
+class VisionReader:
+    """The real reader: ``vision``'s stages chained for the table.
+
+    ``config_path``: the project TOML (its ``[vision]`` table; None: defaults).
+    ``calibration``: the seat zones and colours telling whose die is whose, or a function
+    returning them at each reading (the simulated camera's calibration follows its players).
+    ``seat_of``: a function giving each player's seat, when the camera seats players in
+    its own order (the simulated camera); else the table's seat order is used.
+    """
+
+    def __init__(
+        self,
+        config_path: str | Path | None = None,
+        calibration: Calibration | Callable[[], Calibration] | None = None,
+        seat_of: Callable[[], Mapping[str, int]] | None = None,
+    ) -> None:
+        from vision.config import load_config
+
+        self.config = load_config(config_path)
+        self._calibration = calibration
+        self._seat_of = seat_of
+
+    def calibration(self) -> Calibration | None:
+        """The calibration to use for this reading."""
+        if callable(self._calibration):
+            return self._calibration()
+        return self._calibration
+
+    def read(
+        self,
+        frame: np.ndarray,
+        expected: Mapping[str, int],
+        seats: Mapping[str, int] | None = None,
+    ) -> CameraReading:
+        """Read one frame taken from below the glass; raises vision's UnreadableImage."""
+        import cv2
+
+        from vision.annotate import annotate
+        from vision.owners import assign_owners
+        from vision.reader import read_dice
+
+        reading = read_dice(frame, self.config, view="below")
+        owners: list[str | None] = [None] * len(reading.dice)
+        disagreements: tuple[str, ...] = ()
+        calibration = self.calibration()
+        if calibration is not None:
+            if self._seat_of is not None:
+                seats = self._seat_of()
+            ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
+            owners = list(ownership_owners(ownership, reading))
+            disagreements = tuple(ownership.disagreements)
+        dice = tuple(
+            SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
+            for i, d in enumerate(reading.dice)
+        )
+        picture = annotate(frame, reading)
+        ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        return CameraReading(
+            dice=dice,
+            expected=dict(expected),
+            disagreements=disagreements,
+            doubt_threshold=reading.doubt_threshold,
+            jpeg=encoded.tobytes() if ok else b"",
+            ms=float(reading.ms.get("total", 0.0)),
+        )
+
+
+def ownership_owners(ownership: Any, reading: Any) -> list[str | None]:
+    """The owner of each die of the reading, in the reading's order (None: unknown)."""
+    owners: list[str | None] = [None] * len(reading.dice)
+    index = {id(die): i for i, die in enumerate(reading.dice)}
+    for player, dice in ownership.dice.items():
+        for die in dice:
+            i = index.get(id(die))
+            if i is not None:
+                owners[i] = player
+    return owners

@@ -1,0 +1,318 @@
+"""How a round ends: reading a reveal, settling the call, losing and gaining dice,
+palifico, elimination, the winner, and the opening of the next round; also leaving.
+
+These functions work on a ``Game``'s position for it (``Game`` validates, then calls them);
+they are kept here so that the engine's module stays about acting, not about settling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from companion.announcement import Announcement
+from companion.bid import bid_words
+from companion.calls import Call, Settlement, call_name, settle
+from companion.errors import IllegalAction, MalformedAction
+
+if TYPE_CHECKING:
+    from companion.game import Game
+
+
+@dataclass(slots=True)
+class Shown:
+    """The dice of a reveal action: per seat (``dice``) or one flat list (``faces``)."""
+
+    by_seat: dict[int, list[int]] | None
+    faces: list[int] | None
+    record: dict[str, Any]
+
+
+def dice_text(n: int) -> str:
+    """``"1 die"``, ``"4 dice"``."""
+    return "1 die" if n == 1 else f"{n} dice"
+
+
+_FACES = frozenset(range(1, 7))
+_INT = frozenset({int})
+
+
+def _faces(value: object, what: str) -> list[int]:
+    if type(value) is not list and type(value) is not tuple:
+        raise MalformedAction(f"reveal: {what} must be a list of faces, not {value!r}")
+    # Two set checks in C instead of a loop: the values, then their types (True == 1 and
+    # 1.0 == 1 would pass the first; a die shows a whole number).
+    if not (_FACES.issuperset(value) and _INT.issuperset(map(type, value))):
+        bad = next(f for f in value if type(f) is not int or not 1 <= f <= 6)
+        raise MalformedAction(f"reveal: {what}: face {bad!r} (faces are 1-6)")
+    return list(value)
+
+
+def parse_reveal(
+    action: Mapping[str, Any], seats: Mapping[str, int], names: Sequence[str]
+) -> Shown:
+    """Read a reveal action's ``dice`` or ``faces``; MalformedAction if it is not well-formed."""
+    has_dice, has_faces = "dice" in action, "faces" in action
+    if has_dice == has_faces:
+        raise MalformedAction(
+            "reveal needs either 'dice' (each player's faces) or 'faces' (one list), not "
+            + ("both" if has_dice else "neither")
+        )
+    if has_faces:
+        faces = _faces(action["faces"], "faces")
+        return Shown(None, faces, {"action": "reveal", "faces": faces})
+    raw = action["dice"]
+    if not isinstance(raw, Mapping):
+        raise MalformedAction(f"reveal: dice must map each player to their faces, not {raw!r}")
+    by_seat: dict[int, list[int]] = {}
+    for name, faces in raw.items():
+        seat = seats.get(name) if isinstance(name, str) else None
+        if seat is None:
+            raise MalformedAction(f"reveal: unknown player {name!r}")
+        by_seat[seat] = _faces(faces, f"{name}'s dice")
+    record = {"action": "reveal", "dice": {names[s]: by_seat[s] for s in sorted(by_seat)}}
+    return Shown(by_seat, None, record)
+
+
+def check_counts(shown: Shown, call: Call, dice: Sequence[int], names: Sequence[str]) -> list[int]:
+    """The faces that count for ``call``, once the reveal shows every die it must.
+
+    IllegalAction names who differs from the tracked counts.
+    """
+    if call.kind == "pass":
+        expected = {call.target: dice[call.target]}
+    else:
+        expected = {seat: n for seat, n in enumerate(dice) if n}
+    if shown.by_seat is None:
+        faces = shown.faces or []
+        total = sum(expected.values())
+        if len(faces) != total:
+            whose = f" ({names[call.target]}'s)" if call.kind == "pass" else ""
+            raise IllegalAction(
+                f"reveal shows {dice_text(len(faces))}, but {total} must show{whose}"
+            )
+        return faces
+    by_seat = shown.by_seat
+    for seat, n in expected.items():
+        got = by_seat.get(seat)
+        if got is None:
+            raise IllegalAction(f"reveal shows no dice for {names[seat]}, who has {n}")
+        if len(got) != n:
+            raise IllegalAction(
+                f"reveal shows {dice_text(len(got))} for {names[seat]}, who has {n}"
+            )
+    for seat, got in by_seat.items():
+        if seat not in expected and len(got) != dice[seat]:
+            who = f"who has {dice[seat]}" if dice[seat] else "who is out"
+            raise IllegalAction(f"reveal shows {dice_text(len(got))} for {names[seat]}, {who}")
+    if call.kind == "pass":
+        return by_seat[call.target]
+    counted: list[int] = []
+    for seat in expected:
+        counted += by_seat[seat]
+    return counted
+
+
+def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcement]:
+    """Settle the pending call on the revealed dice and open the next round (or end)."""
+    rules, names, call = game.rules, game._names, game._call
+    assert call is not None  # _v_reveal checked the phase
+    old = game._dice
+    s = settle(rules, call, old, counted, wild=game._wild, names=names)
+    new = list(old)
+    for seat, delta in s.changes.items():
+        new[seat] += delta
+    game._dice = tuple(new)
+    game._dice_lost += s.dice_lost
+    game._dice_regained += s.dice_regained
+
+    summary = _reveal_text(game, call, s)
+    said = [Announcement("reveal", None, summary)]
+    said += _dice_changes(names, call, s, new)
+
+    palifico = None
+    if rules.palifico != "none":
+        for seat, delta in s.changes.items():
+            if (
+                delta < 0
+                and old[seat] >= 2
+                and new[seat] == 1
+                and (rules.palifico == "every_time" or seat not in game._palifico_used)
+            ):
+                palifico = seat
+    if palifico is not None:
+        game._palifico_used = game._palifico_used | {palifico}
+
+    game._last_result = Result(game.round, call, s, shown, game._wild, summary, said[1:])
+    if sum(1 for n in new if n) == 1:
+        return said + _end(game)
+    if palifico is not None:
+        opener = palifico
+    else:
+        if rules.starter == "winner":
+            base = s.winner
+        elif call.kind == "calza":
+            base = call.caller  # RULES.md: the exact caller opens, right or wrong
+        else:
+            base = s.loser
+        if base is None:
+            base = call.caller
+        # A player knocked out is replaced by the one on their left.
+        opener = base if new[base] else game._next_active(base, 1)
+    return said + start_round(game, opener, palifico)
+
+
+def _reveal_text(game: Game, call: Call, s: Settlement) -> str:
+    names = game._names
+    name = call_name(game.rules, call)
+    if call.kind == "pass":
+        return f"{name}: {s.verdict}"
+    aces = " (aces wild)" if game._wild and call.face != 1 else ""
+    bid = bid_words(call.quantity, call.face)
+    return (
+        f"{name} by {names[call.caller]} on {names[call.target]}'s {bid}: "
+        f"{s.count} counted{aces}, {s.verdict}"
+    )
+
+
+def _dice_changes(
+    names: Sequence[str], call: Call, s: Settlement, new: Sequence[int]
+) -> list[Announcement]:
+    said: list[Announcement] = []
+    for seat, delta in s.changes.items():
+        name = names[seat]
+        if delta > 0:
+            # A gain is a die regained (calza, spot on, exactomundo) or one taken from the
+            # called player (jinto, dudo cruzado).
+            if s.dice_regained:
+                said.append(Announcement("gain", name, f"{name} gets a die back"))
+            else:
+                taken = names[call.target]
+                said.append(Announcement("gain", name, f"{name} takes a die from {taken}"))
+        elif delta < 0:
+            said.append(Announcement("lose", name, f"{name} loses {_a_die(-delta)}"))
+            if not new[seat]:
+                said.append(Announcement("out", name, f"{name} is out"))
+    return said
+
+
+def _a_die(n: int) -> str:
+    return "a die" if n == 1 else f"{n} dice"
+
+
+class Result:
+    """The last reveal's outcome, kept compact; ``to_dict`` makes the state's
+    ``last_result`` (only the state needs the dict, so it is built only then)."""
+
+    __slots__ = ("round", "call", "settlement", "shown", "wild", "summary", "said")
+
+    def __init__(
+        self,
+        round_: int,
+        call: Call,
+        settlement: Settlement | None,
+        shown: Shown | None,
+        wild: bool,
+        summary: str,
+        said: Sequence[Announcement],
+    ):
+        self.round, self.call, self.settlement, self.shown = round_, call, settlement, shown
+        self.wild, self.summary, self.said = wild, summary, said
+
+    def to_dict(self, game: Game) -> dict[str, Any]:
+        """``{call, caller, bidder, bid, count, faces_counted, losers, gainers, text, ...}``."""
+        names, call, s = game._names, self.call, self.settlement
+        changes = s.changes if s is not None else {}
+        if call.kind == "pass" or s is None:
+            counted: list[int] = []
+        else:
+            counted = [call.face, 1] if self.wild and call.face != 1 else [call.face]
+        result: dict[str, Any] = {
+            "round": self.round,
+            "call": call.kind,
+            "name": call_name(game.rules, call),
+            "caller": names[call.caller],
+            "bidder": names[call.target],
+            "bid": None if call.kind == "pass" else {"quantity": call.quantity, "face": call.face},
+            "cruzado": call.cruzado,
+            "count": s.count if s is not None else None,
+            "faces_counted": counted,
+            "aces_wild": self.wild,
+            "success": s.success if s is not None else None,
+            "losers": {names[i]: -d for i, d in changes.items() if d < 0},
+            "gainers": {names[i]: d for i, d in changes.items() if d > 0},
+            "out": [a.player for a in self.said if a.kind == "out"],
+            "void": s is None,
+            "text": " ".join([self.summary + "."] + [a.text + "." for a in self.said]),
+        }
+        shown = self.shown
+        if shown is not None and shown.by_seat is not None:
+            result["dice"] = {names[seat]: list(f) for seat, f in sorted(shown.by_seat.items())}
+        elif shown is not None:
+            result["faces"] = list(shown.faces or [])
+        return result
+
+
+def start_round(game: Game, opener: int, palifico: int | None) -> list[Announcement]:
+    """Open the next round: ``opener`` bids first; ``palifico`` names its palifico player."""
+    rules = game.rules
+    game.round += 1
+    if rules.direction == "alternating":
+        game._direction = -game._direction
+    game._bid_q = game._bid_f = 0
+    game._bidder = game._passer = game._call = None
+    game._bids = ()
+    game._passed = frozenset()
+    game._palifico = palifico
+    game._palifico_mode = None if palifico is None else "closed"
+    game._wild = rules.wild_aces and palifico is None
+    game.phase = "bidding"
+    game._turn = opener
+    name = game._names[opener]
+    if palifico is not None:
+        return [Announcement("palifico", name, f"Palifico! {name} opens the round")]
+    way = (
+        ""
+        if rules.direction == "clockwise"
+        else (" (clockwise)" if game._direction == 1 else " (anticlockwise)")
+    )
+    return [Announcement("round", name, f"Round {game.round}: {name} opens{way}")]
+
+
+def _end(game: Game) -> list[Announcement]:
+    winner = next(i for i, n in enumerate(game._dice) if n)
+    game.phase = "over"
+    game._winner = winner
+    game._turn = None
+    game._call = None
+    game._bid_q = game._bid_f = 0
+    game._bidder = game._passer = None
+    name = game._names[winner]
+    return [Announcement("winner", name, f"{name} wins the game")]
+
+
+def apply_leave(game: Game, seat: int) -> list[Announcement]:
+    """``seat`` leaves: out at once, their dice leave play uncounted as lost."""
+    names = game._names
+    name = names[seat]
+    dice = list(game._dice)
+    game._dice_left += dice[seat]
+    dice[seat] = 0
+    game._dice = tuple(dice)
+    game._left = game._left | {seat}
+    said = [Announcement("leave", name, f"{name} leaves the table")]
+    if sum(1 for n in dice if n) == 1:
+        return said + _end(game)
+    call = game._call
+    if game.phase == "bidding":
+        game._bids = (*game._bids, ("leave", seat))
+        if game._turn == seat:
+            game._turn = game._next_active(seat, game._direction)
+    elif call is not None and seat in (call.caller, call.target):
+        other = call.target if seat == call.caller else call.caller
+        text = f"{name} left: the call is void, nobody loses a die"
+        game._last_result = Result(game.round, call, None, None, game._wild, text, ())
+        said.append(Announcement("reveal", None, text))
+        said += start_round(game, other, None)
+    return said

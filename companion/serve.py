@@ -1,0 +1,338 @@
+"""``dudo serve``: the running companion (table, journal, camera, panel, page) behind waitress.
+
+``dudo serve --sim`` is the embedded default a laptop can run: gpiozero's mock pins with the
+virtual panel on the page, and a simulated camera that renders the dice the simulated cups
+rolled. Without ``--sim`` it runs the real table: the camera and frame source of the config's
+``[camera]`` table, the panel of its ``[pins]`` table on the default pin factory.
+
+A missing camera or failing GPIO does not stop the companion: the page says so and still
+works (reveals are then typed in by hand). Under systemd it says READY=1 once its page
+answers, pings the watchdog while the table is healthy and says STOPPING=1 on the way out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.request
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion import notify
+from companion.config import Config, load_config
+from companion.journal import Journal, JournalError
+from companion.reveal import VisionReader
+from companion.sim import SimulatedCups
+from companion.table import Table
+
+logger = logging.getLogger(__name__)
+
+# Threads for waitress: each live page (SSE stream) holds one; ~60 phones plus the actions.
+SERVER_THREADS = 100
+SSE_MAX_CLIENTS = 64
+READY_TIMEOUT_S = 60.0
+
+
+class StartError(Exception):
+    """A configuration problem that stops the companion at start, with a clear message."""
+
+
+@dataclass
+class Companion:
+    """Everything ``dudo serve`` built, so it can be closed in order."""
+
+    table: Table
+    journal: Journal
+    pin: str
+    camera: Any = None
+    cups: SimulatedCups | None = None
+    panel: Any = None
+    driver: Any = None
+    faults: dict[str, str] = field(default_factory=dict)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run the companion until SIGTERM or Ctrl-C; 2 on a configuration error."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        config = load_config(
+            args.config, host=args.host, port=args.port, pin=args.pin, data=args.data
+        )
+    except ValueError as err:
+        print(f"dudo serve: {err}", file=sys.stderr)
+        return 2
+    with ExitStack() as stack:
+        try:
+            companion = build(config, sim=args.sim, seed=args.seed, stack=stack)
+            server = _create_server(companion, config, sim=args.sim)
+        except StartError as err:
+            print(f"dudo serve: {err}", file=sys.stderr)
+            return 2
+        stack.callback(lambda: notify.notify("STOPPING=1"))
+        _announce(config, companion, sim=args.sim)
+        watchdog = _Watchdog(companion.table)
+        stack.callback(watchdog.stop)
+        threading.Thread(
+            target=_say_ready, args=(config, watchdog), name="ready", daemon=True
+        ).start()
+        if companion.table.state().get("phase") == "reveal" and companion.camera is not None:
+            # Resumed in the middle of a reveal: the cups are up, take the picture now.
+            companion.table.retake()
+        previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        stack.callback(signal.signal, signal.SIGTERM, previous)
+        logger.info("serving on %s:%d", config.host, config.port)
+        server.run()  # returns on SIGTERM / Ctrl-C (waitress closes on SystemExit)
+    logger.info("stopped")
+    return 0
+
+
+def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> Companion:
+    """Open the journal, camera, table, cups and panel; each is closed by ``stack``."""
+    pin = config.pin or f"{secrets.randbelow(10_000):04d}"
+    try:
+        journal = Journal.in_directory(config.data)
+    except JournalError as err:
+        try:
+            # A read-only card: the page still shows the game and refuses every action.
+            journal = Journal(
+                f"file:{Path(config.data) / 'journal.sqlite3'}?mode=ro", uri=True
+            )
+            logger.error("%s; the journal is opened read-only", err)
+        except JournalError:
+            raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+    stack.callback(journal.close)
+
+    camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
+    if camera is not None:
+        stack.callback(camera.close)
+    table = Table(journal=journal, camera=camera, reader=reader)
+    stack.callback(table.close)
+    companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
+    if camera_fault:
+        table.set_fault("camera", camera_fault)
+    if sim:
+        companion.cups = SimulatedCups(table, camera, seed=seed)
+        stack.callback(companion.cups.close)
+    panel, driver, gpio_fault = _open_panel(table, config, sim=sim)
+    if panel is not None:
+        stack.callback(panel.close)
+    companion.panel, companion.driver = panel, driver
+    if gpio_fault:
+        table.set_fault("gpio", gpio_fault)
+    return companion
+
+
+def _open_camera(
+    config: Config, *, sim: bool, seed: int | None
+) -> tuple[Any, VisionReader | None, str | None]:
+    """The started camera and its reader, or (None, None, why the reveal is typed by hand)."""
+    try:
+        if sim:
+            from vision.simulate import SimulatedCamera
+
+            camera: Any = SimulatedCamera(seed=seed)
+            camera.start()
+            reader = VisionReader(
+                config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of
+            )
+            return camera, reader, None
+        from vision.calibration import load_calibration
+
+        calibration = load_calibration(config.path)
+        reader = VisionReader(config.path, calibration=calibration)
+    except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
+        raise StartError(str(err)) from err
+    except ImportError as err:
+        return None, None, f"the camera cannot be used ({err}): enter the reveal by hand"
+    spec = calibration.camera.source
+    if spec == "none":
+        return None, None, None
+    try:
+        from vision.sources import open_source
+
+        camera = open_source(spec, settings=calibration.camera, seed=seed)
+        camera.start()
+    except ValueError as err:
+        raise StartError(f"[camera] source: {err}") from err
+    except Exception as err:
+        logger.exception("the camera %r did not start", spec)
+        return None, None, f"no camera ({spec}: {err}): enter the reveal by hand"
+    return camera, reader, None
+
+
+def _open_panel(table: Table, config: Config, *, sim: bool) -> tuple[Any, Any, str | None]:
+    """The panel (and, with ``--sim``, its mock-pin driver), or (None, None, the fault)."""
+    try:
+        from hardware.pins import pin_map_from_config
+
+        pins = pin_map_from_config(config.path)
+    except ValueError as err:
+        raise StartError(f"pin map: {err}") from err
+    except ImportError as err:
+        return None, None, f"the table's buttons and lights cannot be used ({err})"
+    try:
+        from hardware.panel import Panel
+
+        if sim:
+            from hardware.sim import MockPanelDriver, mock_pin_factory
+
+            panel = Panel(table, pins, pin_factory=mock_pin_factory())
+            return panel, MockPanelDriver(panel), None
+        return Panel(table, pins), None, None
+    except Exception as err:
+        logger.exception("the panel's GPIO did not start")
+        return None, None, (
+            f"the table's buttons and lights are not working ({err}): play from this page"
+        )
+
+
+def _create_server(companion: Companion, config: Config, *, sim: bool) -> Any:
+    """The waitress server for the web app, bound to its port (StartError if it is taken)."""
+    from waitress import create_server
+
+    from companion.web import create_app
+
+    app = create_app(
+        companion.table,
+        {
+            "TABLE_PIN": companion.pin,
+            "SECRET_KEY": _secret_key(config.data),
+            "JOURNAL": companion.journal,
+            "SIM_DRIVER": companion.driver,
+            "SIM_CUPS": companion.cups,
+            "NEW_GAME": {
+                "rules": config.table.rules,
+                "options": dict(config.table.options),
+                "players": list(config.table.players),
+            },
+            "PUBLIC_URL": page_addresses(config)[0],
+            "SSE_MAX_CLIENTS": SSE_MAX_CLIENTS,
+        },
+    )
+    try:
+        return create_server(
+            app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo"
+        )
+    except OSError as err:
+        raise StartError(f"cannot listen on {config.host}:{config.port}: {err.strerror}") from err
+
+
+def _secret_key(data: Path) -> bytes:
+    """The session key kept in the data directory, so phones stay signed in across restarts."""
+    path = Path(data) / "session.key"
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except OSError:
+        pass
+    key = secrets.token_bytes(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(key)
+    except OSError as err:
+        logger.warning("cannot keep the session key in %s (%s): phones sign in again", path, err)
+    return key
+
+
+def page_addresses(config: Config) -> list[str]:
+    """The addresses a phone can open, the most useful first."""
+    port = config.port
+    if config.host not in ("0.0.0.0", "::", ""):
+        return [f"http://{_url_host(config.host)}:{port}/"]
+    addresses = []
+    lan = _lan_address()
+    if lan:
+        addresses.append(f"http://{lan}:{port}/")
+    addresses.append(f"http://{socket.gethostname()}.local:{port}/")
+    addresses.append(f"http://127.0.0.1:{port}/")
+    return addresses
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _lan_address() -> str | None:
+    """This machine's address on its network (no packet is sent: UDP connect only routes)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            address: str = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
+    """Print where the page is and the PIN (the first thing a newcomer needs)."""
+    mode = "simulated table (mock pins, simulated camera)" if sim else "table"
+    lines = [f"dudo serve: {mode} ready to start"]
+    lines += [f"  page: {address}" for address in page_addresses(config)]
+    lines.append(f"  PIN:  {companion.pin}")
+    lines.append(f"  data: {config.data}")
+    for name, message in companion.table.state().get("faults", {}).items():
+        lines.append(f"  fault ({name}): {message}")
+    print("\n".join(lines), flush=True)
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # waitress's loop closes the server cleanly on SystemExit.
+    raise SystemExit(0)
+
+
+def _local_url(config: Config) -> str:
+    host = config.host
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://{_url_host(host)}:{config.port}/api/state"
+
+
+def _say_ready(config: Config, watchdog: _Watchdog) -> None:
+    """READY=1 once the page answers a request, then start the watchdog's pings."""
+    url = _local_url(config)
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    notify.notify("READY=1")
+                    logger.info("the page answers at %s: ready", url)
+                    watchdog.start()
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    logger.error("the page did not answer at %s within %.0f s", url, READY_TIMEOUT_S)
+
+
+class _Watchdog:
+    """WATCHDOG=1 every ``$WATCHDOG_USEC/2`` while the table's lock can be taken in 1 s."""
+
+    def __init__(self, table: Table) -> None:
+        interval = notify.watchdog_interval()
+        self._dog = (
+            notify.Watchdog(lambda: table.healthy(timeout=1.0), interval) if interval else None
+        )
+
+    def start(self) -> None:
+        if self._dog is not None:
+            self._dog.start()
+
+    def stop(self) -> None:
+        if self._dog is not None:
+            self._dog.stop()

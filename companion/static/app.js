@@ -1,0 +1,549 @@
+// The phone page: renders the table's public state, live over Server-Sent Events, and
+// (with the table PIN) sends bids, calls, readings and new games. It shows only what the
+// state gives: it never knows a hidden die.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const page = {
+  state: null,
+  control: document.body.dataset.control === "yes",
+  sim: document.body.dataset.sim === "yes",
+  csrf: document.querySelector('meta[name="csrf-token"]').content,
+  bids: [],          // legal next bids from /api/bids: [{quantity, face, text, chance}]
+  choice: null,      // the bid picked in the picker
+  simSeat: null,     // seat pressed on the simulated panel before a call
+  rules: null,       // presets and options from /api/rules
+  lastPalifico: null,
+};
+
+// ---------- small helpers ----------
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c);
+  return el;
+}
+
+const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9], 6: [1, 3, 4, 6, 7, 9]};
+function die(face, extra) {
+  const el = h("span", {class: "die face" + face + (extra ? " " + extra : ""), "aria-label": String(face), role: "img"});
+  for (let i = 1; i <= 9; i++) el.append(h("i", {class: PIPS[face].includes(i) ? "pip" : ""}));
+  return el;
+}
+const pct = (p) => (p === null || p === undefined ? "" : Math.round(p * 100) + "%");
+
+async function api(method, path, body) {
+  const headers = {"X-CSRF-Token": page.csrf};
+  const init = {method, headers, credentials: "same-origin"};
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    notice("The table cannot be reached: " + e.message, "error");
+    return null;
+  }
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    if (res.status === 401) setControl(false);
+    notice(data.error || res.status + " " + res.statusText, "error");
+    return null;
+  }
+  return data;
+}
+
+let noticeTimer = null;
+function notice(text, kind) {
+  const el = $("notice");
+  el.textContent = text;
+  el.className = "notice " + (kind || "");
+  el.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 4000);
+}
+
+// ---------- control (PIN) ----------
+function setControl(on) {
+  page.control = on;
+  document.body.dataset.control = on ? "yes" : "no";
+  $("lock").textContent = on ? "Control on" : "Enter PIN";
+  $("lock").classList.toggle("on", on);
+  if (page.state) render(page.state);
+}
+
+$("lock").addEventListener("click", async () => {
+  if (page.control) {
+    const data = await api("POST", "/api/logout", {});
+    if (data) { page.csrf = data.csrf; setControl(false); }
+    return;
+  }
+  $("pin-error").textContent = "";
+  $("pin").value = "";
+  $("pin-dialog").showModal();
+});
+$("pin-cancel").addEventListener("click", () => $("pin-dialog").close());
+$("pin-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const res = await fetch("/api/login", {
+    method: "POST", credentials: "same-origin",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({pin: $("pin").value}),
+  });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) { $("pin-error").textContent = data.error || "refused"; return; }
+  page.csrf = data.csrf;
+  $("pin-dialog").close();
+  setControl(true);
+  loadBids();
+});
+
+// ---------- rendering ----------
+function players(state) { return state.players || []; }
+function activePlayers(state) { return players(state).filter((p) => !p.out); }
+function colourOf(state, name) {
+  const c = state.colours || (state.header && state.header.colours) || {};
+  return c[name] || null;
+}
+
+function render(state) {
+  page.state = state;
+  $("round").textContent = state.round ? "round " + state.round : "";
+  renderFaults(state);
+  renderBanners(state);
+  renderBid(state);
+  renderPlayers(state);
+  renderRoundBids(state);
+  renderReveal(state);
+  renderControls(state);
+  renderSim(state);
+  $("setup").hidden = !page.control || !(state.phase === "over" || !state.players || !state.players.length);
+}
+
+function renderFaults(state) {
+  const list = Object.values(state.faults || {});
+  const el = $("faults");
+  el.replaceChildren(...list.map((f) => h("div", {class: "fault", text: typeof f === "string" ? f : (f.text || f.message || JSON.stringify(f))})));
+  el.hidden = list.length === 0;
+}
+
+function renderBanners(state) {
+  const pal = $("palifico");
+  if (state.palifico && state.phase !== "over") {
+    const mode = state.palifico_mode ? " (" + state.palifico_mode + ")" : "";
+    pal.replaceChildren(h("strong", {text: "PALIFICO" + mode}), h("span", {text: state.palifico + " has one die: aces are not wild, the face is locked"}));
+    pal.hidden = false;
+    const key = state.round + ":" + state.palifico;
+    if (page.lastPalifico !== key) {
+      page.lastPalifico = key;
+      if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
+    }
+  } else {
+    pal.hidden = true;
+  }
+  const win = $("winner");
+  if (state.winner) {
+    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + " rounds"}));
+    win.hidden = false;
+  } else {
+    win.hidden = true;
+  }
+}
+
+function renderBid(state) {
+  const bid = state.bid;
+  const el = $("bid");
+  if (bid) {
+    el.replaceChildren(h("span", {class: "qty", text: String(bid.quantity)}), h("span", {class: "times", text: "\u00d7"}), die(bid.face, "big"));
+    $("bid-by").textContent = "by " + bid.player;
+  } else {
+    el.replaceChildren(h("span", {class: "none", text: state.phase === "over" ? "\u2014" : "no bid yet"}));
+    $("bid-by").textContent = "";
+  }
+  const odds = state.odds;
+  $("odds").textContent = bid && odds && odds.chance !== null && odds.chance !== undefined
+    ? pct(odds.chance) + " likely true (" + odds.expected.toFixed(1) + " expected)" : "";
+  const turn = $("turn");
+  if (state.phase === "reveal") turn.textContent = "Lift the cups: reveal";
+  else if (state.turn) turn.textContent = state.turn + " to " + (bid ? "raise or call" : "open");
+  else turn.textContent = state.phase === "over" ? "" : "Start a game";
+}
+
+function renderPlayers(state) {
+  const bidder = state.bid && state.bid.player;
+  $("players").replaceChildren(...players(state).map((p, i) => {
+    const cups = [];
+    const n = typeof p.dice === "number" ? p.dice : null;
+    if (n !== null) for (let k = 0; k < n; k++) cups.push(h("span", {class: "cupdie"}));
+    const colour = colourOf(state, p.name);
+    return h("li", {class: ["player", p.out ? "out" : "", state.turn === p.name ? "turn" : "", state.palifico === p.name ? "pal" : ""].join(" ")},
+      h("span", {class: "seat", text: String(i + 1), style: colour ? "background:" + colour : null}),
+      h("span", {class: "name", text: p.name}),
+      h("span", {class: "cup", "aria-label": n === null ? "dice hidden" : n + " dice"}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
+      h("span", {class: "count", text: p.out ? "out" : (n === null ? "?" : String(n))}),
+      bidder === p.name ? h("span", {class: "badge", text: "bid"}) : null,
+      p.palifico_used ? h("span", {class: "badge pal", text: "P", title: "palifico played"}) : null,
+    );
+  }));
+  const parts = [];
+  if (state.dice_in_play !== null && state.dice_in_play !== undefined) parts.push(state.dice_in_play + " dice in play");
+  if (state.dice_lost !== null && state.dice_lost !== undefined) parts.push(state.dice_lost + " lost");
+  $("dice-totals").textContent = parts.join(" \u00b7 ");
+}
+
+function bidLine(b) {
+  if (b.action === "pass") return h("li", {}, h("span", {text: b.player + " passes"}));
+  return h("li", {}, h("span", {text: b.player + " "}), h("b", {text: b.quantity + " \u00d7 "}), die(b.face, "small"));
+}
+function renderRoundBids(state) {
+  $("round-bids").replaceChildren(...(state.bids || []).map(bidLine));
+}
+
+function renderReveal(state) {
+  const reading = state.reading;
+  const result = state.last_result;
+  const inReveal = state.phase === "reveal";
+  $("reveal").hidden = !(inReveal || reading || result);
+  const img = $("reveal-img");
+  if (reading) {
+    const src = "/api/reveal.jpg?t=" + encodeURIComponent([state.game_id, reading.round, reading.total, reading.ms].join("-"));
+    if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; }
+    img.hidden = false;
+    const counts = reading.counts || {};
+    $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face"}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
+  } else {
+    img.hidden = true;
+    $("counts").replaceChildren();
+  }
+  const pending = inReveal && reading && !reading.applied;
+  $("reading-check").hidden = !pending;
+  if (pending) {
+    const why = (reading.disagreements || []).join("; ");
+    $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + (page.control ? " Correct any die, then confirm." : "");
+    const doubtful = new Set(reading.doubtful || []);
+    $("reading-dice").replaceChildren(...(reading.dice || []).map((d, i) => {
+      const sel = h("select", {"data-index": String(i), disabled: !page.control, "aria-label": "die " + (i + 1)},
+        [1, 2, 3, 4, 5, 6].map((f) => h("option", {value: String(f), selected: f === d.face, text: String(f)})));
+      return h("label", {class: "reading-die" + (doubtful.has(i) ? " doubt" : "")}, die(d.face, "small"), sel);
+    }));
+  }
+  const manual = inReveal && !reading && !state.capturing && page.control;
+  $("manual").hidden = !manual;
+  if (manual) renderManual(state);
+  $("result").replaceChildren(...resultLines(result));
+}
+
+function resultLines(result) {
+  if (!result) return [];
+  if (typeof result === "string") return [h("p", {text: result})];
+  const lines = [];
+  if (result.text) lines.push(h("p", {text: result.text}));
+  if (result.count !== undefined && result.bid) lines.push(h("p", {text: "Counted " + result.count + " for the bid " + result.bid.quantity + "\u00d7" + result.bid.face}));
+  if (result.loser) lines.push(h("p", {class: "lost", text: result.loser + " loses " + (result.lost || 1) + (result.lost > 1 ? " dice" : " die")}));
+  if (result.gainer) lines.push(h("p", {class: "gain", text: result.gainer + " gets a die back"}));
+  if (result.out && result.out.length) lines.push(h("p", {class: "lost", text: [].concat(result.out).join(", ") + " out"}));
+  return lines;
+}
+
+function renderManual(state) {
+  const box = $("manual-faces");
+  if (!box.children.length) {
+    for (let f = 1; f <= 6; f++) {
+      box.append(h("label", {class: "manual-face"}, die(f, "small"), h("input", {type: "number", min: "0", max: "60", value: "0", inputmode: "numeric", "data-face": String(f), "aria-label": "dice showing " + f})));
+    }
+  }
+  const expected = state.expected_dice
+    ? Object.values(state.expected_dice).reduce((a, b) => a + b, 0)
+    : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
+  $("manual-expected").textContent = String(expected);
+}
+
+function renderControls(state) {
+  const show = page.control && state.phase === "bidding";
+  $("controls").hidden = !show;
+  if (!show) return;
+  const opts = state.options || {};
+  const exact = opts.exact_call && opts.exact_call !== "none";
+  $("call-calza").hidden = !exact;
+  if (exact) $("call-calza").textContent = String(opts.exact_call).replace("_", " ").toUpperCase();
+  $("call-pass").hidden = !opts.pass;
+  $("call-dudo").disabled = state.can_call === false || !state.bid;
+  const caller = $("caller");
+  const names = activePlayers(state).map((p) => p.name);
+  const keep = caller.value;
+  caller.replaceChildren(...names.map((n) => h("option", {value: n, text: n})));
+  caller.value = names.includes(keep) && keep !== state.turn && caller.dataset.manual === "yes" ? keep : (state.turn || names[0] || "");
+  const choice = $("palifico-choice");
+  choice.hidden = !(opts.palifico_choice && state.palifico && !state.palifico_mode && !(state.bids || []).length);
+  renderPicker();
+}
+
+function renderPicker() {
+  const bids = page.bids;
+  const qtys = [...new Set(bids.map((b) => b.quantity))];
+  if (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face)) page.choice = bids[0] || null;
+  const c = page.choice;
+  $("qty").textContent = c ? String(c.quantity) : "\u2013";
+  $("qty-down").disabled = !c || qtys.indexOf(c.quantity) <= 0;
+  $("qty-up").disabled = !c || qtys.indexOf(c.quantity) >= qtys.length - 1;
+  $("faces").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => {
+    const legal = c && bids.find((b) => b.quantity === c.quantity && b.face === f);
+    return h("button", {type: "button", class: "face-btn" + (c && c.face === f ? " chosen" : ""), disabled: !legal, "aria-label": "face " + f,
+      onclick: () => { page.choice = legal; renderPicker(); }}, die(f), h("small", {text: legal && legal.odds ? pct(legal.odds.chance) : ""}));
+  }));
+  $("place-bid").disabled = !c;
+  $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face : "No legal bid";
+}
+
+function stepQuantity(dir) {
+  const qtys = [...new Set(page.bids.map((b) => b.quantity))];
+  if (!page.choice) return;
+  const q = qtys[qtys.indexOf(page.choice.quantity) + dir];
+  if (q === undefined) return;
+  const same = page.bids.find((b) => b.quantity === q && b.face === page.choice.face);
+  page.choice = same || page.bids.find((b) => b.quantity === q);
+  renderPicker();
+}
+$("qty-down").addEventListener("click", () => stepQuantity(-1));
+$("qty-up").addEventListener("click", () => stepQuantity(1));
+
+async function loadBids() {
+  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; return; }
+  const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
+  page.bids = (data && data.bids) || [];
+  renderPicker();
+}
+
+async function act(action) {
+  const data = await api("POST", "/api/actions", action);
+  if (data) applyAnswer(data);
+  return data;
+}
+function applyAnswer(data) {
+  if (data.state) { render(data.state); loadBids(); }
+  if (data.announcements) announce(data.announcements);
+}
+
+$("place-bid").addEventListener("click", () => {
+  const c = page.choice;
+  if (c && page.state.turn) act({action: "bid", player: page.state.turn, quantity: c.quantity, face: c.face});
+});
+$("call-dudo").addEventListener("click", () => act({action: "dudo", player: $("caller").value}));
+$("call-calza").addEventListener("click", () => act({action: "calza", player: $("caller").value}));
+$("call-pass").addEventListener("click", () => act({action: "pass", player: page.state.turn}));
+$("undo").addEventListener("click", () => act({action: "undo"}));
+$("caller").addEventListener("change", () => { $("caller").dataset.manual = "yes"; });
+document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventListener("click", () =>
+  act({action: "palifico", player: page.state.palifico, mode: b.dataset.mode})));
+
+$("confirm-reading").addEventListener("click", async () => {
+  const reading = page.state.reading || {};
+  const corrections = {};
+  document.querySelectorAll("#reading-dice select").forEach((sel) => {
+    const i = Number(sel.dataset.index);
+    const face = Number(sel.value);
+    if (reading.dice && reading.dice[i] && reading.dice[i].face !== face) corrections[String(i)] = face;
+  });
+  const data = await api("POST", "/api/reading", {confirm: true, corrections});
+  if (data) applyAnswer(data);
+});
+$("retake").addEventListener("click", async () => {
+  const data = await api("POST", "/api/reading", {retake: true});
+  if (data) applyAnswer(data);
+});
+$("manual").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const faces = [];
+  document.querySelectorAll("#manual-faces input").forEach((inp) => {
+    for (let k = 0; k < Number(inp.value || 0); k++) faces.push(Number(inp.dataset.face));
+  });
+  const data = await act({action: "reveal", faces});
+  if (data) document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; });
+});
+
+// ---------- announcements and history ----------
+function announce(list) {
+  if (!list || !list.length) return;
+  const hist = $("history");
+  for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text}));
+  while (hist.children.length > 300) hist.lastChild.remove();
+  const last = list[list.length - 1];
+  notice(last.text, list.some((a) => a.kind === "palifico") ? "palifico" : "");
+  if (list.some((a) => a.kind === "palifico" || a.kind === "winner") && navigator.vibrate) navigator.vibrate([200, 100, 200]);
+}
+
+async function loadHistory() {
+  const data = await fetch("/api/history", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!data) return;
+  $("history").replaceChildren(...data.announcements.slice().reverse().map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
+}
+
+async function loadGames() {
+  const data = await fetch("/api/games", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
+  if (!data) return;
+  $("games").replaceChildren(...data.games.map((g) => h("li", {},
+    h("a", {href: g.record, download: "", text: gameTitle(g)}))));
+}
+function gameTitle(g) {
+  const who = g.players ? g.players.join(", ") : "";
+  const when = g.started || g.started_at || g.created || "";
+  const win = g.winner ? " \u2014 " + g.winner + " won" : (g.finished === false ? " (unfinished)" : "");
+  return ["#" + g.id, g.rules || "", who, String(when).slice(0, 16)].filter(Boolean).join(" \u00b7 ") + win;
+}
+
+// ---------- the live feed ----------
+let lastPhase = null;
+function connect() {
+  const es = new EventSource("/api/events");
+  es.addEventListener("open", () => { $("live").textContent = "live"; $("live").classList.add("on"); });
+  es.addEventListener("error", () => { $("live").textContent = "reconnecting"; $("live").classList.remove("on"); });
+  es.addEventListener("state", (ev) => {
+    const data = JSON.parse(ev.data);
+    render(data.state);
+    announce(data.announcements);
+    loadBids();
+    if (data.state.phase === "over" && lastPhase !== "over") loadGames();
+    lastPhase = data.state.phase;
+  });
+  es.addEventListener("rejected", (ev) => {
+    const data = JSON.parse(ev.data);
+    if (data.error) notice(data.error, "error");
+  });
+  es.addEventListener("capture_start", () => notice("Reading the dice\u2026"));
+}
+
+// ---------- the simulated panel ----------
+async function simPress(button, hold) {
+  const body = {button, hold_s: hold || 0};
+  if (page.simSeat && ["dudo", "calza", "pass", "dial", "bid"].includes(button)) body.seat = page.simSeat;
+  page.simSeat = null;
+  await api("POST", "/api/sim/press", body);
+  renderSim(page.state);
+  pollPins();
+}
+document.querySelectorAll("#sim [data-button]").forEach((b) => b.addEventListener("click", () => simPress(b.dataset.button, Number(b.dataset.hold || 0))));
+document.querySelectorAll("#sim [data-steps]").forEach((b) => b.addEventListener("click", async () => {
+  await api("POST", "/api/sim/dial", {steps: Number(b.dataset.steps)});
+}));
+
+function renderSim(state) {
+  const box = $("sim");
+  box.hidden = !page.sim || !page.control || !state || !(state.players || []).length;
+  if (box.hidden) return;
+  const display = state.display || {};
+  const dial = display.dial || display.bid || display.dial_bid;
+  $("sim-dial-bid").textContent = dial ? (typeof dial === "string" ? dial : dial.quantity + "\u00d7" + dial.face) : "\u2013";
+  const seats = Math.min(6, (state.players || []).length);
+  const wrap = $("sim-seats");
+  if (wrap.children.length !== seats) {
+    wrap.replaceChildren();
+    for (let s = 1; s <= seats; s++) {
+      wrap.append(h("button", {type: "button", class: "seat-btn", "data-seat": String(s), onclick: () => { page.simSeat = page.simSeat === s ? null : s; renderSim(page.state); }},
+        h("span", {class: "led", id: "led-seat" + s}), h("span", {text: state.players[s - 1].name})));
+    }
+  }
+  wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
+}
+
+async function pollPins() {
+  if (!page.sim || $("sim").hidden) return;
+  const data = await fetch("/api/sim/pins", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!data) return;
+  const outs = data.outputs || {};
+  const ledClass = (v) => "led" + (v === "on" ? " on" : v === "blink" ? " blink" : "");
+  for (const [name, value] of Object.entries(outs)) {
+    const seat = /^seat(\d)_led$/.exec(name);
+    if (seat) { const led = $("led-seat" + seat[1]); if (led) led.className = ledClass(value); }
+  }
+  const others = ["palifico_led", "buzzer", "light"].filter((n) => n in outs);
+  $("sim-leds").replaceChildren(...others.map((n) => h("span", {class: "out-pin", "data-pin": n, "data-value": outs[n]},
+    h("span", {class: ledClass(outs[n])}), n.replace("_led", ""))));
+}
+
+// ---------- new game ----------
+const COLOURS = ["#d33", "#2a6ef0", "#2b2", "#e9c531", "#a4e", "#f80", "#eee", "#222", "#1bb", "#b55"];
+function seatRow(name, colour) {
+  const row = h("div", {class: "seat-row"},
+    h("input", {type: "color", value: colour, "aria-label": "colour"}),
+    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24"}),
+    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => { if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling); refreshFirst(); }}, "\u2191"),
+    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => { row.remove(); refreshFirst(); }}, "\u00d7"));
+  row.querySelector('input[type="text"]').addEventListener("input", refreshFirst);
+  return row;
+}
+function seatNames() {
+  return [...document.querySelectorAll("#seats .seat-row input[type=text]")].map((i) => i.value.trim()).filter(Boolean);
+}
+function refreshFirst() {
+  const sel = $("first");
+  const keep = sel.value;
+  sel.replaceChildren(h("option", {value: "", text: "roll-off (table rule)"}), ...seatNames().map((n) => h("option", {value: n, text: n})));
+  sel.value = seatNames().includes(keep) ? keep : "";
+}
+$("add-player").addEventListener("click", () => {
+  const n = $("seats").children.length;
+  $("seats").append(seatRow("", COLOURS[n % COLOURS.length]));
+  refreshFirst();
+});
+
+async function loadRules() {
+  const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!data) return;
+  page.rules = data;
+  $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p})));
+  $("preset").addEventListener("change", renderOptions);
+  if (!$("seats").children.length) ["Ana", "Ben", "Caro", "Dan"].forEach((n, i) => $("seats").append(seatRow(n, COLOURS[i])));
+  refreshFirst();
+  renderOptions();
+}
+function renderOptions() {
+  const preset = page.rules.presets[$("preset").value] || {};
+  $("dice-each").value = preset.dice || 5;
+  $("options").replaceChildren(...Object.entries(page.rules.options).filter(([name]) => name !== "dice").map(([name, choices]) => {
+    const value = preset[name];
+    const input = choices === "bool"
+      ? h("input", {type: "checkbox", "data-option": name, checked: value === true})
+      : h("select", {"data-option": name}, choices.map((c) => h("option", {value: String(c), selected: c === value, text: String(c)})));
+    return h("label", {class: "option"}, h("span", {text: name.replaceAll("_", " ")}), input);
+  }));
+}
+
+$("new-game").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const names = seatNames();
+  const colours = {};
+  document.querySelectorAll("#seats .seat-row").forEach((row) => {
+    const n = row.querySelector("input[type=text]").value.trim();
+    if (n) colours[n] = row.querySelector("input[type=color]").value;
+  });
+  const preset = page.rules.presets[$("preset").value] || {};
+  const options = {};
+  const dice = Number($("dice-each").value);
+  if (dice && dice !== preset.dice) options.dice = dice;
+  document.querySelectorAll("#options [data-option]").forEach((el) => {
+    const name = el.dataset.option;
+    const value = el.type === "checkbox" ? el.checked : el.value;
+    if (value !== preset[name]) options[name] = value;
+  });
+  const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
+  if ($("first").value) header.first = $("first").value;
+  const data = await api("POST", "/api/game", header);
+  if (data) { $("history").replaceChildren(); applyAnswer(data); }
+});
+
+// ---------- start ----------
+fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
+loadHistory();
+loadGames();
+loadRules();
+connect();
+setControl(page.control);
+if (page.sim) setInterval(pollPins, 500);

@@ -1,0 +1,534 @@
+"""The table: the one owner of the game while the companion runs.
+
+Every change of the game, whatever its origin (a button, the page, the camera), goes through
+:meth:`Table.submit` under one lock: the engine checks the action, the journal stores it
+(synced to disk), the engine applies it, a new state snapshot is published and the
+subscribers (the page, the LEDs, the buzzer) are told. A rejected action changes nothing and
+says why; a journal that cannot write makes the table refuse actions, never drop them.
+
+After a call the table takes one picture (when it has a camera), reads it and applies the
+reveal at once when the reading agrees with the dice each player must show; otherwise the
+reading waits for the players (:meth:`Table.confirm_reading`, :meth:`Table.retake`, or a
+``reveal`` action typed in by hand).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.announcement import Announcement
+from companion.bid import Bid
+from companion.game import Game
+from companion.journal import Journal, JournalError, encode
+from companion.reveal import CameraReading, Reader
+
+logger = logging.getLogger(__name__)
+
+# The state a table shows before its first game: the same keys as a game's, all empty.
+_NO_GAME: dict[str, Any] = {
+    "rules": None,
+    "phase": "setup",
+    "round": 0,
+    "players": [],
+    "dice_in_play": 0,
+    "dice_lost": 0,
+    "turn": None,
+    "bid": None,
+    "palifico": None,
+    "winner": None,
+    "last_result": None,
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a request: ``ok``, else the reason; the state after it; what to announce."""
+
+    ok: bool
+    error: str | None
+    state: dict[str, Any]
+    announcements: list[Announcement] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """What subscribers hear: ``state``, ``capture_start``, ``capture_end`` or ``rejected``."""
+
+    kind: str
+    state: dict[str, Any]
+    announcements: list[Announcement] = field(default_factory=list)
+
+
+Subscriber = Callable[[TableEvent], None]
+
+
+class Table:
+    """The one owner of the game: engine, journal, camera and subscribers behind one lock.
+
+    ``journal``: where accepted actions are stored before they are acknowledged (None: not
+    stored); with a journal the most recent game is resumed at once by replaying it.
+    ``camera``: a started frame source (``capture() -> frame``), or None for manual reveals.
+    ``reader``: reads a frame at a reveal (default: :class:`companion.reveal.VisionReader`).
+    """
+
+    def __init__(
+        self,
+        journal: Journal | None = None,
+        camera: Any = None,
+        reader: Reader | None = None,
+    ) -> None:
+        self.journal = journal
+        self.camera = camera
+        self._reader = reader
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        self._game: Game | None = None
+        self._game_id: int | None = None
+        self._games_started = 0
+        self._display: dict[str, object] = {}
+        self._faults: dict[str, str] = {}
+        self._reading: CameraReading | None = None
+        self._capture_token: tuple[int | None, int, int] | None = None
+        self._capture_serial = 0
+        self._version = 0
+        self._pending_captures = 0
+        self._idle = threading.Condition(threading.Lock())
+        self._captures = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
+        self._snapshot: dict[str, Any] = {}
+        self._publish()
+        if journal is not None:
+            self._resume(journal)
+
+    # -- reading the table ----------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The latest state snapshot: the game's public state plus the table's own keys.
+
+        Never waits on the lock. Besides ``game.state()``: ``game_id``, ``version`` (counts
+        every change), ``display``, ``faults`` (name -> message) and ``fault`` (the first of
+        them, or None), ``camera`` (True when reveals are read by the camera), ``capturing``,
+        and ``reading`` after a reveal's picture (absent before it).
+        """
+        return copy.deepcopy(self._snapshot)
+
+    def legal_bids(self) -> list[Bid]:
+        """Every legal next bid for the player to act, ascending (empty outside bidding)."""
+        with self._lock:
+            if self._game is None or self._game.phase != "bidding":
+                return []
+            return self._game.legal_bids()
+
+    def record(self) -> str | None:
+        """The current game's record (JSON Lines, as ``dudo replay`` reads), or None."""
+        with self._lock:
+            if self._game is None:
+                return None
+            lines = [encode(self._game.header)] + [encode(a) for a in self._game.actions]
+            return "\n".join(lines) + "\n"
+
+    def reveal_picture(self) -> bytes | None:
+        """The annotated JPEG of the reading in the state, or None when there is none."""
+        reading = self._reading
+        return reading.jpeg if reading is not None and reading.jpeg else None
+
+    def healthy(self, timeout: float = 1.0) -> bool:
+        """Whether the table's lock can be taken within ``timeout`` seconds (the watchdog)."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._lock.release()
+        return True
+
+    # -- subscribers and display ----------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` at every event; returns the function that unsubscribes."""
+        with self._lock:
+            self._subscribers = [*self._subscribers, callback]
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subscribers = [s for s in self._subscribers if s is not callback]
+
+        return unsubscribe
+
+    def show(self, name: str, value: object) -> None:
+        """Show a non-game value on the page (``state()["display"][name]``); None removes it."""
+        with self._lock:
+            if value is None:
+                self._display.pop(name, None)
+            else:
+                self._display[name] = value
+            self._publish()
+            self._emit("state")
+
+    def set_fault(self, name: str, message: str | None) -> None:
+        """Show a fault on the page (``camera``, ``gpio``...), or clear it with None."""
+        with self._lock:
+            if self._set_fault(name, message):
+                self._publish()
+                self._emit("state")
+
+    # -- changing the game ----------------------------------------------------------------
+
+    def new_game(self, header: Mapping[str, Any]) -> Outcome:
+        """Start a new game from a record header; an unfinished game stays in the journal."""
+        with self._lock:
+            try:
+                text = encode(dict(header))
+                game = Game.from_header(dict(header))
+            except (TypeError, ValueError) as err:
+                return self._reject(f"cannot start the game: {err}")
+            game_id: int | None
+            if self.journal is not None:
+                try:
+                    game_id = self.journal.start_game(dict(header))
+                except JournalError as err:
+                    return self._journal_failed(err)
+            else:
+                game_id = self._games_started + 1
+            logger.info("new game %s: %s", game_id, text)
+            self._games_started += 1
+            self._set_fault("journal", None)
+            self._game, self._game_id = game, game_id
+            self._reading = None
+            self._capture_token = None
+            self._publish()
+            self._emit("state")
+            return Outcome(True, None, self._snapshot)
+
+    def submit(self, action: Mapping[str, Any]) -> Outcome:
+        """Check, journal, apply and announce one record action; a rejection changes nothing."""
+        with self._lock:
+            return self._submit(action)
+
+    def confirm_reading(self, corrections: Mapping[int, int] | None = None) -> Outcome:
+        """Apply the pending reading as the reveal, faces corrected by die index first."""
+        with self._lock:
+            reading = self._reading
+            if self._game is None or self._game.phase != "reveal":
+                return self._reject("there is no reveal to confirm now")
+            if reading is None or reading.applied:
+                return self._reject("there is no reading to confirm: retake it or enter the dice")
+            try:
+                reading = reading.corrected(dict(corrections or {}))
+            except ValueError as err:
+                return self._reject(str(err))
+            return self._submit(reading.reveal_action(), reading=replace(reading, confirmed=True))
+
+    def retake(self) -> Outcome:
+        """Take the reveal's picture again (only while the reveal waits)."""
+        with self._lock:
+            if self._game is None or self._game.phase != "reveal":
+                return self._reject("a picture is taken only at a reveal, after a call")
+            if self.camera is None:
+                return self._reject("there is no camera: enter the dice by hand")
+            self._reading = None
+            self._start_capture()
+            self._publish()
+            self._emit("state")
+            return Outcome(True, None, self._snapshot)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending_captures == 0, timeout)
+
+    def close(self) -> None:
+        """Stop the reveal worker (waiting for a reading under way) and drop the subscribers."""
+        self._captures.shutdown(wait=True)
+        with self._lock:
+            self._subscribers = []
+
+    # -- inside the lock ------------------------------------------------------------------
+
+    def _submit(
+        self, action: Mapping[str, Any], *, reading: CameraReading | None = None
+    ) -> Outcome:
+        game = self._game
+        if game is None:
+            return self._reject("there is no game: start a new game first")
+        if not isinstance(action, Mapping):
+            return self._reject(f"an action is a JSON object, not {action!r}")
+        action = dict(action)
+        try:
+            encode(action)
+            game.check(action)
+        except (TypeError, ValueError) as err:
+            return self._reject(str(err))
+        if self.journal is not None:
+            assert self._game_id is not None
+            try:
+                self.journal.append(self._game_id, len(game.actions) + 1, action)
+            except JournalError as err:
+                return self._journal_failed(err)
+        phase_before = game.phase
+        try:
+            announcements = game.apply(action)
+        except Exception as err:
+            # check() passed, so this is a bug in the engine: say so rather than hide it.
+            logger.exception("the engine failed to apply %s after accepting it", action)
+            self._set_fault("engine", f"internal error applying {action}: {err}")
+            self._publish()
+            self._emit("state")
+            return Outcome(False, f"internal error: {err}", self._snapshot)
+        self._set_fault("journal", None)
+        self._after_action(action, phase_before, reading)
+        self._mark_finished(phase_before)
+        self._publish()
+        self._emit("state", announcements)
+        return Outcome(True, None, self._snapshot, announcements)
+
+    def _after_action(
+        self, action: dict[str, Any], phase_before: str, reading: CameraReading | None
+    ) -> None:
+        """Keep, clear or start the reading after an accepted action."""
+        assert self._game is not None
+        phase, kind = self._game.phase, action.get("action")
+        round_now = self._game.state().get("round", 0)
+        if phase != "reveal":
+            self._capture_token = None  # a picture under way no longer applies
+        if reading is not None:
+            # The camera's (or the confirmed) reading became the reveal.
+            self._reading = replace(reading, applied=True)
+        elif kind == "undo":
+            if phase == "reveal" and self._reading is not None and phase_before != "reveal":
+                # The reveal was taken back: its reading waits to be confirmed again.
+                self._reading = replace(self._reading, applied=False, confirmed=False)
+            elif phase != "reveal" and phase_before == "reveal":
+                self._reading = None  # the call was taken back: nothing may be shown
+        elif phase == "reveal" and phase_before != "reveal":
+            # A call: the cups come up, the camera takes its one picture.
+            self._reading = None
+            if self.camera is not None:
+                self._start_capture()
+        elif kind == "bid":
+            self._reading = None  # the next round's first bid: the last reveal is over
+        if self._reading is not None and self._reading.round == 0:
+            self._reading = replace(self._reading, round=round_now)
+
+    def _mark_finished(self, phase_before: str) -> None:
+        """Keep the journal's finished flag in step (a cache: resuming recomputes it)."""
+        assert self._game is not None
+        phase = self._game.phase
+        if self.journal is None or self._game_id is None or (phase == "over") == (
+            phase_before == "over"
+        ):
+            return
+        winner = self._game.state().get("winner") if phase == "over" else None
+        try:
+            self.journal.set_finished(self._game_id, winner)
+        except JournalError as err:
+            logger.warning("journal: %s", err)
+
+    def _journal_failed(self, err: JournalError) -> Outcome:
+        message = f"cannot save the game: {err}; nothing was changed"
+        logger.error("%s", message)
+        self._set_fault("journal", message)
+        self._publish()
+        self._emit("state")
+        self._emit("rejected")
+        return Outcome(False, message, self._snapshot)
+
+    def _reject(self, message: str) -> Outcome:
+        self._emit("rejected")
+        return Outcome(False, message, self._snapshot)
+
+    def _set_fault(self, name: str, message: str | None) -> bool:
+        """Set or clear one fault; True when it changed."""
+        if self._faults.get(name) == message:
+            return False
+        if message is None:
+            del self._faults[name]
+        else:
+            self._faults[name] = message
+        return True
+
+    def _publish(self) -> None:
+        """Build the new immutable snapshot that ``state()`` serves."""
+        if self._game is None:
+            state: dict[str, Any] = copy.deepcopy(_NO_GAME)
+        else:
+            state = self._game.state()
+        self._version += 1
+        state["game_id"] = self._game_id
+        state["version"] = self._version
+        state["display"] = dict(self._display)
+        state["faults"] = dict(self._faults)
+        state["fault"] = next(iter(self._faults.values()), None)
+        state["camera"] = self.camera is not None and "camera" not in self._faults
+        state["capturing"] = self._capture_token is not None
+        if self._reading is not None:
+            state["reading"] = self._reading.to_state()
+        self._snapshot = state
+
+    def _emit(self, kind: str, announcements: list[Announcement] | None = None) -> None:
+        """Tell every subscriber; one that fails is logged and the others still hear."""
+        event = TableEvent(kind, self._snapshot, list(announcements or []))
+        for callback in self._subscribers:
+            try:
+                callback(event)
+            except Exception:
+                logger.exception("a table subscriber failed on a %r event", kind)
+
+    # -- the camera at a reveal -----------------------------------------------------------
+
+    def _start_capture(self) -> None:
+        """Queue the one picture of this reveal on the reveal worker."""
+        assert self._game is not None
+        self._capture_serial += 1
+        token = (self._game_id, len(self._game.actions), self._capture_serial)
+        self._capture_token = token
+        expected = dict(self._game.expected_dice())
+        seats = {player: seat for seat, player in enumerate(self._game.players, start=1)}
+        with self._idle:
+            self._pending_captures += 1
+        try:
+            self._captures.submit(self._capture, token, expected, seats)
+        except RuntimeError:  # the table is closing
+            self._capture_token = None
+            with self._idle:
+                self._pending_captures -= 1
+                self._idle.notify_all()
+
+    def _capture(
+        self,
+        token: tuple[int | None, int, int],
+        expected: dict[str, int],
+        seats: dict[str, int],
+    ) -> None:
+        """Take one frame, read it, then apply it or leave it for the players (worker thread)."""
+        try:
+            with self._lock:
+                if self._capture_token != token:
+                    return  # taken back before the picture: the camera does not look
+                # Under the lock, so subscribers hear events one at a time, in order.
+                self._emit("capture_start")
+            reading, problem = self._take_and_read(expected, seats)
+            with self._lock:
+                game = self._game
+                if self._capture_token != token or game is None:
+                    return  # a newer picture was asked for, or the call was taken back
+                self._capture_token = None
+                if (self._game_id, len(game.actions)) != token[:2]:
+                    # The game moved on while the picture was read: it no longer applies.
+                    self._publish()
+                    self._emit("state")
+                    return
+                if reading is None:
+                    self._set_fault("camera", problem)
+                    self._publish()
+                    self._emit("state")
+                    return
+                self._set_fault("camera", None)
+                reading = replace(reading, round=game.state().get("round", 0))
+                if reading.matched:
+                    outcome = self._submit(reading.reveal_action(), reading=reading)
+                    if outcome.ok:
+                        return
+                    reading = replace(
+                        reading, disagreements=(*reading.disagreements, outcome.error or "")
+                    )
+                self._reading = reading
+                self._publish()
+                self._emit("state")
+        except Exception:
+            logger.exception("the reveal's capture failed")
+            with self._lock:
+                if self._capture_token == token:
+                    self._capture_token = None
+                    self._publish()
+                    self._emit("state")
+        finally:
+            with self._idle:
+                self._pending_captures -= 1
+                self._idle.notify_all()
+
+    def _take_and_read(
+        self, expected: dict[str, int], seats: dict[str, int]
+    ) -> tuple[CameraReading | None, str]:
+        """The frame's reading, or None and why the players must enter the dice by hand."""
+        try:
+            frame = self.camera.capture()
+        except Exception as err:
+            logger.exception("the camera failed to take the reveal's picture")
+            return None, f"the camera failed ({err}): enter the dice by hand"
+        finally:
+            with self._lock:
+                self._emit("capture_end")
+        try:
+            reading = self._get_reader().read(frame, expected, seats)
+        except Exception as err:
+            logger.exception("the reader failed on the reveal's picture")
+            return None, f"the picture could not be read ({err}): enter the dice by hand"
+        logger.info("reveal read in %.0f ms: %s", reading.ms, reading.problems or "matched")
+        return reading, ""
+
+    def _get_reader(self) -> Reader:
+        if self._reader is None:
+            from companion.reveal import VisionReader
+
+            self._reader = VisionReader()
+        return self._reader
+
+    # -- resuming after a restart ---------------------------------------------------------
+
+    def _resume(self, journal: Journal) -> None:
+        """Replay the journal's most recent game through the engine, dropping a torn last row."""
+        try:
+            saved = journal.latest()
+        except JournalError as err:
+            self._set_fault("resume", f"cannot resume the last game: {err}; the journal is kept")
+            self._publish()
+            return
+        if saved is None:
+            return
+        try:
+            game = Game.from_header(saved.header)
+        except ValueError as err:
+            self._set_fault(
+                "resume", f"cannot resume game {saved.id}: its header is refused: {err}"
+            )
+            self._publish()
+            return
+        for i, row in enumerate(saved.rows):
+            problem = row.problem()
+            if problem is None and row.seq != i + 1:
+                problem = f"it is row {row.seq} where row {i + 1} should be"
+            if problem is None:
+                try:
+                    game.apply(row.action())
+                except ValueError as err:
+                    problem = f"the engine refuses it: {err}"
+            if problem is None:
+                continue
+            if i == len(saved.rows) - 1:
+                # The last write was torn by a power cut: it was never acknowledged.
+                try:
+                    journal.drop(row, problem)
+                except JournalError as err:
+                    logger.error("journal: %s (the row is skipped)", err)
+                break
+            self._set_fault(
+                "resume",
+                f"cannot resume game {saved.id}: row {row.seq} of {len(saved.rows)} is damaged"
+                f" ({problem}); the journal is kept as it is",
+            )
+            logger.error("%s", self._faults["resume"])
+            self._publish()
+            return
+        self._game, self._game_id = game, saved.id
+        self._games_started = saved.id
+        if (game.phase == "over") != saved.finished:
+            try:
+                journal.set_finished(saved.id, game.state().get("winner"))
+            except JournalError as err:
+                logger.warning("journal: %s", err)
+        logger.info("resumed game %d after %d actions: %s", saved.id, len(game.actions),
+                    game.notation())
+        self._publish()

@@ -1,0 +1,81 @@
+"""The table's web app: the live phone page and its HTTP API.
+
+``create_app(table, config)`` builds a Flask app around a running ``companion.Table``;
+``companion.serve`` serves it with waitress. Config keys (all optional):
+
+- ``TABLE_PIN``: the PIN that gives control (None: phones can only watch).
+- ``SECRET_KEY``: signs the session cookie (default: random for this run).
+- ``JOURNAL``: the journal whose games the page lists (default: ``table.journal``).
+- ``SIM_DRIVER``: a ``hardware.sim.MockPanelDriver`` for ``--sim`` (enables ``/api/sim/*``).
+- ``SIM_CUPS``: the simulated cups (``--sim``); the app never reads them, tests do.
+- ``NEW_GAME``: defaults for the page's new-game form (``rules``, ``options``, ``players``).
+- ``PUBLIC_URL``: the address the join QR code shows (default: the address asked for).
+- ``PIN_ATTEMPTS``, ``PIN_WINDOW_S``: wrong PINs a phone may try per window (5 per 60 s).
+- ``SSE_MAX_CLIENTS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``, ``SSE_MAX_AGE_S``: the live
+  feed's limits. Each open stream holds one server thread: serve with more threads than
+  ``SSE_MAX_CLIENTS`` (see :data:`SERVER_THREADS`) so actions always find one.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import Flask
+
+DEFAULTS: dict[str, Any] = {
+    "TABLE_PIN": None,
+    "JOURNAL": None,
+    "SIM_DRIVER": None,
+    "SIM_CUPS": None,
+    "NEW_GAME": None,
+    "PUBLIC_URL": None,
+    "PIN_ATTEMPTS": 5,
+    "PIN_WINDOW_S": 60.0,
+    "SSE_MAX_CLIENTS": 24,
+    "SSE_QUEUE_SIZE": 64,
+    "SSE_KEEPALIVE_S": 15.0,
+    "SSE_MAX_AGE_S": 600.0,
+    # The cookie never leaves this site (no cross-site request carries it) and no script
+    # can read it. Not Secure: the table serves plain HTTP on its own Wi-Fi.
+    "SESSION_COOKIE_NAME": "dudo_session",
+    "SESSION_COOKIE_SAMESITE": "Strict",
+    "SESSION_COOKIE_HTTPONLY": True,
+    "JSON_SORT_KEYS": False,
+}
+
+# Threads for waitress: every live stream holds one, actions and pages need a few more.
+SERVER_THREADS = DEFAULTS["SSE_MAX_CLIENTS"] + 8
+
+
+def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
+    """Build the app around ``table``; ``config`` overrides :data:`DEFAULTS`."""
+    from companion.web import api, auth, page, sim
+    from companion.web.context import WebContext
+    from companion.web.events import Broker
+
+    app = Flask(__name__, template_folder="../templates", static_folder="../static")
+    app.config.update(DEFAULTS)
+    app.config["SECRET_KEY"] = secrets.token_bytes(32)
+    app.config.update(config or {})
+    if app.config["TABLE_PIN"] is not None:
+        app.config["TABLE_PIN"] = str(app.config["TABLE_PIN"])
+
+    ctx = WebContext.build(table, app.config)
+    ctx.broker = Broker(
+        ctx.describe_event,
+        queue_size=int(app.config["SSE_QUEUE_SIZE"]),
+        max_listeners=int(app.config["SSE_MAX_CLIENTS"]),
+        keepalive_s=float(app.config["SSE_KEEPALIVE_S"]),
+        max_age_s=float(app.config["SSE_MAX_AGE_S"]),
+    )
+    ctx.unsubscribe = table.subscribe(ctx.broker.publish)
+    app.extensions["dudo"] = ctx
+
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(page.bp)
+    if app.config["SIM_DRIVER"] is not None:
+        app.register_blueprint(sim.bp)
+    api.register_error_handlers(app)
+    return app

@@ -1,0 +1,226 @@
+"""The HTTP API of the table: state, live events, new game, actions, record, reading.
+
+Every change goes through ``Table``; a refused change answers ``{"error": ...}`` with a
+4xx status and the game is left as it was. Nothing here ever sees a hidden die: it serves
+``table.state()``, which holds public information only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
+
+from companion.journal import JournalError
+from companion.web.auth import control_required
+from companion.web.context import WebContext, announcement_json, bid_odds
+from companion.web.events import encode
+from companion.web.replies import error, json_body
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _ctx() -> WebContext:
+    ctx: WebContext = current_app.extensions["dudo"]
+    return ctx
+
+
+@bp.get("/state")
+def state() -> Response:
+    """The public state now, with the odds of the standing bid."""
+    return jsonify(_ctx().describe(_ctx().table.state()))
+
+
+@bp.get("/events")
+def events() -> Response:
+    """A Server-Sent Events stream: the state now, then every change and announcement."""
+    ctx = _ctx()
+    listener = ctx.broker.connect()
+    if listener is None:
+        response = error("too many phones are following this table: try again soon", 503)
+        response.headers["Retry-After"] = "10"
+        return response
+    # Subscribed before reading the state, so no change can fall between the two.
+    first = encode("state", {"state": ctx.describe(ctx.table.state()), "announcements": []})
+    return Response(
+        ctx.broker.stream(listener, first),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@bp.get("/bids")
+def bids() -> Response:
+    """Every legal next bid, lowest first, each with its chance of being true."""
+    ctx = _ctx()
+    public = ctx.describe(ctx.table.state())
+    legal = ctx.table.legal_bids()
+    return jsonify(
+        turn=public.get("turn"),
+        bids=[
+            {
+                "quantity": b.quantity,
+                "face": b.face,
+                "text": str(b),
+                "odds": bid_odds(public, b.quantity, b.face),
+            }
+            for b in legal
+        ],
+    )
+
+
+@bp.post("/game")
+@control_required
+def new_game() -> Response:
+    """Start a new game from a record header; an unfinished game stays in the journal."""
+    header = json_body('a record header, e.g. {"rules": "perudo", "players": ["Ana", "Ben"]}')
+    if isinstance(header, Response):
+        return header
+    return _ctx().outcome(_ctx().table.new_game(header), created=True)
+
+
+@bp.post("/actions")
+@control_required
+def actions() -> Response:
+    """Submit one record action: a bid, a call, a pass, a reveal, a palifico choice, undo."""
+    action = json_body('a record action, e.g. {"action": "dudo", "player": "Ben"}')
+    if isinstance(action, Response):
+        return action
+    return _ctx().outcome(_ctx().table.submit(action))
+
+
+@bp.post("/reading")
+@control_required
+def reading() -> Response:
+    """Confirm (and correct) the camera's reading, or take the picture again.
+
+    ``{"confirm": true, "corrections": {"3": 5}}`` sets die 3 to a five and applies the
+    reading as the reveal; ``{"retake": true}`` takes a new picture.
+    """
+    body = json_body('{"confirm": true, "corrections": {"3": 5}} or {"retake": true}')
+    if isinstance(body, Response):
+        return body
+    table = _ctx().table
+    if body.get("retake") is True and "confirm" not in body:
+        return _ctx().outcome(table.retake())
+    if body.get("confirm") is not True or set(body) - {"confirm", "corrections"}:
+        return error('send {"confirm": true, "corrections": {...}} or {"retake": true}', 400)
+    raw = body.get("corrections") or {}
+    if not isinstance(raw, dict):
+        return error('corrections must be an object of die index to face: {"3": 5}', 400)
+    corrections: dict[int, int] = {}
+    for index, face in raw.items():
+        if not (str(index).isdigit() and isinstance(face, int) and not isinstance(face, bool)):
+            return error(f"correction {index!r}: {face!r} is not a die index and a face", 400)
+        if not 1 <= face <= 6:
+            return error(f"correction for die {index}: face {face} is not 1 to 6", 400)
+        corrections[int(index)] = face
+    return _ctx().outcome(table.confirm_reading(corrections or None))
+
+
+@bp.get("/reveal.jpg")
+def reveal_picture() -> Response:
+    """The annotated picture of the last reveal; 404 before any reveal of this round."""
+    jpeg = _ctx().reveal_jpeg()
+    if jpeg is None:
+        return error("no reveal picture: the dice have not been read yet", 404)
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/record")
+def record() -> Response:
+    """The current game's record as JSON Lines, which ``dudo replay`` accepts."""
+    text = _ctx().current_record()
+    if text is None:
+        return error("no game yet: start one first", 404)
+    return _jsonl(text, "game.jsonl")
+
+
+@bp.get("/games")
+def games() -> Response:
+    """Every game in the journal, newest first, with a link to its record."""
+    journal = _ctx().journal
+    if journal is None:
+        return jsonify(games=[])
+    try:
+        summaries = journal.games()
+    except JournalError as err:
+        return error(f"the journal cannot be read: {err}", 503)
+    listed = []
+    for summary in summaries:
+        entry = dataclasses.asdict(summary)
+        entry["record"] = url_for("api.game_record", game_id=summary.id)
+        listed.append(entry)
+    return jsonify(games=listed)
+
+
+@bp.get("/games/<int:game_id>/record")
+def game_record(game_id: int) -> Response:
+    """One finished (or abandoned) game's record, as a download."""
+    journal = _ctx().journal
+    if journal is None:
+        return error("this table keeps no journal", 404)
+    try:
+        text = journal.record(game_id)
+    except JournalError as err:
+        return error(str(err), 404)
+    return _jsonl(text, f"dudo-game-{game_id}.jsonl")
+
+
+def _jsonl(text: str, filename: str) -> Response:
+    return Response(
+        text,
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@bp.get("/rules")
+def rules() -> Response:
+    """The presets and every option with its allowed values, for the new-game form."""
+    from companion.rules import OPTIONS, PRESET_TITLES, PRESETS
+
+    presets = {
+        name: {**preset.options(), "title": PRESET_TITLES.get(name, ""),
+               "seats": preset.players_text()}
+        for name, preset in PRESETS.items()
+    }
+    options: dict[str, Any] = {
+        name: "bool" if set(option.values) == {True, False} else list(option.values)
+        for name, option in OPTIONS.items()
+    }
+    defaults = current_app.config.get("NEW_GAME") or {}
+    return jsonify(presets=presets, options=options, defaults=dict(defaults))
+
+
+@bp.get("/history")
+def history() -> Response:
+    """Everything announced in the current game so far, oldest first (from its record)."""
+    from companion.game import Game
+
+    text = _ctx().current_record()
+    if not text:
+        return jsonify(announcements=[])
+    parsed = [json.loads(line) for line in text.splitlines() if line.strip()]
+    game = Game.from_header(parsed[0])
+    said: list[dict[str, Any]] = []
+    for action in parsed[1:]:
+        said.extend(announcement_json(a) for a in game.apply(action))
+    return jsonify(announcements=said)
+
+
+def register_error_handlers(app: Any) -> None:
+    """Answer API errors in JSON (a phone's script reads ``error``), the page's in HTML."""
+    from werkzeug.exceptions import HTTPException
+
+    def handle(err: HTTPException) -> Any:
+        if request.path.startswith("/api/"):
+            return error(f"{err.name}: {err.description}", err.code or 500)
+        return err
+
+    app.register_error_handler(HTTPException, handle)

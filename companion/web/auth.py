@@ -1,0 +1,198 @@
+"""Who may change the game from a phone: the table PIN, its rate limit, sessions and CSRF.
+
+Control is given by the ``X-Table-Pin`` header (scripts, the benchmark) or by a cookie
+session opened with the PIN on the page. A cookie is sent by the browser on its own, so every
+state-changing request that relies on it must also carry the page's CSRF token
+(``X-CSRF-Token``). The header path carries the secret itself and needs no token.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from flask import Blueprint, Response, current_app, jsonify, request, session
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("auth", __name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+PIN_HEADER = "X-Table-Pin"
+CSRF_HEADER = "X-CSRF-Token"
+
+
+class PinLimiter:
+    """Counts wrong PINs per client address; too many in the window locks that client out.
+
+    While a client is locked out even the right PIN is refused, or guessing would go on.
+    """
+
+    def __init__(self, attempts: int, window_s: float, clock: Callable[[], float] = time.monotonic):
+        self.attempts = attempts
+        self.window_s = window_s
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        failures = self._failures.get(client, deque())
+        while failures and now - failures[0] >= self.window_s:
+            failures.popleft()
+        if failures:
+            self._failures[client] = failures
+        else:
+            self._failures.pop(client, None)
+        return failures
+
+    def retry_after(self, client: str) -> int:
+        """Seconds until ``client`` may try a PIN again; 0 when it may now."""
+        with self._lock:
+            now = self._clock()
+            failures = self._recent(client, now)
+            if len(failures) < self.attempts:
+                return 0
+            return max(1, int(failures[0] + self.window_s - now + 0.999))
+
+    def fail(self, client: str) -> None:
+        """Record one wrong PIN from ``client``."""
+        with self._lock:
+            now = self._clock()
+            failures = self._recent(client, now)
+            failures.append(now)
+            self._failures[client] = failures
+
+
+def _error(message: str, status: int, **headers: str) -> Response:
+    response = jsonify(error=message)
+    response.status_code = status
+    response.headers.update(headers)
+    return response
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _limiter() -> PinLimiter:
+    limiter: PinLimiter = current_app.extensions["dudo"].limiter
+    return limiter
+
+
+def _pin_matches(given: str) -> bool:
+    """Compare ``given`` with the table PIN in constant time (a timing leak would spell it)."""
+    pin = current_app.config.get("TABLE_PIN")
+    if not pin:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), str(pin).encode("utf-8"))
+
+
+def check_pin(given: str) -> Response | None:
+    """Check a PIN offered by this client: None when right, else the error response."""
+    limiter = _limiter()
+    wait = limiter.retry_after(_client())
+    if wait:
+        return _error(
+            f"too many wrong PINs from this phone: try again in {wait} s", 429, **{
+                "Retry-After": str(wait)
+            }
+        )
+    if not current_app.config.get("TABLE_PIN"):
+        return _error("this table has no PIN set: control from phones is off", 403)
+    if _pin_matches(given):
+        return None
+    limiter.fail(_client())
+    log.info("wrong table PIN from %s", _client())  # never the PIN itself
+    return _error("wrong table PIN", 403)
+
+
+def csrf_token() -> str:
+    """This session's CSRF token, made on first use; the page embeds it."""
+    token = session.get("csrf")
+    if not isinstance(token, str):
+        token = secrets.token_urlsafe(24)
+        session["csrf"] = token
+    return token
+
+
+def has_control() -> bool:
+    """Whether this browser session was opened with the table PIN (cookie path only)."""
+    return session.get("control") is True
+
+
+def control_required(view: Callable[P, R]) -> Callable[P, R | Response]:
+    """Let a view run only for a holder of the table PIN, refusing with a JSON 4xx."""
+
+    @wraps(view)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R | Response:
+        given = request.headers.get(PIN_HEADER)
+        if given is not None:
+            refused = check_pin(given)
+            if refused is not None:
+                return refused
+            return view(*args, **kwargs)
+        if not has_control():
+            return _error(
+                f"this needs the table PIN: enter it on the page or send the {PIN_HEADER} header",
+                401,
+            )
+        forged = check_csrf()
+        if forged is not None:
+            return forged
+        return view(*args, **kwargs)
+
+    return guarded
+
+
+def check_csrf() -> Response | None:
+    """None when the request carries this session's CSRF token, else the 403 answer."""
+    sent = request.headers.get(CSRF_HEADER, "")
+    expected = session.get("csrf")
+    if isinstance(expected, str) and hmac.compare_digest(
+        sent.encode("utf-8"), expected.encode("utf-8")
+    ):
+        return None
+    return _error(f"missing or wrong CSRF token ({CSRF_HEADER}): reload the page", 403)
+
+
+@bp.post("/api/login")
+def login() -> Response:
+    """Open a control session with the table PIN: ``{"pin": "1234"}``."""
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
+        return _error('send the PIN as JSON: {"pin": "1234"}', 400)
+    refused = check_pin(body["pin"])
+    if refused is not None:
+        return refused
+    session.clear()  # a fresh session (and token) for the new holder of the PIN
+    session["control"] = True
+    return jsonify(control=True, csrf=csrf_token())
+
+
+@bp.post("/api/logout")
+def logout() -> Response:
+    """Close this phone's control session; it keeps watching."""
+    forged = check_csrf()
+    if forged is not None:
+        return forged
+    session.pop("control", None)
+    return jsonify(control=False, csrf=csrf_token())
+
+
+@bp.get("/api/session")
+def whoami() -> Response:
+    """Whether this phone controls the table, and its CSRF token."""
+    return jsonify(control=has_control(), csrf=csrf_token(), sim=_sim_on())
+
+
+def _sim_on() -> bool:
+    return current_app.config.get("SIM_DRIVER") is not None

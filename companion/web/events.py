@@ -1,0 +1,125 @@
+"""The live feed of the page: a Server-Sent Events broker fed by the table.
+
+One bounded queue per connected phone. The table calls :meth:`Broker.publish` in the
+submitting thread, under its lock, so publishing never blocks: each event is serialised
+once and offered to every queue; a phone whose queue is full is dropped (its stream ends,
+its browser reconnects and starts again from a fresh state) rather than slowing the table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# What the page hears. Not "rejected": it carries no reason, and whoever was refused
+# already has the answer of their own request.
+FORWARDED = ("state", "capture_start", "capture_end")
+
+
+@dataclass(eq=False)
+class Listener:
+    """One connected phone: its queue of encoded events and whether it was dropped."""
+
+    queue: queue.Queue[bytes]
+    connected_at: float = field(default_factory=time.monotonic)
+    dropped: bool = False
+
+
+def encode(kind: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
+    """One SSE message: optional ``id:``, ``event:`` and a one-line JSON ``data:``."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    body = json.dumps(data, separators=(",", ":"), default=str)
+    return f"{head}event: {kind}\ndata: {body}\n\n".encode()
+
+
+class Broker:
+    """Fans table events out to every connected phone without ever blocking the table."""
+
+    def __init__(
+        self,
+        describe: Callable[[Any], dict[str, Any]],
+        *,
+        queue_size: int = 64,
+        max_listeners: int = 40,
+        keepalive_s: float = 15.0,
+        max_age_s: float = 600.0,
+    ) -> None:
+        """``describe(event)`` turns a table event into the JSON the page receives."""
+        self._describe = describe
+        self.queue_size = queue_size
+        self.max_listeners = max_listeners
+        self.keepalive_s = keepalive_s
+        self.max_age_s = max_age_s
+        self._listeners: set[Listener] = set()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self.dropped = 0
+
+    @property
+    def listeners(self) -> int:
+        """How many phones are connected now."""
+        with self._lock:
+            return len(self._listeners)
+
+    def publish(self, event: Any) -> None:
+        """The table's subscriber: queue ``event`` for every phone; never blocks."""
+        if event.kind not in FORWARDED:
+            return
+        message = encode(event.kind, self._describe(event), next(self._ids))
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener.queue.put_nowait(message)
+            except queue.Full:
+                self._drop(listener)
+
+    def _drop(self, listener: Listener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.discard(listener)
+                listener.dropped = True
+                self.dropped += 1
+                log.warning("dropped a phone too slow to follow the table")
+
+    def connect(self) -> Listener | None:
+        """Register a new phone; None when the table already has as many as it serves."""
+        with self._lock:
+            if len(self._listeners) >= self.max_listeners:
+                return None
+            listener = Listener(queue.Queue(maxsize=self.queue_size))
+            self._listeners.add(listener)
+            return listener
+
+    def disconnect(self, listener: Listener) -> None:
+        """Forget a phone whose stream has ended."""
+        with self._lock:
+            self._listeners.discard(listener)
+
+    def stream(self, listener: Listener, first: bytes) -> Iterator[bytes]:
+        """The bytes of one phone's stream: ``first`` (the state now), then every event.
+
+        A comment line every ``keepalive_s`` keeps proxies and phones from closing an idle
+        stream, and lets the server notice a phone that went away. The stream ends after
+        ``max_age_s`` (the browser reconnects by itself) so no thread is held forever.
+        """
+        try:
+            yield b"retry: 2000\n\n" + first
+            while not listener.dropped:
+                if time.monotonic() - listener.connected_at > self.max_age_s:
+                    return
+                try:
+                    yield listener.queue.get(timeout=self.keepalive_s)
+                except queue.Empty:
+                    yield b": keep-alive\n\n"
+        finally:
+            self.disconnect(listener)

@@ -1,0 +1,31 @@
+"""The JSON answers the API gives: errors with a reason, bodies checked before use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify, request
+
+
+def error(message: str, status: int, **headers: str) -> Response:
+    """A JSON ``{"error": message}`` with a 4xx/5xx status: the reason a player can act on."""
+    response = jsonify(error=message)
+    response.status_code = status
+    response.headers.update(headers)
+    return response
+
+
+def json_body(example: str) -> dict[str, Any] | Response:
+    """The request's JSON object, or a 4xx answer saying what was wrong with it.
+
+    Only ``application/json`` is read: a cross-site HTML form cannot send that type, so a
+    forged form post never reaches a view.
+    """
+    if not request.is_json:
+        return error(f"send JSON (Content-Type: application/json): {example}", 415)
+    body = request.get_json(silent=True)
+    if body is None:
+        return error(f"the body is not valid JSON: expected {example}", 400)
+    if not isinstance(body, dict):
+        return error(f"the body must be a JSON object: {example}", 400)
+    return body

@@ -1,0 +1,389 @@
+"""The table's panel: presses become ``Table`` actions, table events become lights and sounds.
+
+The panel knows nothing of the rules. It asks the referee for the legal next bids and
+walks them with the dial, it names the caller from the state's ``turn`` or from the seat
+button pressed just before, and it submits the record's own actions; whether an action
+is legal is always the table's answer. A refused press sounds the reject signal and
+changes nothing.
+
+Threads: presses arrive on gpiozero's threads and call ``table.submit`` directly (the
+table holds the lock). Table events arrive on the submitting thread, possibly while the
+table holds its lock, so the subscriber only switches the light (which must be on during
+the frame) and queues the event; a worker thread of the panel then updates LEDs, buzzer
+and dial, and may call the table again safely.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from hardware.buttons import Controls
+from hardware.dial import BidDial, BidLike, DialBid
+from hardware.pins import PinMap, default_pin_map, load_pin_map
+from hardware.signals import Signals
+
+logger = logging.getLogger(__name__)
+
+# Presses that call out the standing bid, by the caller the panel names.
+CALLS = ("dudo", "calza", "pass")
+# The +/- buttons: (quantity, face) change of the dialed bid.
+ADJUST: Mapping[str, tuple[int, int]] = {
+    "qty_up": (1, 0),
+    "qty_down": (-1, 0),
+    "face_up": (0, 1),
+    "face_down": (0, -1),
+}
+# The keys of the state that are the game itself (DESIGN.md's state JSON).
+GAME_KEYS = ("game_id", "rules", "phase", "round", "players", "dice_in_play", "dice_lost",
+             "turn", "bid", "palifico", "winner", "last_result")
+# Announcement kinds that have a signal of their own, most important first.
+LOUD: tuple[tuple[str, str], ...] = (("winner", "won"), ("out", "out"),
+                                     ("palifico", "palifico"))
+
+
+class AnnouncementLike(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+
+class OutcomeLike(Protocol):
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    @property
+    def state(self) -> dict[str, Any]: ...
+
+    @property
+    def announcements(self) -> Sequence[AnnouncementLike]: ...
+
+
+class EventLike(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def state(self) -> dict[str, Any]: ...
+
+    @property
+    def announcements(self) -> Sequence[AnnouncementLike]: ...
+
+
+class TableLike(Protocol):
+    """The part of ``companion.table.Table`` the panel uses."""
+
+    def submit(self, action: dict[str, Any]) -> OutcomeLike: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def legal_bids(self) -> Sequence[BidLike]: ...
+
+    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def show(self, name: str, value: object) -> None: ...
+
+
+class Panel:
+    """Every device of the pin map, wired to a table.
+
+    ``pins`` is a ``PinMap`` or anything ``load_pin_map`` reads (None: the default
+    panel). The times are seconds: UNDO acts after ``undo_hold_s`` held, a seat button
+    names the caller of a DUDO/CALZA/PASS pressed within ``seat_window_s`` after it, a
+    button down for ``stuck_after_s`` is reported and ignored until released.
+    """
+
+    def __init__(
+        self,
+        table: TableLike,
+        pins: PinMap | str | Path | Mapping[str, Any] | None = None,
+        *,
+        undo_hold_s: float = 1.0,
+        seat_window_s: float = 3.0,
+        stuck_after_s: float = 10.0,
+        tick_s: float = 0.06,
+        blink_s: float = 0.4,
+        pin_factory: Any = None,
+    ) -> None:
+        self.table = table
+        self.pins = (default_pin_map() if pins is None
+                     else pins if isinstance(pins, PinMap) else load_pin_map(pins))
+        self.seat_window_s = seat_window_s
+        self.dial = BidDial()
+        self._lock = threading.Lock()
+        self._seat: tuple[int, float] | None = None  # last seat pressed, and when
+        self._local = threading.local()
+        self._queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self._game_key: str | None = None
+        self._turn: str | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._worker: threading.Thread | None = None
+        self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
+                               pin_factory=pin_factory)
+        try:
+            self.signals.set("light", False)
+            self.controls = Controls(
+                self.pins,
+                on_press=self._pressed,
+                on_hold=self._held,
+                on_turn=self._turned,
+                on_stuck=self._stuck,
+                holds={"undo": undo_hold_s},
+                stuck_after_s=stuck_after_s,
+                pin_factory=pin_factory,
+            )
+        except Exception:
+            self.signals.close()
+            raise
+        self._worker = threading.Thread(target=self._work, name="dudo-panel", daemon=True)
+        self._worker.start()
+        self._unsubscribe = table.subscribe(self._on_event)
+        self._queue.put(("sync",))
+
+    # -- presses (gpiozero threads) ------------------------------------------------------
+
+    def _pressed(self, name: str) -> None:
+        if name.startswith("seat"):
+            with self._lock:
+                self._seat = (int(name[4:]), time.monotonic())
+            logger.info("seat %s pressed", name[4:])
+        elif name in ("dial", "bid"):
+            self._bid(name)
+        elif name in CALLS:
+            self._call(name)
+        elif name in ADJUST:
+            dq, df = ADJUST[name]
+            self._sync_dial()
+            with self._lock:
+                bid = self.dial.adjust(dq, df)
+            self._show_dial(bid)
+        # UNDO acts on a hold only: a short press is a slip of the finger.
+
+    def _held(self, name: str) -> None:
+        if name == "undo":
+            self._submit("UNDO", {"action": "undo"})
+
+    def _turned(self, step: int) -> None:
+        self._sync_dial()
+        with self._lock:
+            bid = self.dial.turn(step)
+        self._show_dial(bid)
+
+    def _stuck(self, name: str, stuck: bool) -> None:
+        # Controls may report a button stuck while it is being built (down at start-up).
+        controls = getattr(self, "controls", None)
+        stuck_now = sorted(controls.stuck) if controls is not None else [name]
+        message = (f"button {', '.join(n.upper() for n in stuck_now)} held down: "
+                   "ignored until released") if stuck_now else None
+        set_fault = getattr(self.table, "set_fault", None)
+        try:
+            if set_fault is not None:
+                set_fault("panel", message)
+            else:
+                self.table.show("fault", message)
+        except Exception:
+            logger.exception("could not report the stuck button %r", name)
+
+    def _bid(self, button: str) -> None:
+        state = self._state()
+        self._sync_dial(state)
+        with self._lock:
+            bid = self.dial.current
+        player = state.get("turn")
+        if bid is None or player is None:
+            self._queue.put(("refused", f"{button.upper()}: no bid to make now"))
+            return
+        self._submit(f"{button.upper()} {bid}", {
+            "action": "bid", "player": player, "quantity": bid.quantity, "face": bid.face,
+        })
+
+    def _call(self, name: str) -> None:
+        state = self._state()
+        with self._lock:
+            seat, self._seat = self._seat, None
+        player: str | None = state.get("turn")
+        if seat is not None and time.monotonic() - seat[1] <= self.seat_window_s:
+            players = state.get("players") or []
+            if seat[0] > len(players):
+                self._queue.put(("refused", f"{name.upper()}: seat {seat[0]} has no player"))
+                return
+            player = players[seat[0] - 1]["name"]
+        if player is None:
+            self._queue.put(("refused", f"{name.upper()}: whose call? nobody is to act; "
+                                        "press your seat button first"))
+            return
+        self._submit(f"{name.upper()} by {player}", {"action": name, "player": player})
+
+    def _submit(self, what: str, action: dict[str, Any]) -> None:
+        # Events the table sends while it handles this very action are collected here,
+        # so that the panel answers the press with one signal, not two.
+        self._local.events = []
+        try:
+            outcome: OutcomeLike | None = self.table.submit(action)
+        except Exception:
+            logger.exception("table.submit(%r) failed", action)
+            outcome = None
+        finally:
+            events, self._local.events = self._local.events, None
+        self._queue.put(("submitted", what, outcome, events))
+
+    def _state(self) -> dict[str, Any]:
+        try:
+            return self.table.state()
+        except Exception:
+            logger.exception("table.state() failed")
+            return {}
+
+    # -- table events (the submitting thread; maybe under the table's lock) --------------
+
+    def _on_event(self, event: EventLike) -> None:
+        if event.kind == "capture_start":
+            self.signals.set("light", True)
+        elif event.kind == "capture_end":
+            self.signals.set("light", False)
+        elif event.kind == "state":
+            collecting = getattr(self._local, "events", None)
+            if collecting is not None:
+                collecting.append(event)
+            else:
+                self._queue.put(("event", event))
+
+    # -- the worker: LEDs, buzzer, dial --------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item[0] == "stop":
+                    return
+                self._handle(item)
+            except Exception:
+                logger.exception("panel could not handle %r", item[0])
+            finally:
+                self._queue.task_done()
+
+    def _handle(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "sync":
+            self._follow(self._state(), [])
+        elif kind == "settled":
+            item[1].set()
+        elif kind == "event":
+            event = item[1]
+            sound = self._follow(event.state, event.announcements)
+            if sound:
+                self.signals.play(sound)
+        elif kind == "refused":
+            self._refuse(item[1])
+        elif kind == "submitted":
+            _, what, outcome, events = item
+            if outcome is None or not outcome.ok:
+                reason = "the table failed" if outcome is None else outcome.error
+                self._refuse(f"{what}: {reason}")
+                return
+            logger.info("%s accepted", what)
+            sound = ""
+            for event in events or [outcome]:
+                sound = self._follow(event.state, event.announcements) or sound
+            self._show("panel", None)
+            self.signals.play(sound if sound and sound != "your_turn" else "accepted")
+
+    def _refuse(self, reason: str) -> None:
+        logger.info("rejected: %s", reason)
+        self._show("panel", reason)
+        self.signals.play("rejected")
+
+    def _follow(self, state: dict[str, Any], announcements: Sequence[AnnouncementLike]) -> str:
+        """Bring LEDs and dial up to ``state``; return the signal it deserves, or ''."""
+        players = [p.get("name") for p in state.get("players") or []]
+        phase = state.get("phase")
+        turn = state.get("turn")
+        seat_of = {name: i + 1 for i, name in enumerate(players)}
+        if phase == "reveal":
+            # The cups are up: every seat still in blinks until the dice are read.
+            in_play = [seat_of[p["name"]] for p in state.get("players") or []
+                       if not p.get("out")]
+            self.signals.show_seats(blinking=in_play)
+        elif phase == "over" and state.get("winner") in seat_of:
+            self.signals.show_seats(blinking=[seat_of[state["winner"]]])
+        else:
+            self.signals.show_seats(lit=[seat_of[turn]] if turn in seat_of else [])
+        self.signals.set("palifico_led", bool(state.get("palifico")))
+
+        self._sync_dial()
+
+        kinds = {a.kind for a in announcements}
+        turn_moved = turn != self._turn
+        self._turn = turn
+        for kind, sound in LOUD:
+            if kind in kinds:
+                return sound
+        return "your_turn" if turn_moved and turn is not None else ""
+
+    def _sync_dial(self, state: dict[str, Any] | None = None) -> None:
+        """Send the dial back to the lowest legal raise if the game changed since it was set.
+
+        Called with the table's current state (never an older event's) by the worker and
+        by every dial press, so a press right after a change already sees the new bids.
+        """
+        state = self._state() if state is None else state
+        # The game itself, not a display value (the dial's own among them) or a fault.
+        key = json.dumps({k: state.get(k) for k in GAME_KEYS}, sort_keys=True, default=str)
+        with self._lock:
+            if key == self._game_key:
+                return
+        try:
+            bids = self.table.legal_bids() if state.get("phase") == "bidding" else []
+        except Exception:
+            logger.exception("table.legal_bids() failed")
+            bids = []
+        with self._lock:
+            self._game_key = key
+            bid = self.dial.reset(bids)
+        self._show_dial(bid)
+
+    def _show_dial(self, bid: DialBid | None) -> None:
+        self._show("dial", None if bid is None else str(bid))
+
+    def _show(self, name: str, value: object) -> None:
+        try:
+            self.table.show(name, value)
+        except Exception:
+            logger.exception("table.show(%r) failed", name)
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until every press and event so far has reached the LEDs and buzzer
+        (not until a signal has finished sounding: see ``signals.wait``)."""
+        done = threading.Event()
+        self._queue.put(("settled", done))
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        """Stop listening, switch every light off and release every pin."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._worker is not None:
+            self._queue.put(("stop",))
+            self._worker.join(timeout=5)
+            self._worker = None
+        self.controls.close()
+        for name in list(self.signals.leds):
+            self.signals.set(name, False)
+        self.signals.close()
+
+    def __enter__(self) -> Panel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,262 @@
+"""The pin map: which BCM pin each button, LED, buzzer and light of the table is wired to.
+
+A pin map is the ``[pins]`` table of a TOML file (or that table as a dict). Each name of
+the table's panel maps to a BCM number, or to an inline table with the number and how
+the pin is wired::
+
+    [pins]
+    bounce_time = 0.05                    # seconds of software debounce for every button
+    dudo = 5                              # a button to ground, the Pi's pull-up
+    pass = {pin = 13, pull_up = false}    # a button to 3.3 V, the Pi's pull-down
+    buzzer = {pin = 18, tonal = true}     # a passive piezo: TonalBuzzer on PWM
+    light = {pin = 21, active_high = false}  # a relay board switched on by a low pin
+
+``load_pin_map`` checks the whole map before any pin is touched, so a wiring mistake is
+one clear ``ValueError`` at start-up, never a half-built panel.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+# Buttons, in the order a builder finds them on the panel (and panel-test lists them).
+SEATS = 6
+ENCODER = ("dial_a", "dial_b")
+BUTTONS: tuple[str, ...] = (
+    "dial",
+    "qty_up",
+    "qty_down",
+    "face_up",
+    "face_down",
+    "bid",
+    "dudo",
+    "calza",
+    "pass",
+    "undo",
+    *(f"seat{n}" for n in range(1, SEATS + 1)),
+)
+OUTPUTS: tuple[str, ...] = (
+    "buzzer",
+    "palifico_led",
+    "light",
+    *(f"seat{n}_led" for n in range(1, SEATS + 1)),
+)
+INPUTS: tuple[str, ...] = (*ENCODER, *BUTTONS)
+NAMES: tuple[str, ...] = (*INPUTS, *OUTPUTS)
+
+# The 40-pin header of every Pi since the B+ brings out GPIO 0-27.
+BCM_RANGE = range(0, 28)
+# GPIO 2 and 3 (I2C) carry 1.8 kOhm pull-ups on the board: they cannot be pulled down.
+FIXED_PULL_UP = frozenset({2, 3})
+DEFAULT_BOUNCE_TIME = 0.05
+_SETTINGS = ("bounce_time",)
+# gpiozero's RotaryEncoder always uses the Pi's pull-ups: its pins take only a number.
+_ENCODER_KEYS = frozenset({"pin"})
+_INPUT_KEYS = frozenset({"pin", "pull_up"})
+_OUTPUT_KEYS = frozenset({"pin", "active_high"})
+_BUZZER_KEYS = _OUTPUT_KEYS | {"tonal"}
+
+
+@dataclass(frozen=True)
+class PinSpec:
+    """One wired pin: its BCM number and how it is wired.
+
+    ``pull_up`` matters for inputs (a button to ground reads pressed when low),
+    ``active_high`` for outputs, ``tonal`` only for the buzzer.
+    """
+
+    name: str
+    pin: int
+    pull_up: bool = True
+    active_high: bool = True
+    tonal: bool = False
+
+    @property
+    def is_input(self) -> bool:
+        return self.name in INPUTS
+
+    def describe(self) -> str:
+        """How the pin is wired, in a builder's words (``pull-up, pressed = low``)."""
+        if self.is_input:
+            return "pull-up, pressed = low" if self.pull_up else "pull-down, pressed = high"
+        wiring = "on = high" if self.active_high else "on = low"
+        return f"{wiring}, tonal (PWM)" if self.tonal else wiring
+
+
+@dataclass(frozen=True)
+class PinMap:
+    """A validated pin map: the wired names only, in panel order."""
+
+    pins: Mapping[str, PinSpec]
+    bounce_time: float = DEFAULT_BOUNCE_TIME
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.pins
+
+    def __getitem__(self, name: str) -> PinSpec:
+        return self.pins[name]
+
+    def get(self, name: str) -> PinSpec | None:
+        return self.pins.get(name)
+
+    @property
+    def buttons(self) -> list[PinSpec]:
+        """The wired push buttons (not the encoder's A/B pins), in panel order."""
+        return [self.pins[n] for n in BUTTONS if n in self.pins]
+
+    @property
+    def outputs(self) -> list[PinSpec]:
+        """The wired LEDs, buzzer and light, in panel order."""
+        return [self.pins[n] for n in OUTPUTS if n in self.pins]
+
+    @property
+    def has_encoder(self) -> bool:
+        return all(n in self.pins for n in ENCODER)
+
+    @property
+    def seats(self) -> list[int]:
+        """The seat numbers (1-6) that have a seat button."""
+        return [n for n in range(1, SEATS + 1) if f"seat{n}" in self.pins]
+
+    def table(self) -> str:
+        """The map as a text table for a builder: name, BCM pin, header pin, wiring."""
+        rows = [("name", "BCM", "header", "wiring")]
+        for name in NAMES:
+            spec = self.pins.get(name)
+            if spec is not None:
+                header = HEADER_PIN[spec.pin]
+                rows.append((name, f"GPIO{spec.pin}", f"pin {header}", spec.describe()))
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                 for row in rows]
+        lines.append(f"bounce_time = {self.bounce_time} s for every button")
+        return "\n".join(lines)
+
+
+# BCM number -> physical pin on the 40-pin header (what a builder counts on the board).
+HEADER_PIN: dict[int, int] = {
+    0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23,
+    12: 32, 13: 33, 14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40,
+    22: 15, 23: 16, 24: 18, 25: 22, 26: 37, 27: 13,
+}
+
+
+def load_pin_map(source: str | Path | Mapping[str, Any]) -> PinMap:
+    """Read and validate a pin map from a TOML file or a dict.
+
+    A file (or a dict) with a ``[pins]`` table uses that table, so the companion's whole
+    config file can be given; otherwise the dict is the pin table itself. Raises
+    ``ValueError`` naming the file, the entry and what is wrong with it.
+    """
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            with path.open("rb") as f:
+                data: Mapping[str, Any] = tomllib.load(f)
+        except OSError as e:
+            raise ValueError(f"pin map {path}: cannot read it: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"pin map {path}: not valid TOML: {e}") from None
+        where = f"pin map {path}"
+        if "pins" not in data:
+            raise ValueError(f"{where}: no [pins] table")
+    else:
+        data, where = source, "pin map"
+    table = data.get("pins", data)
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{where}: [pins] must be a table of name = BCM pin")
+    return _validate(table, where)
+
+
+def default_pin_map() -> PinMap:
+    """The pin map of the default panel (``hardware/default-pins.toml``)."""
+    return load_pin_map(_packaged("default-pins.toml"))
+
+
+def pin_map_from_config(path: str | Path | None) -> PinMap:
+    """The pin map of the companion's config file: its ``[pins]`` table, or the default
+    panel when there is no file or the file has no ``[pins]`` table."""
+    if path is None:
+        return default_pin_map()
+    try:
+        with Path(path).open("rb") as f:
+            has_pins = "pins" in tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        has_pins = True  # let load_pin_map say what is wrong with the file
+    return load_pin_map(path) if has_pins else default_pin_map()
+
+
+def example_pin_map_path() -> Path:
+    """Where the documented example map lives (buttons instead of an encoder)."""
+    return _packaged("example-pins.toml")
+
+
+def _packaged(filename: str) -> Path:
+    return Path(str(resources.files("hardware").joinpath(filename)))
+
+
+def _validate(table: Mapping[str, Any], where: str) -> PinMap:
+    bounce_time = table.get("bounce_time", DEFAULT_BOUNCE_TIME)
+    if isinstance(bounce_time, bool) or not isinstance(bounce_time, (int, float)) or not (
+        0 <= bounce_time <= 1
+    ):
+        raise ValueError(f"{where}: bounce_time must be seconds between 0 and 1, "
+                         f"got {bounce_time!r}")
+    specs: dict[str, PinSpec] = {}
+    used: dict[int, str] = {}
+    for name, entry in table.items():
+        if name in _SETTINGS:
+            continue
+        if name not in NAMES:
+            raise ValueError(f"{where}: unknown name {name!r}; the names are: "
+                             f"{', '.join(NAMES)}, and the setting bounce_time")
+        spec = _spec(name, entry, where)
+        if spec.pin in used:
+            raise ValueError(f"{where}: BCM pin {spec.pin} is used twice, "
+                             f"by {used[spec.pin]!r} and by {name!r}")
+        used[spec.pin] = name
+        specs[name] = spec
+    if sum(n in specs for n in ENCODER) == 1:
+        missing = next(n for n in ENCODER if n not in specs)
+        raise ValueError(f"{where}: the encoder needs both dial_a and dial_b; "
+                         f"{missing!r} is missing")
+    ordered = {name: specs[name] for name in NAMES if name in specs}
+    return PinMap(ordered, float(bounce_time))
+
+
+def _spec(name: str, entry: object, where: str) -> PinSpec:
+    if isinstance(entry, Mapping):
+        fields = dict(entry)
+    elif isinstance(entry, int) and not isinstance(entry, bool):
+        fields = {"pin": entry}
+    else:
+        raise ValueError(f"{where}: {name!r} must be a BCM number or a table "
+                         f"{{pin = N, ...}}, got {entry!r}")
+    allowed = (_ENCODER_KEYS if name in ENCODER else _INPUT_KEYS if name in INPUTS
+               else _BUZZER_KEYS if name == "buzzer" else _OUTPUT_KEYS)
+    for key, value in fields.items():
+        if key not in allowed:
+            raise ValueError(f"{where}: {name!r} has an unknown key {key!r}; "
+                             f"it takes {', '.join(sorted(allowed))}")
+        if key != "pin" and not isinstance(value, bool):
+            raise ValueError(f"{where}: {name}.{key} must be true or false, got {value!r}")
+    if "pin" not in fields:
+        raise ValueError(f"{where}: {name!r} has no pin number")
+    pin = fields["pin"]
+    if isinstance(pin, bool) or not isinstance(pin, int):
+        raise ValueError(f"{where}: {name!r} must be a BCM number, got {pin!r}")
+    if pin not in BCM_RANGE:
+        raise ValueError(f"{where}: {name!r} = {pin} is out of range: "
+                         f"BCM pins are {BCM_RANGE.start}-{BCM_RANGE.stop - 1}")
+    if fields.get("tonal") and fields.get("active_high") is False:
+        raise ValueError(f"{where}: a tonal buzzer is driven by a square wave: "
+                         f"{name}.active_high = false does not apply")
+    if pin in FIXED_PULL_UP and fields.get("pull_up") is False:
+        raise ValueError(f"{where}: {name!r} = {pin} cannot have pull_up = false: "
+                         f"GPIO {pin} has a fixed pull-up resistor on the board")
+    return PinSpec(name, pin, **{k: v for k, v in fields.items() if k != "pin"})

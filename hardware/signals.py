@@ -1,0 +1,185 @@
+"""What the table shows and sounds: buzzer signals, seat LEDs, the palifico LED, the light.
+
+Each sound is a short signal with its own number of notes, so players learn them by ear
+(and a test can tell them apart on the pin): bid accepted 1, your turn 2, action
+rejected 3, player out 4, the palifico tune 5, game won 6. A passive piezo (``tonal``
+in the pin map) plays them as notes through gpiozero's ``TonalBuzzer``; an active
+buzzer beeps the same rhythm through ``Buzzer``. Both play in gpiozero's own background
+``source`` thread, so nothing here ever blocks the caller; a new signal cuts the one
+playing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from gpiozero import LED, Buzzer, TonalBuzzer
+from gpiozero.tones import Tone
+
+from hardware.pins import SEATS, PinMap
+
+logger = logging.getLogger(__name__)
+
+# A note is (tone name, or None for a rest; length in ticks). Every sounded note is
+# followed by a rest so that each note is a separate beep on a plain buzzer too.
+Note = tuple[str | None, int]
+SIGNALS: Mapping[str, tuple[Note, ...]] = {
+    "accepted": (("E6", 2), (None, 1)),
+    "your_turn": (("A5", 2), (None, 1), ("E6", 2), (None, 1)),
+    "rejected": (("A4", 3), (None, 1), ("A4", 3), (None, 1), ("A4", 3), (None, 1)),
+    "out": (("E6", 3), (None, 1), ("C6", 3), (None, 1), ("A5", 3), (None, 1),
+            ("E5", 6), (None, 1)),
+    # Palifico: three repeated notes and a rising close, the one tune of the set.
+    "palifico": (("C5", 2), (None, 1), ("C5", 2), (None, 1), ("C5", 2), (None, 1),
+                 ("F5", 4), (None, 1), ("A5", 6), (None, 1)),
+    "won": (("C5", 2), (None, 1), ("E5", 2), (None, 1), ("G5", 2), (None, 1),
+            ("C6", 4), (None, 2), ("G5", 2), (None, 1), ("C6", 8), (None, 1)),
+}
+# A pause between signals played one after the other (ticks).
+GAP = 4
+# The tonal buzzer's middle note: a piezo is loudest around 1-3 kHz, so A5 (880 Hz)
+# with one octave either side (440-1760 Hz) holds every note above.
+MID_TONE = "A5"
+
+
+class Signals:
+    """The panel's outputs: buzzer, seat LEDs, palifico LED and the light under the glass.
+
+    Only the outputs the pin map wires are built; the others are silently absent, so
+    every method is safe to call on any panel.
+    """
+
+    def __init__(
+        self,
+        pins: PinMap,
+        *,
+        tick_s: float = 0.06,
+        blink_s: float = 0.4,
+        pin_factory: Any = None,
+    ) -> None:
+        self.tick_s = tick_s
+        self.blink_s = blink_s
+        self._devices: list[Any] = []
+        self._done = threading.Event()
+        self._done.set()
+        self._blinking: set[str] = set()
+        self.buzzer: Buzzer | TonalBuzzer | None = None
+        self.leds: dict[str, LED] = {}
+        try:
+            spec = pins.get("buzzer")
+            if spec is not None and spec.tonal:
+                self.buzzer = TonalBuzzer(
+                    spec.pin, mid_tone=Tone(MID_TONE), octaves=1, pin_factory=pin_factory
+                )
+            elif spec is not None:
+                self.buzzer = Buzzer(
+                    spec.pin, active_high=spec.active_high, pin_factory=pin_factory
+                )
+            if self.buzzer is not None:
+                self.buzzer.source_delay = tick_s
+                self._devices.append(self.buzzer)
+            for out in pins.outputs:
+                if out.name != "buzzer":
+                    led = LED(out.pin, active_high=out.active_high, initial_value=False,
+                              pin_factory=pin_factory)
+                    self.leds[out.name] = led
+                    self._devices.append(led)
+        except Exception:
+            self.close()
+            raise
+
+    # -- sounds -------------------------------------------------------------------------
+
+    def play(self, *names: str) -> None:
+        """Start the named signals, one after another, in the background."""
+        unknown = [n for n in names if n not in SIGNALS]
+        if unknown:
+            raise ValueError(f"unknown signal {unknown[0]!r}; the signals are "
+                             f"{', '.join(SIGNALS)}")
+        if self.buzzer is None or not names:
+            return
+        logger.debug("signal %s", " + ".join(names))
+        done = threading.Event()
+        self._done = done
+        self.buzzer.source = self._values(names, done)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the signal playing to end; False if it is still playing."""
+        return self._done.wait(timeout)
+
+    def _values(self, names: Sequence[str], done: threading.Event) -> Iterator[Any]:
+        # One value per tick for gpiozero's source thread: a TonalBuzzer value is the
+        # note's pitch from -1 to 1 (None is silence), a Buzzer value is on/off.
+        try:
+            for i, name in enumerate(names):
+                if i:
+                    yield from [self._silence()] * GAP
+                for tone, ticks in SIGNALS[name]:
+                    value = self._silence() if tone is None else self._sound(tone)
+                    yield from [value] * ticks
+            yield self._silence()
+        finally:
+            done.set()
+
+    def _sound(self, tone: str) -> float | int:
+        if isinstance(self.buzzer, TonalBuzzer):
+            ratio = Tone(tone).frequency / self.buzzer.mid_tone.frequency
+            return min(max(math.log2(ratio) / self.buzzer.octaves, -1.0), 1.0)
+        return 1
+
+    def _silence(self) -> float | int | None:
+        return None if isinstance(self.buzzer, TonalBuzzer) else 0
+
+    # -- lights -------------------------------------------------------------------------
+
+    def show_seats(self, lit: Sequence[int] = (), blinking: Sequence[int] = ()) -> None:
+        """Light the LEDs of the seats ``lit``, blink those of ``blinking``, the rest off."""
+        for seat in range(1, SEATS + 1):
+            name = f"seat{seat}_led"
+            if seat in blinking:
+                self._blink(name)
+            else:
+                self.set(name, seat in lit)
+
+    def set(self, name: str, on: bool) -> None:
+        """Switch one LED (or the light) on or off; a missing one is ignored."""
+        led = self.leds.get(name)
+        if led is None:
+            return
+        self._blinking.discard(name)
+        if on:
+            led.on()
+        else:
+            led.off()
+
+    def _blink(self, name: str) -> None:
+        led = self.leds.get(name)
+        if led is None or name in self._blinking:
+            return
+        self._blinking.add(name)
+        led.blink(on_time=self.blink_s, off_time=self.blink_s)
+
+    def states(self) -> dict[str, str]:
+        """Every output's state for a virtual panel: ``on``, ``off`` or ``blink``;
+        the buzzer ``on`` while it sounds."""
+        result = {}
+        if self.buzzer is not None:
+            result["buzzer"] = "on" if self.buzzer.is_active else "off"
+        for name, led in self.leds.items():
+            result[name] = ("blink" if name in self._blinking
+                            else "on" if led.is_lit else "off")
+        return result
+
+    def close(self) -> None:
+        """Silence the buzzer, switch everything off and release the pins."""
+        for device in self._devices:
+            try:
+                device.close()
+            except Exception:  # a pin already gone must not keep the others held
+                logger.exception("closing %r", device)
+        self._devices.clear()
+        self._done.set()

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs dudo-companion as a service on Raspberry Pi OS (Bookworm or later).
+#
+#   git clone <this repository> dudo-companion && cd dudo-companion
+#   sudo bash systemd/install.sh
+#
+# What it does (each step is safe to run again):
+#   1. apt: Picamera2, OpenCV and lgpio from Raspberry Pi OS, Avahi for the .local name;
+#   2. the service user `dudo`, in the gpio and video groups;
+#   3. a venv in /opt/dudo-companion/venv made with --system-site-packages (so it sees the
+#      apt packages), with this checkout installed into it;
+#   4. /etc/dudo-companion/config.toml with a random table PIN (kept if it exists);
+#   5. the systemd unit and the Avahi service file; the unit enabled and (re)started.
+set -euo pipefail
+
+PREFIX=/opt/dudo-companion
+CONFIG_DIR=/etc/dudo-companion
+DATA_DIR=/var/lib/dudo-companion
+SERVICE_USER=dudo
+SOURCE=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install: run me as root: sudo bash $0" >&2
+    exit 1
+fi
+if ! command -v systemctl >/dev/null; then
+    echo "install: systemd is needed (Raspberry Pi OS has it)" >&2
+    exit 1
+fi
+
+echo "install: apt packages"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    python3-venv python3-pip python3-picamera2 python3-opencv python3-lgpio \
+    python3-numpy avahi-daemon
+
+echo "install: service user $SERVICE_USER"
+for group in gpio video; do
+    getent group "$group" >/dev/null || groupadd --system "$group"
+done
+if ! id "$SERVICE_USER" >/dev/null 2>&1; then
+    useradd --system --home-dir "$DATA_DIR" --no-create-home --shell /usr/sbin/nologin \
+        --user-group "$SERVICE_USER"
+fi
+usermod -a -G gpio,video "$SERVICE_USER"
+
+echo "install: venv in $PREFIX/venv (with the system's site packages)"
+mkdir -p "$PREFIX"
+if [ ! -x "$PREFIX/venv/bin/python" ]; then
+    python3 -m venv --system-site-packages "$PREFIX/venv"
+fi
+# Not the `vision` extra: OpenCV comes from apt (python3-opencv), built for the Pi.
+"$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
+"$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' \
+    || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
+
+echo "install: config in $CONFIG_DIR/config.toml"
+mkdir -p "$CONFIG_DIR" "$DATA_DIR"
+if [ ! -f "$CONFIG_DIR/config.toml" ]; then
+    pin=$(printf '%04d' $(( $(od -An -N2 -tu2 /dev/urandom) % 10000 )))
+    cat > "$CONFIG_DIR/config.toml" <<TOML
+# dudo-companion settings. The hardware reads [pins], the camera [camera] and [vision]:
+# see the README. Restart after a change: sudo systemctl restart dudo-companion
+[server]
+host = "0.0.0.0"
+port = 8080
+pin = "$pin"
+
+[camera]
+source = "picamera2"
+TOML
+fi
+chown root:"$SERVICE_USER" "$CONFIG_DIR/config.toml"
+chmod 0640 "$CONFIG_DIR/config.toml"
+chown "$SERVICE_USER":"$SERVICE_USER" "$DATA_DIR"
+chmod 0750 "$DATA_DIR"
+
+echo "install: systemd unit and Avahi service"
+install -m 0644 "$SOURCE/systemd/dudo-companion.service" /etc/systemd/system/dudo-companion.service
+mkdir -p /etc/avahi/services
+install -m 0644 "$SOURCE/systemd/dudo-companion.avahi.service" \
+    /etc/avahi/services/dudo-companion.service
+systemctl daemon-reload
+systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
+systemctl enable dudo-companion.service
+systemctl restart dudo-companion.service
+
+pin=$(sed -n 's/^pin *= *"\([0-9]*\)".*/\1/p' "$CONFIG_DIR/config.toml" | head -n 1)
+echo "install: done. The table's page: http://$(hostname).local:8080/  PIN: ${pin:-see the log}"
+echo "install: status: systemctl status dudo-companion; log: journalctl -u dudo-companion -f"

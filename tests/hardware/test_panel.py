@@ -1,0 +1,433 @@
+"""Whole rounds played on the panel: mock pins pressed and turned, the real Table and engine.
+
+The phone page's part (the reveal typed in, a bid from the page) is played by calling
+the same Table the page calls.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.table import Table
+from hardware.panel import Panel
+from hardware.pins import PinMap, default_pin_map, example_pin_map_path, load_pin_map
+from hardware.sim import MockPanelDriver
+
+UNDO_S = 0.1
+STUCK_S = 0.4
+TICK_S = 0.003
+PINS = default_pin_map()
+BUZZER = PINS["buzzer"].pin
+ANA_BEN_CARO = ["Ana", "Ben", "Caro"]
+
+
+def new_game(table: Table, players: list[str] = ANA_BEN_CARO, **options: object) -> None:
+    outcome = table.new_game({
+        "game": "dudo-record/1", "rules": "perudo",
+        "options": {"exact_call": "calza", **options},
+        "players": players, "first": players[0],
+    })
+    assert outcome.ok, outcome.error
+
+
+@pytest.fixture
+def table() -> Iterator[Table]:
+    built = Table()
+    yield built
+    built.close()
+
+
+def build_panel(table: Table, factory: MockFactory, pins: PinMap = PINS,
+                **times: float) -> Panel:
+    settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "stuck_after_s": STUCK_S,
+                                "tick_s": TICK_S, "blink_s": 0.02, **times}
+    return Panel(table, pins, pin_factory=factory, **settings)
+
+
+@pytest.fixture
+def panel(table: Table, pin_factory: MockFactory) -> Iterator[Panel]:
+    built = build_panel(table, pin_factory)
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def driver(panel: Panel) -> MockPanelDriver:
+    return MockPanelDriver(panel)
+
+
+@pytest.fixture
+def heard(
+    panel: Panel, pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> Callable[[Callable[[], object]], int]:
+    """Do something at the table and count the sounds the buzzer answers with."""
+
+    def heard(action: Callable[[], object]) -> int:
+        calm(panel)
+        pin = pin_factory.pin(BUZZER)
+        pin.clear_states()
+        action()
+        calm(panel)
+        return sounds(pin)
+
+    return heard
+
+
+def calm(panel: Panel) -> None:
+    """Let the panel catch up with the table and finish the signal it is playing."""
+    assert panel.settle(timeout=5)
+    assert panel.signals.wait(timeout=5)
+
+
+def lit_seats(panel: Panel) -> list[int]:
+    calm(panel)
+    return [n for n in range(1, 7) if panel.signals.states()[f"seat{n}_led"] == "on"]
+
+
+def blinking_seats(panel: Panel) -> list[int]:
+    calm(panel)
+    return [n for n in range(1, 7) if panel.signals.states()[f"seat{n}_led"] == "blink"]
+
+
+def dial_shows(panel: Panel, table: Table) -> object:
+    calm(panel)
+    return table.state()["display"].get("dial")
+
+
+def reveal(table: Table, **dice: list[int]) -> None:
+    """The players read the dice out on the phone page."""
+    outcome = table.submit({"action": "reveal", "dice": dice})
+    assert outcome.ok, outcome.error
+
+
+def test_a_round_bid_by_dial_called_dudo_and_revealed(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    assert lit_seats(panel) == [1]
+    legal = [str(b) for b in table.legal_bids()]
+    assert dial_shows(panel, table) == legal[0]
+
+    driver.turn(3)
+    assert dial_shows(panel, table) == legal[3]
+    assert heard(lambda: driver.press("dial")) == 1  # bid accepted
+    state = table.state()
+    assert f"{state['bid']['quantity']}x{state['bid']['face']}" == legal[3]
+    assert state["bid"]["player"] == "Ana"
+    assert lit_seats(panel) == [2]
+
+    # The dial starts again from the lowest raise over Ana's bid, and never goes below it.
+    raises = [str(b) for b in table.legal_bids()]
+    assert dial_shows(panel, table) == raises[0]
+    driver.turn(2)
+    driver.turn(-5)
+    assert dial_shows(panel, table) == raises[0]
+    driver.turn(1)
+    driver.press("dial")
+    bid = table.state()["bid"]
+    assert (bid["player"], f"{bid['quantity']}x{bid['face']}") == ("Ben", raises[1])
+    assert lit_seats(panel) == [3]
+
+    assert heard(lambda: driver.press("dudo")) == 1
+    state = table.state()
+    assert state["phase"] == "reveal"
+    assert state["call"]["call"] == "dudo" and state["call"]["caller"] == "Caro"
+    assert blinking_seats(panel) == [1, 2, 3]
+    assert dial_shows(panel, table) is None
+
+    # Not one die shows Ben's face (nor an ace): Ben loses a die and opens round 2.
+    other = 2 if bid["face"] == 6 else 6
+    reveal(table, Ana=[other] * 5, Ben=[other] * 5, Caro=[other] * 5)
+    state = table.state()
+    assert state["round"] == 2
+    assert [p["dice"] for p in state["players"]] == [5, 4, 5]
+    assert lit_seats(panel) == [2]
+    assert blinking_seats(panel) == []
+
+
+def test_calza_from_another_seat_names_the_caller_by_the_seat_button(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    driver.press("dial")  # Ana bids; Ben is to act
+    assert heard(lambda: driver.press("calza", seat=3)) == 1
+    call = table.state()["call"]
+    assert (call["call"], call["caller"], call["bidder"]) == ("calza", "Caro", "Ana")
+    reveal(table, Ana=[6, 6, 6, 6, 6], Ben=[6, 6, 6, 6, 6], Caro=[6, 6, 6, 6, 6])
+    assert [p["dice"] for p in table.state()["players"]] == [5, 5, 4]
+    assert lit_seats(panel) == [3]  # the caller opens the next round
+
+
+def test_a_seat_pressed_too_long_before_does_not_name_the_caller(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, seat_window_s=0.05)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")
+        driver.press("seat3")
+        time.sleep(0.1)
+        driver.press("calza")
+        assert table.state()["call"]["caller"] == "Ben"  # the player to act
+    finally:
+        panel.close()
+
+
+def test_holding_undo_takes_back_the_last_bid_and_a_short_press_does_nothing(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    driver.press("dial")
+    over_ana = str(table.legal_bids()[0])
+    driver.turn(2)
+    driver.press("dial")
+    assert table.state()["turn"] == "Caro"
+
+    record = table.record()
+    assert heard(lambda: driver.press("undo")) == 0
+    assert table.record() == record
+
+    assert heard(lambda: driver.press("undo", hold_s=UNDO_S * 3)) == 1
+    state = table.state()
+    assert state["turn"] == "Ben" and state["bid"]["player"] == "Ana"
+    assert lit_seats(panel) == [2]
+    assert dial_shows(panel, table) == over_ana
+
+
+@pytest.mark.parametrize(
+    ("before", "button", "seat"),
+    [
+        ([], "dudo", None),  # nothing to doubt yet
+        ([], "calza", 2),
+        ([], "pass", None),  # no pass in perudo
+        ([{"action": "bid", "player": "Ana", "quantity": 2, "face": 3}], "dudo", 1),
+        ([{"action": "bid", "player": "Ana", "quantity": 2, "face": 3}], "calza", 1),
+        ([{"action": "bid", "player": "Ana", "quantity": 2, "face": 3},
+          {"action": "dudo", "player": "Ben"}], "dial", None),  # no bid during a reveal
+    ],
+)
+def test_a_press_the_referee_rejects_sounds_the_reject_signal_and_changes_nothing(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+    before: list[dict[str, object]], button: str, seat: int | None,
+) -> None:
+    new_game(table)
+    for action in before:
+        assert table.submit(action).ok
+    record = table.record()
+    assert heard(lambda: driver.press(button, seat=seat)) == 3
+    assert table.record() == record
+    assert table.state()["display"]["panel"].startswith(button.upper())
+
+
+def test_with_no_game_every_light_is_off_and_a_press_is_rejected(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    calm(panel)
+    assert set(panel.signals.states().values()) == {"off"}
+    assert heard(lambda: driver.press("dudo")) == 3
+    assert table.state()["phase"] == "setup"
+
+
+def test_a_bid_from_the_page_moves_the_seat_light_and_sounds_your_turn(
+    table: Table, panel: Panel, heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    calm(panel)
+    bid = {"action": "bid", "player": "Ana", "quantity": 2, "face": 3}
+    assert heard(lambda: table.submit(bid)) == 2
+    assert lit_seats(panel) == [2]
+    assert dial_shows(panel, table) == str(table.legal_bids()[0])
+
+
+def test_the_plus_minus_buttons_and_bid_make_a_bid_on_a_table_without_a_dial(
+    table: Table, pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    pins = load_pin_map(example_pin_map_path())
+    panel = build_panel(table, pin_factory, pins)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        lowest = table.legal_bids()[0]
+        for button in ["qty_up", "qty_up", "face_up"]:
+            driver.press(button)
+        assert dial_shows(panel, table) == f"{lowest.quantity + 2}x{lowest.face + 1}"
+        driver.press("bid")
+        bid = table.state()["bid"]
+        assert (bid["player"], bid["quantity"], bid["face"]) == (
+            "Ana", lowest.quantity + 2, lowest.face + 1)
+
+        # Ben goes below Ana's bid: the referee refuses it, nothing changes.
+        calm(panel)
+        record = table.record()
+        buzzer = pin_factory.pin(pins["buzzer"].pin)
+        buzzer.clear_states()
+        for button in ["qty_down", "qty_down", "qty_down", "bid"]:
+            driver.press(button)
+        calm(panel)
+        assert sounds(buzzer) == 3
+        assert table.record() == record
+    finally:
+        panel.close()
+
+
+def test_palifico_lights_its_led_and_plays_the_tune(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table, dice=2)
+    driver.press("dial")  # Ana bids the lowest raise, which her own dice make true
+    bid = table.state()["bid"]
+    driver.press("dudo")  # Ben doubts it and loses: one die left
+    face = bid["face"]
+    assert heard(lambda: reveal(table, Ana=[face, face], Ben=[face, face], Caro=[face, face])) == 5
+    state = table.state()
+    assert state["palifico"] == "Ben"
+    assert panel.signals.states()["palifico_led"] == "on"
+    assert lit_seats(panel) == [2]
+
+
+@pytest.mark.parametrize(
+    ("players", "sound", "after"),
+    [
+        (["Ana", "Ben", "Caro"], 4, "out"),  # Ben is out, the game goes on
+        (["Ana", "Ben"], 6, "won"),  # Ben is out and Ana wins
+    ],
+)
+def test_a_player_out_and_the_game_won_have_their_own_signals(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+    players: list[str], sound: int, after: str,
+) -> None:
+    new_game(table, players, dice=1)
+    driver.press("dial")
+    face = table.state()["bid"]["face"]
+    driver.press("dudo")
+    dice = {name: [face] for name in players}
+    assert heard(lambda: reveal(table, **dice)) == sound
+    state = table.state()
+    assert state["players"][1]["out"]
+    if after == "won":
+        assert state["winner"] == "Ana"
+        assert blinking_seats(panel) == [1]
+    else:
+        assert lit_seats(panel) == [3]
+
+
+def test_a_button_stuck_down_is_shown_on_the_page_until_released(
+    table: Table, panel: Panel, pin_factory: MockFactory
+) -> None:
+    new_game(table)
+    pin = pin_factory.pin(PINS["seat1"].pin)
+    pin.drive_low()
+    deadline = time.monotonic() + 5
+    while "panel" not in table.state()["faults"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert "SEAT1 held down" in table.state()["faults"]["panel"]
+    pin.drive_high()
+    assert "panel" not in table.state()["faults"]
+
+
+class WatchedCamera:
+    """The simulated camera under the glass, noting whether the light was on for its frame."""
+
+    def __init__(self, light: Any) -> None:
+        from vision.simulate import SimulatedCamera
+
+        self.camera = SimulatedCamera(seed=1)
+        self.light = light
+        self.light_at_capture: list[bool] = []
+
+    def capture(self) -> Any:
+        self.light_at_capture.append(bool(self.light.state))
+        return self.camera.capture()
+
+
+def test_the_light_under_the_glass_is_on_only_while_the_frame_is_taken(
+    pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    light = pin_factory.pin(PINS["light"].pin)
+    camera = WatchedCamera(light)
+    table = Table(camera=camera, reader=_failing_reader())
+    panel = build_panel(table, pin_factory)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        camera.camera.set_dice({"Ana": [6] * 5, "Ben": [6] * 5, "Caro": [6] * 5})
+        driver.press("dial")
+        calm(panel)
+        assert not light.state
+        light.clear_states()
+        driver.press("dudo")
+        assert table.wait_idle(timeout=10)
+        calm(panel)
+        assert camera.light_at_capture == [True]
+        assert sounds(light) == 1
+        assert not light.state
+    finally:
+        panel.close()
+        table.close()
+
+
+def _failing_reader() -> Any:
+    """The real reader, kept from reading: this test is about the light, not the dice."""
+    from companion.reveal import VisionReader
+
+    class NoReading(VisionReader):
+        def read(self, frame: Any, expected: Any, seats: Any = None) -> Any:
+            raise RuntimeError("not reading in this test")
+
+    return NoReading()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda d: d.press("shout"), "unknown button 'shout'"),
+        (lambda d: d.press("bid"), "this panel has no bid button"),
+        (lambda d: d.press("dudo", seat=7), "seat 7"),
+        (lambda d: d.press("dudo", seat="2"), "seat must be a seat number"),
+        (lambda d: d.press("dudo", hold_s=-1), "hold_s must be seconds from 0 to 15"),
+        (lambda d: d.press("dudo", hold_s=60), "hold_s must be seconds from 0 to 15"),
+        (lambda d: d.turn(1.5), "steps must be a whole number"),
+        (lambda d: d.turn(5000), "at most 1000"),
+    ],
+)
+def test_a_bad_simulated_press_is_a_clear_error_and_presses_nothing(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    call: Callable[[MockPanelDriver], None], message: str,
+) -> None:
+    new_game(table)
+    calm(panel)
+    before = (table.record(), table.state()["display"])
+    with pytest.raises(ValueError, match=message):
+        call(driver)
+    calm(panel)
+    assert (table.record(), table.state()["display"]) == before
+
+
+def test_closing_the_panel_switches_everything_off_and_frees_the_pins(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory)
+    new_game(table)
+    assert lit_seats(panel) == [1]
+    panel.close()
+    assert not pin_factory.pin(PINS["seat1_led"].pin).state
+    table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3})
+    assert not pin_factory.pin(PINS["seat2_led"].pin).state  # no longer listening
+    again = build_panel(table, pin_factory)
+    try:
+        assert lit_seats(again) == [2]
+    finally:
+        again.close()

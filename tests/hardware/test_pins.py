@@ -1,0 +1,121 @@
+"""The pin map: the default panel, the documented example, and every wiring mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardware.pins import (
+    BUTTONS,
+    OUTPUTS,
+    default_pin_map,
+    example_pin_map_path,
+    load_pin_map,
+    pin_map_from_config,
+)
+
+DESIGN_NAMES = (
+    "dial qty_up qty_down face_up face_down bid dudo calza pass undo "
+    "seat1 seat2 seat3 seat4 seat5 seat6 "
+    "buzzer palifico_led light seat1_led seat2_led seat3_led seat4_led seat5_led seat6_led"
+).split()
+
+
+def test_the_pin_map_speaks_the_names_of_the_design() -> None:
+    assert set(DESIGN_NAMES) == set(BUTTONS) | set(OUTPUTS)
+
+
+def test_the_default_panel_has_a_dial_every_call_six_seats_and_every_output() -> None:
+    pins = default_pin_map()
+    assert pins.has_encoder
+    for name in ["dial", "dudo", "calza", "pass", "undo", *OUTPUTS]:
+        assert name in pins, name
+    assert pins.seats == [1, 2, 3, 4, 5, 6]
+    assert pins["buzzer"].tonal
+    numbers = [spec.pin for spec in pins.pins.values()]
+    assert len(numbers) == len(set(numbers))
+    # The HAT EEPROM pins and the serial console stay free.
+    assert not {0, 1, 14, 15} & set(numbers)
+
+
+def test_the_documented_example_is_a_table_without_an_encoder() -> None:
+    pins = load_pin_map(example_pin_map_path())
+    assert not pins.has_encoder
+    assert all(n in pins for n in ["qty_up", "qty_down", "face_up", "face_down", "bid"])
+    assert pins["pass"].pull_up is False
+    assert pins["light"].active_high is False
+    assert pins["buzzer"].tonal is False
+    assert pins.bounce_time == 0.08
+
+
+def test_the_printed_map_gives_bcm_and_header_pins_for_the_builder() -> None:
+    text = default_pin_map().table()
+    assert "dudo          GPIO5   pin 29  pull-up, pressed = low" in text
+    assert "buzzer        GPIO18  pin 12  on = high, tonal (PWM)" in text
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ({"dudo": 5, "calza": 5}, "BCM pin 5 is used twice, by 'dudo' and by 'calza'"),
+        ({"dudo_button": 5}, "unknown name 'dudo_button'"),
+        ({"seat7": 5}, "unknown name 'seat7'"),
+        ({"dudo": 28}, "'dudo' = 28 is out of range: BCM pins are 0-27"),
+        ({"dudo": -1}, "'dudo' = -1 is out of range"),
+        ({"dudo": "five"}, "'dudo' must be a BCM number or a table"),
+        ({"dudo": True}, "'dudo' must be a BCM number or a table"),
+        ({"dudo": 5.0}, "'dudo' must be a BCM number or a table"),
+        ({"dudo": {"pin": "5"}}, "'dudo' must be a BCM number, got '5'"),
+        ({"dudo": {"pin": 5, "pullup": True}}, "'dudo' has an unknown key 'pullup'"),
+        ({"dudo": {"pull_up": True}}, "'dudo' has no pin number"),
+        ({"dudo": {"pin": 5, "pull_up": "yes"}}, "dudo.pull_up must be true or false"),
+        ({"light": {"pin": 4, "pull_up": False}}, "'light' has an unknown key 'pull_up'"),
+        ({"dudo": {"pin": 5, "tonal": True}}, "'dudo' has an unknown key 'tonal'"),
+        ({"dial_a": {"pin": 17, "pull_up": False}, "dial_b": 27}, "unknown key 'pull_up'"),
+        ({"dial_a": 17}, "the encoder needs both dial_a and dial_b; 'dial_b' is missing"),
+        ({"seat1": {"pin": 2, "pull_up": False}}, "GPIO 2 has a fixed pull-up"),
+        ({"buzzer": {"pin": 18, "tonal": True, "active_high": False}}, "does not apply"),
+        ({"bounce_time": 5}, "bounce_time must be seconds between 0 and 1, got 5"),
+        ({"bounce_time": "short"}, "bounce_time must be seconds"),
+    ],
+)
+def test_a_bad_pin_map_is_one_clear_error(entries: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match="^pin map: ") as error:
+        load_pin_map({"pins": entries})
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
+        ("[pins\ndudo = 5\n", "not valid TOML"),
+        ("[server]\nport = 8080\n", "no [pins] table"),
+        ("pins = 5\n", "[pins] must be a table"),
+    ],
+)
+def test_a_bad_pin_map_file_is_named_in_the_error(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"^pin map {path}: ") as error:
+        load_pin_map(path)
+    assert message in str(error.value)
+
+
+def test_a_missing_pin_map_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="table.toml: cannot read it"):
+        load_pin_map(tmp_path / "table.toml")
+
+
+def test_the_config_file_gives_its_pins_or_else_the_default_panel(tmp_path: Path) -> None:
+    with_pins = tmp_path / "with.toml"
+    with_pins.write_text('[server]\nport = 8080\n\n[pins]\ndudo = 16\nbuzzer = 18\n')
+    without = tmp_path / "without.toml"
+    without.write_text("[server]\nport = 8080\n")
+    assert list(pin_map_from_config(with_pins).pins) == ["dudo", "buzzer"]
+    assert pin_map_from_config(with_pins)["dudo"].pin == 16
+    assert pin_map_from_config(without) == default_pin_map()
+    assert pin_map_from_config(None) == default_pin_map()

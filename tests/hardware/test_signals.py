@@ -1,0 +1,140 @@
+"""Buzzer signals and LEDs on gpiozero's mock pins."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from hardware.pins import default_pin_map, load_pin_map
+from hardware.signals import SIGNALS, Signals
+
+TICK_S = 0.004
+# Each signal has its own number of sounds, so players (and these tests) tell them apart.
+SOUNDS = {"accepted": 1, "your_turn": 2, "rejected": 3, "out": 4, "palifico": 5, "won": 6}
+
+
+def test_every_signal_has_its_own_number_of_sounds() -> None:
+    assert set(SOUNDS) == set(SIGNALS)
+    assert len(set(SOUNDS.values())) == len(SOUNDS)
+
+
+@pytest.mark.parametrize("tonal", [True, False], ids=["tonal buzzer", "plain buzzer"])
+@pytest.mark.parametrize("signal", list(SOUNDS))
+def test_a_signal_sounds_its_notes_then_falls_silent(
+    pin_factory: MockFactory, sounds: Callable[[Any], int], signal: str, tonal: bool
+) -> None:
+    signals = Signals(load_pin_map({"buzzer": {"pin": 18, "tonal": tonal}}),
+                      tick_s=TICK_S, pin_factory=pin_factory)
+    try:
+        pin = pin_factory.pin(18)
+        signals.play(signal)
+        assert signals.wait(timeout=5)
+        assert sounds(pin) == SOUNDS[signal]
+        assert not pin.state
+        assert signals.states() == {"buzzer": "off"}
+    finally:
+        signals.close()
+
+
+def test_a_tonal_signal_plays_notes_of_different_pitch(pin_factory: MockFactory) -> None:
+    signals = Signals(default_pin_map(), tick_s=0.05, pin_factory=pin_factory)
+    try:
+        pin = pin_factory.pin(18)
+        signals.play("won")  # C5 first: below the buzzer's middle A5
+        assert pin.frequency == pytest.approx(523.25, abs=0.5)
+    finally:
+        signals.close()
+
+
+def test_signals_play_in_the_background_and_the_next_one_cuts_in(
+    pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    signals = Signals(default_pin_map(), tick_s=0.05, pin_factory=pin_factory)
+    try:
+        pin = pin_factory.pin(18)
+        signals.play("won")  # about 2 s long
+        assert not signals.wait(timeout=0)
+        assert pin.state  # sounding while the caller goes on
+        signals.tick_s = TICK_S
+        signals.buzzer.source_delay = TICK_S  # type: ignore[union-attr]
+        pin.clear_states()
+        signals.play("rejected")
+        assert signals.wait(timeout=5)
+        # The first note of "rejected" may join the note it cut off, never more.
+        assert sounds(pin) in (2, 3)
+        assert not pin.state
+    finally:
+        signals.close()
+
+
+def test_signals_can_follow_one_another(
+    pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    signals = Signals(default_pin_map(), tick_s=TICK_S, pin_factory=pin_factory)
+    try:
+        signals.play("accepted", "out")
+        assert signals.wait(timeout=5)
+        assert sounds(pin_factory.pin(18)) == 1 + 4
+    finally:
+        signals.close()
+
+
+def test_an_unknown_signal_is_a_clear_error(pin_factory: MockFactory) -> None:
+    signals = Signals(default_pin_map(), pin_factory=pin_factory)
+    try:
+        with pytest.raises(ValueError, match="unknown signal 'tada'"):
+            signals.play("tada")
+    finally:
+        signals.close()
+
+
+def test_the_seat_leds_light_the_seats_asked_and_nothing_else(
+    pin_factory: MockFactory,
+) -> None:
+    pins = default_pin_map()
+    signals = Signals(pins, pin_factory=pin_factory)
+    try:
+        signals.show_seats(lit=[2])
+        lit = [n for n in range(1, 7) if pin_factory.pin(pins[f"seat{n}_led"].pin).state]
+        assert lit == [2]
+        signals.show_seats(lit=[5])
+        lit = [n for n in range(1, 7) if pin_factory.pin(pins[f"seat{n}_led"].pin).state]
+        assert lit == [5]
+        signals.show_seats()
+        assert not any(pin_factory.pin(pins[f"seat{n}_led"].pin).state for n in range(1, 7))
+    finally:
+        signals.close()
+
+
+def test_blinking_seats_flash_until_told_otherwise(
+    pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    pins = default_pin_map()
+    signals = Signals(pins, blink_s=0.01, pin_factory=pin_factory)
+    try:
+        led = pin_factory.pin(pins["seat3_led"].pin)
+        signals.show_seats(blinking=[1, 3])
+        assert signals.states()["seat3_led"] == "blink"
+        time.sleep(0.1)  # ten blink periods
+        assert sounds(led) >= 2
+        signals.show_seats(lit=[3])
+        assert signals.states()["seat3_led"] == "on"
+        assert led.state
+    finally:
+        signals.close()
+
+
+def test_an_active_low_light_is_off_with_its_pin_high(pin_factory: MockFactory) -> None:
+    signals = Signals(load_pin_map({"light": {"pin": 21, "active_high": False}}),
+                      pin_factory=pin_factory)
+    try:
+        assert pin_factory.pin(21).state  # off
+        signals.set("light", True)
+        assert not pin_factory.pin(21).state
+        assert signals.states() == {"light": "on"}
+    finally:
+        signals.close()

@@ -1,0 +1,65 @@
+"""Fixtures for the table tests: a journal in a temporary data directory, a table on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.journal import Journal
+from companion.table import Table, TableEvent
+
+HEADER: dict[str, Any] = {
+    "game": "dudo-record/1",
+    "rules": "perudo",
+    "players": ["Ana", "Ben", "Caro"],
+}
+# A short game: Ana bids, Ben doubts, the dice show the bid stands.
+OPENING = [
+    {"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+    {"action": "dudo", "player": "Ben"},
+    {
+        "action": "reveal",
+        "dice": {"Ana": [1, 4, 4, 5, 6], "Ben": [2, 3, 3, 6, 6], "Caro": [1, 1, 2, 5, 6]},
+    },
+]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def journal(data_dir: Path) -> Iterator[Journal]:
+    journal = Journal.in_directory(data_dir)
+    yield journal
+    journal.close()
+
+
+@pytest.fixture
+def table(journal: Journal) -> Iterator[Table]:
+    table = Table(journal=journal)
+    yield table
+    table.close()
+
+
+class Heard:
+    """Every event a table subscriber heard, in order."""
+
+    def __init__(self, table: Table) -> None:
+        self.events: list[TableEvent] = []
+        table.subscribe(self.events.append)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [event.kind for event in self.events]
+
+
+def play(table: Table, actions: list[dict[str, Any]]) -> None:
+    """Submit actions that must all be accepted."""
+    for action in actions:
+        outcome = table.submit(action)
+        assert outcome.ok, f"{action}: {outcome.error}"

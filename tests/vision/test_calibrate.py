@@ -1,0 +1,218 @@
+"""`dudo calibrate` and the [camera], [seats], [colours] tables it writes."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.cli import main
+from vision.calibration import (
+    Calibration,
+    CameraSettings,
+    SeatZones,
+    load_calibration,
+    save_calibration,
+    sector_zones,
+)
+from vision.config import load_config
+from vision.simulate import render_dice
+
+OTHER_TABLES = """\
+# the table's own settings: calibrate must keep this comment
+[game]
+rules = "perudo"
+players = ["Ana", "Ben"]
+
+[pins]
+dudo = 17  # the big red button
+"quoted key" = 4
+
+[vision]
+doubt_threshold = 0.7
+
+[seats]
+count = 3
+centre = [10, 10]
+"""
+
+
+# -- the TOML tables -------------------------------------------------------------------------
+
+
+def test_a_saved_calibration_loads_back_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "dudo.toml"
+    calibration = Calibration(
+        camera=CameraSettings(
+            source="device:0",
+            width=1280,
+            height=960,
+            exposure_us=8000,
+            analogue_gain=1.5,
+            colour_gains=(1.9, 1.6),
+            empty="dudo-empty.png",
+            brightness=120.0,
+        ),
+        seats=SeatZones(
+            polygons=(((0, 0), (100, 0), (100, 50)), ((0, 50), (100, 50), (100, 100), (0, 100)))
+        ),
+        colours={"Ana": "red", 'Ben "the bold"': "blue"},
+    )
+    save_calibration(path, calibration)
+    assert load_calibration(path) == calibration
+
+
+def test_saving_keeps_every_other_table_and_its_comments(tmp_path: Path) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text(OTHER_TABLES)
+    save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
+    text = path.read_text()
+    data = tomllib.loads(text)
+    assert data["game"] == {"rules": "perudo", "players": ["Ana", "Ben"]}
+    assert data["pins"] == {"dudo": 17, "quoted key": 4}
+    assert data["vision"] == {"doubt_threshold": 0.7}
+    assert data["seats"] == {"count": 4, "centre": [400.0, 300.0], "first_angle": 90.0}
+    assert "# the table's own settings: calibrate must keep this comment" in text
+    assert "dudo = 17  # the big red button" in text
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[camera]\nwidth = -4\n", r"\[camera\] width = -4: must be a positive whole number"),
+        ("[camera]\nlens = 3\n", r"unknown key\(s\) in \[camera\]: lens"),
+        (
+            "[camera]\ncolour_gains = [1.0]\n",
+            r"colour_gains = \[1.0\]: must be \[red_gain, blue_gain\]",
+        ),
+        ("[seats]\ncount = 20\ncentre = [1, 1]\n", r"\[seats\] count = 20: must be 0..12"),
+        ("[seats]\ncount = 3\n", r"count = 3 needs centre"),
+        ("[seats.zones]\nseat2 = [[0, 0], [1, 0], [1, 1]]\n", "seat1..seat1 without gaps"),
+        ("[seats.zones]\nseat1 = [[0, 0], [1, 0]]\n", "a zone needs 3 or more"),
+        ("[colours]\nAna = 3\n", r"\[colours\] Ana = 3: must be a colour name"),
+        ("[camera\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_calibration_table_is_refused_naming_the_key(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_calibration(path)
+
+
+@pytest.mark.parametrize(
+    "point, seat",
+    [((400, 550), 1), ((50, 300), 2), ((400, 20), 3), ((790, 300), 4), ((400, 300), None)],
+)
+def test_equal_sectors_start_with_seat_one_at_the_bottom_and_go_clockwise(
+    point: tuple[int, int], seat: int | None
+) -> None:
+    assert sector_zones(4, 800, 600).seat_at(*point) == seat
+
+
+# -- dudo calibrate --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> tuple[Path, Path]:
+    """An empty glass and the same glass with eight dice, 48 px across, as the camera sees."""
+    empty = tmp_path / "empty.png"
+    dice = tmp_path / "dice.png"
+    cv2.imwrite(str(empty), render_dice([], seed=1, background="light", glare=False).image)
+    scene = render_dice([1, 2, 3, 4, 5, 6, 2, 5], seed=2, background="light", touching_pairs=1)
+    cv2.imwrite(str(dice), scene.image)
+    return empty, dice
+
+
+def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
+    tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(OTHER_TABLES)
+    empty, dice = photos
+    argv = ["calibrate", "--config", str(config), "--empty", str(empty), "--dice", str(dice)]
+    assert main([*argv, "--seats", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "die size:" in out and "written to" in out
+    calibration = load_calibration(config)
+    assert (calibration.camera.width, calibration.camera.height) == (1280, 960)
+    assert calibration.seats.count == 6
+    assert calibration.camera.empty == "table-empty.png"
+    assert (tmp_path / "table-empty.png").is_file()
+    reader = load_config(config)
+    assert reader.die_size is not None and 40 <= reader.die_size <= 58
+    assert reader.doubt_threshold == 0.7  # the rest of [vision] kept
+    assert tomllib.loads(config.read_text())["pins"]["dudo"] == 17
+
+
+def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
+    tmp_path: Path, photos: tuple[Path, Path]
+) -> None:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    photos[0].rename(folder / "frame.png")
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"]) == 0
+    calibration = load_calibration(config)
+    assert calibration.camera.source == f"folder:{folder}"
+    assert calibration.camera.brightness is not None and calibration.camera.brightness > 150
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: render_dice([], seed=1, exposure=0.2).image, "too dark"),
+        (lambda p: render_dice([], seed=1, exposure=3.0, background="light").image, "burnt out"),
+        (lambda p: render_dice([3, 4, 6], seed=1, background="light").image, "shows 3 dice"),
+    ],
+    ids=["dark", "burnt-out", "not-empty"],
+)
+def test_a_bad_empty_glass_is_refused_and_nothing_is_written(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make,
+    message: str,  # type: ignore[no-untyped-def]
+) -> None:
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), make(tmp_path))
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "nothing written" in err
+    assert config.read_text() == OTHER_TABLES
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "nothing to calibrate"),
+        (["--empty", "missing.png"], "missing.png: no such file"),
+        (["--seats", "13"], "--seats 13: must be 1..12"),
+        (["--source", "webcam"], "frame source 'webcam' unknown"),
+        (["--source", "device:57"], "device:57: no camera at index 57"),
+    ],
+)
+def test_bad_calibration_input_is_a_clear_message_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    assert main(["calibrate", "--config", str(config), *argv]) == 1
+    assert message in capsys.readouterr().err
+    assert config.read_text() == OTHER_TABLES
+
+
+def test_a_dice_picture_without_dice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), render_dice([], seed=3, background="light").image)
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--dice", str(blank)]) == 1
+    assert "blank.png: no dice found" in capsys.readouterr().err
+    assert not config.exists()

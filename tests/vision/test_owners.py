@@ -1,0 +1,126 @@
+"""Whose die: by colour or seat zone, and every disagreement with the expected counts said."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.calibration import Calibration, SeatZones, sector_zones
+from vision.owners import assign_owners
+from vision.reading import Die, Reading
+
+# Four seats around a 400x400 picture: seat 1 at the bottom, 2 left, 3 top, 4 right.
+ZONES = sector_zones(4, 400, 400)
+SPOT = {1: (200, 350), 2: (50, 200), 3: (200, 50), 4: (350, 200)}
+
+
+def die(face: int, colour: str = "white", seat: int = 1, nudge: int = 0) -> Die:
+    x, y = SPOT[seat]
+    return Die(face, 7 - face, x + nudge, y + nudge, 40, 0.99, colour)
+
+
+def reading(*dice: Die) -> Reading:
+    return Reading(tuple(dice), "below", {"total": 1.0}, 400, 400)
+
+
+def test_dice_are_given_by_colour_when_every_player_has_one() -> None:
+    calibration = Calibration(colours={"Ana": "red", "Ben": "blue"})
+    seen = reading(die(1, "red"), die(4, "blue"), die(6, "red", seat=3))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Ben": 1})
+    assert owners.by == "colour"
+    assert owners.faces() == {"Ana": [1, 6], "Ben": [4]}
+    assert owners.agrees
+    assert owners.disagreements == []
+
+
+def test_dice_are_given_by_seat_zone_when_colours_are_not_known() -> None:
+    calibration = Calibration(seats=ZONES)
+    seen = reading(die(2, seat=1), die(3, seat=1, nudge=20), die(5, seat=2), die(6, seat=4))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Ben": 1, "Caro": 0, "Dan": 1})
+    assert owners.by == "seat"
+    assert owners.faces() == {"Ana": [2, 3], "Ben": [5], "Caro": [], "Dan": [6]}
+    assert owners.agrees
+
+
+def test_seat_numbers_can_be_given_when_players_do_not_sit_in_order_of_the_expected_counts() -> (
+    None
+):
+    calibration = Calibration(seats=ZONES)
+    seen = reading(die(2, seat=3), die(5, seat=1))
+    owners = assign_owners(seen, calibration, {"Ana": 1, "Ben": 1}, seat_of={"Ana": 3, "Ben": 1})
+    assert owners.faces() == {"Ana": [2], "Ben": [5]}
+
+
+def test_a_die_of_nobody_s_colour_falls_back_to_its_seat_zone() -> None:
+    calibration = Calibration(seats=ZONES, colours={"Ana": "red"})
+    seen = reading(die(1, "red", seat=2), die(3, "green", seat=2), die(6, "white", seat=2))
+    owners = assign_owners(seen, calibration, {"Ana": 1, "Ben": 2})
+    assert owners.by == "colour+seat"
+    assert owners.faces() == {"Ana": [1], "Ben": [3, 6]}
+
+
+def test_two_players_with_the_same_colour_are_told_apart_by_their_seats() -> None:
+    calibration = Calibration(seats=ZONES, colours={"Ana": "red", "Ben": "red"})
+    seen = reading(die(1, "red", seat=1), die(2, "red", seat=2))
+    owners = assign_owners(seen, calibration, {"Ana": 1, "Ben": 1})
+    assert owners.faces() == {"Ana": [1], "Ben": [2]}
+
+
+@pytest.mark.parametrize(
+    "dice, expected, disagreements",
+    [
+        (
+            [die(1, seat=1), die(2, seat=2), die(3, seat=2), die(4, seat=2)],
+            {"Ana": 1, "Ben": 4},
+            ["Ben should show 4 dice, 3 seen"],
+        ),
+        (
+            [die(1, seat=1), die(2, seat=1), die(5, seat=2)],
+            {"Ana": 1, "Ben": 1},
+            ["Ana should show 1 die, 2 seen"],
+        ),
+        (
+            [die(1, seat=1), die(6, seat=3)],
+            {"Ana": 1, "Ben": 0},
+            ["Caro should show 0 dice, 1 seen"],
+        ),
+        (
+            [],
+            {"Ana": 2, "Ben": 1},
+            ["Ana should show 2 dice, 0 seen", "Ben should show 1 die, 0 seen"],
+        ),
+    ],
+    ids=["a-die-missing", "a-die-too-many", "dice-at-an-empty-seat", "nothing-seen"],
+)
+def test_every_difference_with_the_expected_counts_is_said_in_words(
+    dice: list[Die], expected: dict[str, int], disagreements: list[str]
+) -> None:
+    seats = {"Ana": 1, "Ben": 2, "Caro": 3}
+    owners = assign_owners(reading(*dice), Calibration(seats=ZONES), expected, seat_of=seats)
+    assert owners.disagreements == disagreements
+    assert not owners.agrees
+
+
+def test_a_die_outside_every_zone_belongs_to_no_player_and_is_reported() -> None:
+    corner = SeatZones(polygons=(((0, 300), (400, 300), (400, 400), (0, 400)),))
+    seen = reading(die(3, seat=1), die(4, "blue", seat=3))
+    owners = assign_owners(seen, Calibration(seats=corner), {"Ana": 1})
+    assert owners.faces() == {"Ana": [3]}
+    assert [d.face for d in owners.unowned] == [4]
+    assert owners.disagreements == ["1 die belongs to no player: blue at (200, 50)"]
+
+
+def test_without_colours_or_zones_only_the_total_is_checked() -> None:
+    owners = assign_owners(reading(die(1), die(2)), Calibration(), {"Ana": 2, "Ben": 1})
+    assert owners.by == "none"
+    assert owners.dice == {}
+    assert len(owners.unowned) == 2
+    assert owners.disagreements == ["the table should show 3 dice, 2 seen"]
+
+
+def test_colour_names_are_matched_whatever_their_case_or_spelling() -> None:
+    calibration = Calibration(colours={"Ana": "Gray", "Ben": "violet"})
+    seen = reading(die(2, "grey"), die(5, "purple"))
+    assert assign_owners(seen, calibration, {"Ana": 1, "Ben": 1}).faces() == {
+        "Ana": [2],
+        "Ben": [5],
+    }

@@ -1,0 +1,247 @@
+"""Frame sources: one frame per request from a camera, a video, a folder or the simulator."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.calibration import CameraSettings
+from vision.reading import UnreadableImage
+from vision.simulate import SimulatedCamera
+from vision.sources import (
+    CameraUnavailable,
+    DeviceSource,
+    FolderSource,
+    FrameSource,
+    PicameraSource,
+    open_source,
+)
+
+
+def solid(value: int, size: tuple[int, int] = (48, 64)) -> np.ndarray:
+    return np.full((*size, 3), value, np.uint8)
+
+
+@pytest.mark.parametrize(
+    "spec, kind",
+    [
+        ("picamera2", PicameraSource),
+        ("device:0", DeviceSource),
+        ("device:/tmp/table.avi", DeviceSource),
+        ("folder:/tmp/photos", FolderSource),
+        ("sim", SimulatedCamera),
+    ],
+)
+def test_each_spec_opens_its_kind_of_source(spec: str, kind: type) -> None:
+    source = open_source(spec)
+    assert isinstance(source, kind)
+    assert isinstance(source, FrameSource)
+    assert source.name == spec
+
+
+@pytest.mark.parametrize("spec", ["webcam", "device:", "folder:", "picamera2:1", "sim:3", ""])
+def test_an_unknown_spec_is_refused_with_the_known_ones(spec: str) -> None:
+    with pytest.raises(ValueError, match="use picamera2, device:N .* folder:DIR or sim"):
+        open_source(spec)
+
+
+# -- folder ----------------------------------------------------------------------------------
+
+
+def test_a_folder_gives_its_images_in_name_order_and_starts_again(tmp_path: Path) -> None:
+    for name, value in [("b.png", 20), ("a.jpg", 10), ("c.bmp", 30)]:
+        cv2.imwrite(str(tmp_path / name), solid(value))
+    (tmp_path / "notes.txt").write_text("not a photograph")
+    source = open_source(f"folder:{tmp_path}")
+    source.start()
+    levels = [int(np.median(source.capture())) for _ in range(4)]
+    assert levels == [10, 20, 30, 10]
+    source.close()
+
+
+def test_a_missing_folder_is_an_error_naming_it(tmp_path: Path) -> None:
+    source = open_source(f"folder:{tmp_path / 'nowhere'}")
+    with pytest.raises(CameraUnavailable, match=r"folder:.*nowhere: no such folder"):
+        source.start()
+
+
+def test_a_folder_without_images_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("no photographs here")
+    with pytest.raises(CameraUnavailable, match="no images"):
+        open_source(f"folder:{tmp_path}").capture()
+
+
+def test_a_corrupt_image_in_a_folder_is_unreadable_and_named(tmp_path: Path) -> None:
+    (tmp_path / "a.jpg").write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg")
+    cv2.imwrite(str(tmp_path / "b.png"), solid(99))
+    source = open_source(f"folder:{tmp_path}")
+    with pytest.raises(UnreadableImage, match="a.jpg"):
+        source.capture()
+    assert int(np.median(source.capture())) == 99  # the next image still comes
+
+
+# -- OpenCV VideoCapture ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def video(tmp_path: Path) -> Path:
+    """An MJPG AVI of five frames, grey levels 40, 80, .. 200."""
+    path = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5.0, (64, 48))
+    assert writer.isOpened()
+    for level in (40, 80, 120, 160, 200):
+        writer.write(solid(level))
+    writer.release()
+    return path
+
+
+def test_a_video_device_gives_its_frames_in_order_and_loops(video: Path) -> None:
+    source = open_source(f"device:{video}")
+    source.start()
+    frames = [source.capture() for _ in range(6)]
+    source.close()
+    assert all(f.shape == (48, 64, 3) and f.dtype == np.uint8 for f in frames)
+    levels = [int(np.median(f)) for f in frames]
+    assert levels == pytest.approx([40, 80, 120, 160, 200, 40], abs=3)
+
+
+def test_a_camera_index_that_does_not_exist_is_an_error_naming_it() -> None:
+    with pytest.raises(CameraUnavailable, match="device:57: no camera at index 57"):
+        open_source("device:57").start()
+
+
+def test_a_video_file_that_does_not_exist_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(CameraUnavailable, match="cannot open video"):
+        open_source(f"device:{tmp_path / 'missing.avi'}").capture()
+
+
+# -- Picamera2 -------------------------------------------------------------------------------
+
+
+class RecordingPicamera2:
+    """Stands in for picamera2.Picamera2 (the library ships no test double): records calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def create_still_configuration(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls.append(("create_still_configuration", kwargs))
+        return {"still": kwargs}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.calls.append(("configure", config))
+
+    def start(self) -> None:
+        self.calls.append(("start", None))
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        self.calls.append(("set_controls", controls))
+
+    def capture_metadata(self) -> dict[str, Any]:
+        return {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": (1.9, 1.6)}
+
+    def capture_array(self, stream: str) -> np.ndarray:
+        self.calls.append(("capture_array", stream))
+        return solid(len(self.calls))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+
+    def close(self) -> None:
+        self.calls.append(("close", None))
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+
+def test_picamera2_is_started_once_in_a_still_configuration_and_gives_one_frame_per_request() -> (
+    None
+):
+    camera = RecordingPicamera2()
+    source = PicameraSource(CameraSettings(width=2028, height=1520), camera_factory=lambda: camera)
+    source.start()
+    source.start()
+    frames = [source.capture(), source.capture()]
+    source.close()
+    assert camera.names() == [
+        "create_still_configuration",
+        "configure",
+        "start",
+        "capture_array",  # the frame in flight when asked, dropped
+        "capture_array",
+        "capture_array",
+        "capture_array",
+        "stop",
+        "close",
+    ]
+    assert camera.calls[0][1]["main"] == {"size": (2028, 1520), "format": "RGB888"}
+    assert [f.shape for f in frames] == [(48, 64, 3), (48, 64, 3)]
+
+
+def test_picamera2_locks_exposure_and_white_balance_from_the_calibration() -> None:
+    camera = RecordingPicamera2()
+    settings = CameraSettings(exposure_us=8000, analogue_gain=1.5, colour_gains=(1.9, 1.6))
+    PicameraSource(settings, camera_factory=lambda: camera).start()
+    assert (
+        "set_controls",
+        {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": 8000,
+            "AnalogueGain": 1.5,
+            "ColourGains": (1.9, 1.6),
+        },
+    ) in camera.calls
+
+
+def test_picamera2_without_a_calibration_leaves_the_automatic_exposure_on() -> None:
+    camera = RecordingPicamera2()
+    PicameraSource(camera_factory=lambda: camera).start()
+    assert "set_controls" not in camera.names()
+
+
+def test_picamera2_reports_the_exposure_it_settled_on_for_calibration() -> None:
+    source = PicameraSource(camera_factory=RecordingPicamera2)
+    settings = source.exposure(settle_s=0)
+    assert (settings.exposure_us, settings.analogue_gain, settings.colour_gains) == (
+        8000,
+        1.5,
+        (1.9, 1.6),
+    )
+    assert settings.locked
+
+
+def test_picamera2_with_no_camera_attached_is_an_error_naming_it() -> None:
+    def no_camera() -> None:
+        raise IndexError("list index out of range")
+
+    with pytest.raises(CameraUnavailable, match="picamera2: no camera found"):
+        PicameraSource(camera_factory=no_camera).start()
+
+
+def test_picamera2_not_installed_is_an_error_saying_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import picamera2 now fails
+    with pytest.raises(CameraUnavailable, match="picamera2: .*apt install python3-picamera2"):
+        open_source("picamera2").start()
+
+
+# -- simulator -------------------------------------------------------------------------------
+
+
+def test_the_simulator_is_a_source_that_renders_the_dice_last_set() -> None:
+    source = open_source("sim", seed=1)
+    assert isinstance(source, SimulatedCamera)
+    source.set_dice({"Ana": [2, 3]})
+    source.start()
+    frame = source.capture()
+    source.close()
+    assert frame.shape == (960, 1280, 3)
+    assert source.last_scene is not None
+    assert sorted(d.face for d in source.last_scene.dice) == [2, 3]

@@ -1,0 +1,272 @@
+"""The HTTP API through Flask's test client: what a phone or a script gets back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from companion.game import Game
+from companion.table import Table
+from tests.web.conftest import HEADER, PLAYERS
+
+
+def replay_record(text: str) -> Game:
+    """Replay a JSON Lines record through the engine, as ``dudo replay`` does."""
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    game = Game.from_header(lines[0])
+    for action in lines[1:]:
+        game.apply(action)
+    return game
+
+
+def test_the_page_is_served_with_its_script_and_style(client: FlaskClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert '<meta name="csrf-token"' in html
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_before_any_game_the_state_says_so_and_there_is_no_record(client: FlaskClient) -> None:
+    state = client.get("/api/state").get_json()
+    assert state["phase"] == "setup"
+    assert state["players"] == []
+    assert "reading" not in state
+    assert client.get("/api/record").status_code == 404
+    assert client.get("/api/reveal.jpg").status_code == 404
+
+
+def test_a_new_game_shows_every_player_with_a_full_cup(game: dict[str, Any]) -> None:
+    assert [p["name"] for p in game["players"]] == PLAYERS
+    assert all(p["dice"] == 5 and not p["out"] for p in game["players"])
+    assert game["turn"] == "Ana"
+    assert game["dice_in_play"] == 20
+
+
+def test_a_bid_from_the_api_becomes_the_standing_bid_with_its_odds(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    answer = client.post(
+        "/api/actions", json={"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+        headers=pin,
+    )
+    assert answer.status_code == 200
+    state = client.get("/api/state").get_json()
+    assert (state["bid"]["player"], state["bid"]["quantity"], state["bid"]["face"]) == (
+        "Ana", 3, 4
+    )
+    assert state["turn"] == "Ben"
+    # 20 dice, fours or aces (1/3 each): three or more is nearly certain.
+    assert 0.95 < state["odds"]["chance"] < 1.0
+    assert state["odds"]["expected"] == pytest.approx(20 / 3)
+    assert [a["kind"] for a in answer.get_json()["announcements"]] == ["bid"]
+
+
+def test_the_bid_picker_gets_every_legal_bid_lowest_first(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any]
+) -> None:
+    client.post(
+        "/api/actions", json={"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+        headers=pin,
+    )
+    bids = client.get("/api/bids").get_json()
+    assert bids["turn"] == "Ben"
+    offered = [(b["quantity"], b["face"]) for b in bids["bids"]]
+    assert offered == [(b.quantity, b.face) for b in table.legal_bids()]
+    assert offered[0] == (3, 5)  # the lowest raise: same quantity, next face
+    assert (2, 1) in offered and (1, 1) not in offered  # ceil(3/2) aces at least
+    assert (3, 4) not in offered
+    chances = {(b["quantity"], b["face"]): b["odds"]["chance"] for b in bids["bids"]}
+    assert chances[(20, 6)] < chances[(4, 6)]
+
+
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        ({"action": "bid", "player": "Ben", "quantity": 3, "face": 4}, "turn"),
+        ({"action": "bid", "player": "Ana", "quantity": 3, "face": 7}, "face 7"),
+        ({"action": "bid", "player": "Ana", "quantity": 0, "face": 3}, "quantity"),
+        ({"action": "dudo", "player": "Ben"}, "bid"),
+        ({"action": "bid", "player": "Zed", "quantity": 3, "face": 4}, "Zed"),
+        ({"action": "shout", "player": "Ana"}, "unknown action"),
+        ({"player": "Ana"}, "action"),
+        ({"action": "reveal", "faces": [1, 2, 3]}, ""),
+    ],
+)
+def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
+    action: dict[str, Any], reason: str,
+) -> None:
+    before, record = table.state(), table.record()
+    answer = client.post("/api/actions", json=action, headers=pin)
+    assert answer.status_code == 422
+    assert reason in answer.get_json()["error"]
+    assert table.state() == before
+    assert table.record() == record
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "content_type", "status"),
+    [
+        ("/api/actions", b'{"action": "bid", ', "application/json", 400),
+        ("/api/actions", b'["bid", 3, 4]', "application/json", 400),
+        ("/api/actions", b'"dudo"', "application/json", 400),
+        ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 415),
+        ("/api/game", b"{players: [Ana]}", "application/json", 400),
+        ("/api/game", b"", "text/plain", 415),
+        ("/api/reading", b"[]", "application/json", 400),
+    ],
+)
+def test_a_malformed_body_is_a_clear_4xx_and_changes_nothing(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
+    path: str, body: bytes, content_type: str, status: int,
+) -> None:
+    before = table.state()
+    answer = client.post(path, data=body, content_type=content_type, headers=pin)
+    assert answer.status_code == status
+    assert answer.get_json()["error"]
+    assert table.state() == before
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        ({**HEADER, "rules": "yahtzee"}, "yahtzee"),
+        ({**HEADER, "players": ["Ana"]}, "player"),
+        ({**HEADER, "options": {"dice": 11}}, "dice"),
+        ({**HEADER, "first": "Zed"}, "Zed"),
+        ({"rules": "perudo", "players": PLAYERS}, "dudo-record/1"),
+    ],
+)
+def test_a_bad_new_game_is_refused_and_the_game_goes_on(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
+    header: dict[str, Any], reason: str,
+) -> None:
+    before = table.state()
+    answer = client.post("/api/game", json=header, headers=pin)
+    assert answer.status_code == 422
+    assert reason in answer.get_json()["error"]
+    assert table.state() == before
+
+
+def test_the_record_replays_to_the_same_state(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any]
+) -> None:
+    for action in (
+        {"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+        {"action": "bid", "player": "Ben", "quantity": 4, "face": 4},
+        {"action": "dudo", "player": "Caro"},
+        {"action": "reveal", "faces": [4] * 6 + [2] * 14},
+    ):
+        assert client.post("/api/actions", json=action, headers=pin).status_code == 200
+    answer = client.get("/api/record")
+    assert answer.status_code == 200
+    assert answer.mimetype == "application/x-ndjson"
+    replayed = replay_record(answer.get_data(as_text=True))
+    assert replayed.state() == {k: v for k, v in table.state().items() if k in replayed.state()}
+    assert replayed.state()["players"][2]["dice"] == 4  # Caro doubted six 4s: she lost
+
+
+def test_the_history_tells_the_game_so_far(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    client.post(
+        "/api/actions", json={"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+        headers=pin,
+    )
+    client.post("/api/actions", json={"action": "dudo", "player": "Ben"}, headers=pin)
+    said = client.get("/api/history").get_json()["announcements"]
+    assert [a["kind"] for a in said][:2] == ["bid", "dudo"]
+    assert all(a["text"] for a in said)
+
+
+def test_undo_from_the_api_takes_the_last_bid_back(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    client.post(
+        "/api/actions", json={"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+        headers=pin,
+    )
+    assert client.post("/api/actions", json={"action": "undo"}, headers=pin).status_code == 200
+    state = client.get("/api/state").get_json()
+    assert state["bid"] is None and state["turn"] == "Ana"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "reason"),
+    [
+        ({"confirm": True}, 422, "no reveal"),
+        ({"retake": True}, 422, "reveal"),
+        ({"confirm": False}, 400, "confirm"),
+        ({"confirm": True, "corrections": [5]}, 400, "corrections"),
+        ({"confirm": True, "corrections": {"x": 5}}, 400, "die index"),
+        ({"confirm": True, "corrections": {"0": 9}}, 400, "face 9"),
+        ({"confirm": True, "retake": True}, 400, "confirm"),
+    ],
+)
+def test_a_reading_cannot_be_confirmed_or_retaken_outside_a_reveal(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
+    body: dict[str, Any], status: int, reason: str,
+) -> None:
+    before = table.state()
+    answer = client.post("/api/reading", json=body, headers=pin)
+    assert answer.status_code == status
+    assert reason in answer.get_json()["error"]
+    assert table.state() == before
+
+
+def test_finished_games_are_listed_newest_first_and_downloadable(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    two = {**HEADER, "players": ["Eve", "Fay"], "first": "Eve", "options": {"dice": 1}}
+    assert client.post("/api/game", json=two, headers=pin).status_code == 201
+    for action in (
+        {"action": "bid", "player": "Eve", "quantity": 1, "face": 5},
+        {"action": "dudo", "player": "Fay"},
+        {"action": "reveal", "faces": [2, 3]},
+    ):
+        assert client.post("/api/actions", json=action, headers=pin).status_code == 200
+    listed = client.get("/api/games").get_json()["games"]
+    assert [g["players"] for g in listed] == [["Eve", "Fay"], PLAYERS]
+    assert listed[0]["finished"] and listed[0]["winner"] == "Fay"
+    assert not listed[1]["finished"]
+    download = client.get(listed[0]["record"])
+    assert download.status_code == 200
+    assert "attachment" in download.headers["Content-Disposition"]
+    assert replay_record(download.get_data(as_text=True)).state()["winner"] == "Fay"
+    missing = client.get("/api/games/99/record")
+    assert missing.status_code == 404 and "99" in missing.get_json()["error"]
+
+
+def test_the_new_game_form_gets_every_preset_and_option(client: FlaskClient) -> None:
+    rules = client.get("/api/rules").get_json()
+    assert set(rules["presets"]) == {"perudo", "dudo", "payroodo", "jinto"}
+    assert rules["presets"]["jinto"]["dice"] == 3
+    assert rules["options"]["exact_call"] == ["none", "calza", "spot_on", "exactomundo", "jinto"]
+    assert rules["options"]["pass"] == "bool"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/api/nothing", 404), ("DELETE", "/api/state", 405), ("GET", "/api/actions", 405)],
+)
+def test_unknown_api_paths_answer_in_json(
+    client: FlaskClient, method: str, path: str, status: int
+) -> None:
+    answer = client.open(path, method=method)
+    assert answer.status_code == status
+    assert answer.get_json()["error"]
+
+
+def test_the_join_qr_code_is_an_svg_of_the_page_address(client: FlaskClient) -> None:
+    answer = client.get("/qr.svg", base_url="http://192.0.2.7:8080/")
+    assert answer.status_code == 200
+    assert answer.mimetype == "image/svg+xml"
+    assert b"<svg" in answer.data
+    assert "http://192.0.2.7:8080/" in client.get("/", base_url="http://192.0.2.7:8080/").get_data(
+        as_text=True
+    )

@@ -1,0 +1,131 @@
+"""The live feed: every phone hears every change, a slow phone never slows the table."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from companion.table import Table
+from companion.web import create_app
+from companion.web.events import Broker
+from tests.web.conftest import HEADER, PIN
+
+BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
+
+
+def messages(chunks: Iterator[bytes]) -> Iterator[tuple[str, Any]]:
+    """The (event, data) pairs of an SSE byte stream; comments come as ("comment", text)."""
+    buffer = b""
+    for chunk in chunks:
+        buffer += chunk
+        while b"\n\n" in buffer:
+            block, buffer = buffer.split(b"\n\n", 1)
+            kind, data = "message", None
+            for line in block.decode().splitlines():
+                if line.startswith(":"):
+                    yield "comment", line[1:].strip()
+                elif line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    data = json.loads(line[6:])
+            if data is not None:
+                yield kind, data
+
+
+def open_stream(client: FlaskClient) -> Iterator[tuple[str, Any]]:
+    response = client.get("/api/events", buffered=False)
+    assert response.status_code == 200
+    assert response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    return messages(iter(response.response))
+
+
+def test_a_phone_hears_the_state_at_once_then_every_bid_with_its_announcement(
+    client: FlaskClient, table: Table, game: dict[str, Any]
+) -> None:
+    stream = open_stream(client)
+    kind, first = next(stream)
+    assert kind == "state" and first["state"]["turn"] == "Ana"
+    assert table.submit(BID).ok
+    kind, update = next(stream)
+    assert kind == "state"
+    bid = update["state"]["bid"]
+    assert (bid["player"], bid["quantity"], bid["face"]) == ("Ana", 3, 4)
+    assert update["state"]["odds"]["chance"] > 0.9
+    assert update["announcements"][0]["kind"] == "bid"
+    assert "Ana" in update["announcements"][0]["text"]
+
+
+def test_an_idle_stream_gets_keep_alive_comments(table: Table) -> None:
+    client = create_app(table, {"TESTING": True, "SSE_KEEPALIVE_S": 0.05}).test_client()
+    stream = open_stream(client)
+    assert next(stream)[0] == "state"
+    assert next(stream) == ("comment", "keep-alive")
+
+
+def test_a_table_full_of_phones_refuses_one_more_with_503(table: Table) -> None:
+    client = create_app(table, {"TESTING": True, "SSE_MAX_CLIENTS": 1}).test_client()
+    stream = open_stream(client)
+    next(stream)
+    refused = client.get("/api/events")
+    assert refused.status_code == 503
+    assert "too many phones" in refused.get_json()["error"]
+    assert refused.headers["Retry-After"]
+
+
+def test_a_slow_phone_is_dropped_and_never_blocks_the_table(table: Table) -> None:
+    broker = Broker(lambda event: {"state": event.state}, queue_size=3, max_listeners=10)
+    table.subscribe(broker.publish)
+    slow = broker.connect()
+    keen = broker.connect()
+    assert slow is not None and keen is not None
+    received: queue.Queue[bytes] = queue.Queue()
+
+    def follow() -> None:
+        for message in broker.stream(keen, b""):
+            received.put(message)
+
+    threading.Thread(target=follow, daemon=True).start()
+    assert table.new_game(HEADER).ok
+    started = time.perf_counter()
+    actions = [
+        {"action": "bid", "player": p, "quantity": q, "face": 4}
+        for q, p in enumerate(["Ana", "Ben", "Caro", "Dan", "Ana", "Ben"], start=2)
+    ]
+    for action in actions:
+        assert table.submit(action).ok
+    assert time.perf_counter() - started < 2.0  # nobody waited for the slow phone
+    assert slow.dropped and broker.dropped == 1
+    assert broker.listeners == 1
+    got = [received.get(timeout=2) for _ in range(1 + 1 + len(actions))]
+    assert b"retry:" in got[0]
+    assert all(b"event: state" in m for m in got[1:])
+
+
+def test_each_sse_message_has_an_increasing_id(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any]
+) -> None:
+    response = client.get("/api/events", buffered=False)
+    chunks = iter(response.response)
+    next(chunks)
+    table.submit(BID)
+    table.submit({"action": "dudo", "player": "Ben"})
+    ids = [int(next(chunks).split(b"\n", 1)[0].split(b": ")[1]) for _ in range(2)]
+    assert ids[0] < ids[1]
+
+
+def test_actions_posted_by_one_phone_reach_another_phones_stream(
+    client: FlaskClient, table: Table, game: dict[str, Any]
+) -> None:
+    watcher = client.application.test_client()
+    stream = open_stream(watcher)
+    next(stream)
+    client.post("/api/actions", json=BID, headers={"X-Table-Pin": PIN})
+    kind, data = next(stream)
+    assert data["state"]["turn"] == "Ben"

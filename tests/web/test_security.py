@@ -1,0 +1,175 @@
+"""The page on a shared Wi-Fi: PIN, rate limit, CSRF, cookie flags, no secret in logs."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion.table import Table
+from companion.web import create_app
+from companion.web.auth import PinLimiter
+from tests.web.conftest import HEADER, PIN
+
+BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
+
+
+def login(client: FlaskClient, pin: str = PIN) -> Any:
+    return client.post("/api/login", json={"pin": pin})
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/api/game", HEADER),
+        ("POST", "/api/actions", BID),
+        ("POST", "/api/reading", {"confirm": True}),
+    ],
+)
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({}, 401), ({"X-Table-Pin": "1111"}, 403), ({"X-Table-Pin": ""}, 403)],
+)
+def test_without_the_right_pin_a_phone_changes_nothing(
+    client: FlaskClient, table: Table, game: dict[str, Any],
+    method: str, path: str, body: dict[str, Any], headers: dict[str, str], status: int,
+) -> None:
+    before, record = table.state(), table.record()
+    answer = client.open(path, method=method, json=body, headers=headers)
+    assert answer.status_code == status
+    assert "PIN" in answer.get_json()["error"]
+    assert table.state() == before and table.record() == record
+
+
+def test_a_phone_without_the_pin_still_sees_everything_public(
+    client: FlaskClient, game: dict[str, Any]
+) -> None:
+    for path in ("/", "/api/state", "/api/bids", "/api/record", "/api/games", "/api/history"):
+        assert client.get(path).status_code == 200, path
+
+
+def test_five_wrong_pins_lock_that_phone_out_for_a_minute(app: Flask, game: dict[str, Any]) -> None:
+    now = [1000.0]
+    app.extensions["dudo"].limiter = PinLimiter(5, 60.0, clock=lambda: now[0])
+    phone = app.test_client()
+    for _ in range(5):
+        assert login(phone, "0000").status_code == 403
+    locked = login(phone, PIN)  # even the right PIN: guessing must stop
+    assert locked.status_code == 429
+    assert "too many wrong PINs" in locked.get_json()["error"]
+    assert 1 <= int(locked.headers["Retry-After"]) <= 60
+    header_path = phone.post("/api/actions", json=BID, headers={"X-Table-Pin": PIN})
+    assert header_path.status_code == 429
+    now[0] += 61
+    assert login(phone, PIN).status_code == 200
+
+
+def test_the_lockout_is_per_phone_address(app: Flask) -> None:
+    limiter = PinLimiter(5, 60.0, clock=lambda: 0.0)
+    app.extensions["dudo"].limiter = limiter
+    guesser = app.test_client()
+    guesser.environ_base["REMOTE_ADDR"] = "192.0.2.66"
+    player = app.test_client()
+    player.environ_base["REMOTE_ADDR"] = "192.0.2.10"
+    for _ in range(6):
+        login(guesser, "9999")
+    assert login(guesser, PIN).status_code == 429
+    assert login(player, PIN).status_code == 200
+
+
+def test_the_pin_is_compared_in_constant_time(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compared: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def spy(a: bytes, b: bytes) -> bool:
+        compared.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", spy)
+    assert login(client, "1357").status_code == 403
+    assert (b"1357", PIN.encode()) in compared
+
+
+def test_a_cookie_session_needs_the_csrf_token_on_every_change(
+    client: FlaskClient, table: Table, game: dict[str, Any]
+) -> None:
+    answer = login(client)
+    assert answer.status_code == 200
+    token = answer.get_json()["csrf"]
+    before = table.state()
+    missing = client.post("/api/actions", json=BID)
+    wrong = client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token + "x"})
+    assert missing.status_code == 403 and "CSRF" in missing.get_json()["error"]
+    assert wrong.status_code == 403
+    assert table.state() == before
+    right = client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token})
+    assert right.status_code == 200
+    assert table.state()["bid"]["quantity"] == 3
+
+
+def test_the_page_carries_the_sessions_csrf_token(client: FlaskClient) -> None:
+    html = client.get("/").get_data(as_text=True)
+    token = login(client).get_json()["csrf"]
+    assert token not in html  # a new session gets a new token at login
+    assert f'content="{token}"' in client.get("/").get_data(as_text=True)
+
+
+def test_the_pin_header_needs_no_csrf_token(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    assert client.post("/api/actions", json=BID, headers=pin).status_code == 200
+
+
+def test_logging_out_gives_control_back(client: FlaskClient, game: dict[str, Any]) -> None:
+    token = login(client).get_json()["csrf"]
+    assert client.get("/api/session").get_json()["control"] is True
+    assert client.post("/api/logout", json={}, headers={"X-CSRF-Token": token}).status_code == 200
+    assert client.get("/api/session").get_json()["control"] is False
+    assert client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token}).status_code == 401
+
+
+def test_the_session_cookie_is_httponly_and_samesite_strict(client: FlaskClient) -> None:
+    answer = login(client)
+    cookie = answer.headers["Set-Cookie"]
+    assert cookie.startswith("dudo_session=")
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert PIN not in cookie
+
+
+def test_a_table_without_a_pin_lets_nobody_take_control(table: Table) -> None:
+    client = create_app(table, {"TESTING": True}).test_client()
+    answer = login(client, "")
+    assert answer.status_code == 403
+    assert "no PIN" in answer.get_json()["error"]
+
+
+@pytest.mark.parametrize("body", [{}, {"pin": 2468}, ["2468"], {"code": PIN}])
+def test_a_malformed_login_says_how_to_send_the_pin(client: FlaskClient, body: Any) -> None:
+    answer = client.post("/api/login", json=body)
+    assert answer.status_code == 400
+    assert '{"pin"' in answer.get_json()["error"]
+
+
+def test_the_pin_appears_in_no_log_and_no_page(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    login(client, "1357")
+    token = login(client).get_json()["csrf"]
+    client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token})
+    client.post("/api/actions", json={"action": "dudo", "player": "Ben"}, headers=pin)
+    client.post("/api/actions", json={"action": "shout"}, headers={"X-Table-Pin": "8642"})
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "wrong table PIN" in logged
+    for secret in (PIN, "1357", "8642"):
+        assert secret not in logged
+    for path in ("/", "/api/state", "/api/session", "/api/history", "/api/record"):
+        assert PIN not in client.get(path).get_data(as_text=True), path

@@ -1,0 +1,100 @@
+"""The picture the players check: every die outlined, the face that counts written on it.
+
+A doubtful die (confidence below the threshold) is drawn differently, in orange with a
+dashed outline and a question mark, so the eye goes to it first. A band at the top gives
+the counts the referee would apply.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.reading import Die, Reading
+
+_SURE = (60, 200, 40)  # BGR green
+_DOUBT = (0, 140, 255)  # BGR orange
+_INK = (255, 255, 255)
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def annotate(
+    image: np.ndarray, reading: Reading, doubtful_threshold: float | None = None
+) -> np.ndarray:
+    """A copy of ``image`` with every die of ``reading`` outlined and its face written on it.
+
+    ``doubtful_threshold``: dice below it are marked doubtful (default: the reading's own
+    threshold). The image is not changed.
+    """
+    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    threshold = reading.doubt_threshold if doubtful_threshold is None else doubtful_threshold
+    doubtful = [d for d in reading.dice if d.confidence < threshold]
+    # Sure dice first, so a doubtful die's mark is never hidden under a neighbour's.
+    for die in sorted(reading.dice, key=lambda d: d.confidence < threshold):
+        _mark(out, die, die.confidence < threshold)
+    _banner(out, reading, len(doubtful))
+    return out
+
+
+def _mark(out: np.ndarray, die: Die, doubtful: bool) -> None:
+    colour = _DOUBT if doubtful else _SURE
+    half = max(4, int(round(die.size * 0.6)))
+    thick = max(2, int(round(die.size / 22)))
+    top_left, bottom_right = (die.x - half, die.y - half), (die.x + half, die.y + half)
+    if doubtful:
+        _dashed_rectangle(out, top_left, bottom_right, colour, thick, dash=max(4, half // 3))
+    else:
+        cv2.rectangle(out, top_left, bottom_right, colour, thick, cv2.LINE_AA)
+    text = f"{die.face}?" if doubtful else str(die.face)
+    scale = max(0.5, die.size / 50)
+    weight = max(1, int(round(scale * 2)))
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
+    # The label sits on the box's top-left corner, so the die's own pips stay visible.
+    x0 = die.x - half
+    y1 = die.y - half
+    y0 = y1 - th - base - 4
+    if y0 < 0:  # no room above: put it under the box
+        y0 = die.y + half
+        y1 = y0 + th + base + 4
+    cv2.rectangle(out, (x0, y0), (x0 + tw + 6, y1), colour, -1)
+    cv2.putText(out, text, (x0 + 3, y1 - base - 2), _FONT, scale, _INK, weight, cv2.LINE_AA)
+
+
+def _dashed_rectangle(
+    out: np.ndarray,
+    top_left: tuple[int, int],
+    bottom_right: tuple[int, int],
+    colour: tuple[int, int, int],
+    thick: int,
+    dash: int,
+) -> None:
+    (x0, y0), (x1, y1) = top_left, bottom_right
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+    for (ax, ay), (bx, by) in zip(corners, corners[1:], strict=False):
+        length = math.hypot(bx - ax, by - ay)
+        steps = max(1, int(length // dash))
+        for i in range(0, steps, 2):
+            t0, t1 = i / steps, min(1.0, (i + 1) / steps)
+            p = (int(ax + (bx - ax) * t0), int(ay + (by - ay) * t0))
+            q = (int(ax + (bx - ax) * t1), int(ay + (by - ay) * t1))
+            cv2.line(out, p, q, colour, thick, cv2.LINE_AA)
+
+
+def _banner(out: np.ndarray, reading: Reading, doubtful: int) -> None:
+    counts = "  ".join(f"{face}:{n}" for face, n in reading.counts.items())
+    noun = "die" if reading.total == 1 else "dice"
+    text = f"{reading.total} {noun}   {counts}"
+    if doubtful:
+        text += f"   {doubtful} doubtful"
+    width = out.shape[1]
+    scale = max(0.45, width / 1400)
+    weight = max(1, int(round(scale * 1.6)))
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
+    height = th + base + 10
+    # Darken the band rather than paint it, so the table under it is still visible.
+    band = out[:height, : min(width, tw + 12)]
+    band[:] = (band * 0.3).astype(np.uint8)
+    ink = _DOUBT if doubtful else _INK
+    cv2.putText(out, text, (6, height - base - 5), _FONT, scale, ink, weight, cv2.LINE_AA)

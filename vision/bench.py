@@ -1,0 +1,94 @@
+"""Time the reader on one core: ``python -m vision.bench [--data DIR] [--repeat N]``.
+
+Prints the median milliseconds per 640x640 dev photograph and per 2028x1520 simulated
+frame of 30 dice (a Raspberry Pi HQ/v3 camera's half-resolution still), with each stage's
+median, after one warm-up read. OpenCV is held to one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vision.reading import Reading
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "dice-top-dev"
+
+
+def _medians(readings: list[Reading]) -> str:
+    stages = [k for k in readings[0].ms if k != "total"]
+    parts = [f"{k} {statistics.median(r.ms[k] for r in readings):.1f}" for k in stages]
+    return ", ".join(parts)
+
+
+def bench_photographs(folder: Path, repeat: int) -> list[Reading]:
+    """Read every photograph of the folder ``repeat`` times (view above)."""
+    from vision.reader import load_image, read_dice
+
+    images = [load_image(p) for p in sorted((folder / "images").glob("*.jpg"))]
+    if not images:
+        raise ValueError(f"{folder}: no photographs in {folder / 'images'}")
+    read_dice(images[0], view="above")
+    return [read_dice(image, view="above") for _ in range(repeat) for image in images]
+
+
+def bench_large_frames(count: int) -> tuple[list[Reading], int]:
+    """Read ``count`` simulated 2028x1520 frames of 30 dice; also how many were exact."""
+    from vision.reader import read_dice
+    from vision.simulate import render_dice
+
+    rng = np.random.default_rng(2028)
+    scenes = [
+        render_dice(
+            [int(f) for f in rng.integers(1, 7, 30)],
+            colours=[str(c) for c in rng.choice(["white", "red", "blue", "green", "black"], 30)],
+            seed=seed,
+            touching_pairs=4,
+            width=2028,
+            height=1520,
+            die_size=64.0,
+        )
+        for seed in range(count)
+    ]
+    read_dice(scenes[0].image, view="below")
+    readings = [read_dice(s.image, view="below") for s in scenes]
+    exact = sum(r.counts == s.counts for r, s in zip(readings, scenes, strict=True))
+    return readings, exact
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="dev set folder")
+    parser.add_argument("--repeat", type=int, default=1, help="reads of each photograph")
+    parser.add_argument("--frames", type=int, default=20, help="simulated 2028x1520 frames")
+    args = parser.parse_args(argv)
+    import cv2
+
+    cv2.setNumThreads(1)
+    try:
+        photos = bench_photographs(args.data, args.repeat)
+    except (OSError, ValueError) as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    ms = [r.ms["total"] for r in photos]
+    print(
+        f"640x640 dev photographs: {len(ms)} reads, median {statistics.median(ms):.1f} ms"
+        f" (p90 {np.percentile(ms, 90):.1f}, max {max(ms):.1f}); stages: {_medians(photos)}"
+    )
+    frames, exact = bench_large_frames(args.frames)
+    ms = [r.ms["total"] for r in frames]
+    print(
+        f"2028x1520 frames of 30 dice: {len(ms)} reads, median {statistics.median(ms):.1f} ms"
+        f" (p90 {np.percentile(ms, 90):.1f}, max {max(ms):.1f}); stages: {_medians(frames)};"
+        f" counts exact in {exact}/{len(frames)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

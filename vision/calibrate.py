@@ -1,0 +1,247 @@
+"""``dudo calibrate``: measure the table and write it to the TOML config.
+
+From a photograph of the empty glass (``--empty``, or taken now from ``--source``): its
+brightness, checked neither too dark nor burnt out, and kept as a reference picture. From a
+photograph with dice on the glass (``--dice``, or taken from the source after a prompt):
+the die size in pixels, for ``[vision] die_size``. ``--seats N``: N equal seat zones
+around the centre of the picture, seat 1 at the bottom, then clockwise in the picture. A
+Picamera2 source also has its automatic exposure and white balance read and locked.
+
+Nothing is written unless every step succeeded; other tables of the config are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.calibration import (
+    Calibration,
+    CameraSettings,
+    calibration_from_dict,
+    calibration_tables,
+    read_toml,
+    sector_zones,
+)
+from vision.config import ReaderConfig, config_from_dict
+from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
+from vision.tomlwrite import save_tables
+
+DEFAULT_CONFIG = "dudo.toml"
+# The light under the glass must light the dice without burning out the glass.
+_TOO_DARK = 35.0
+_BURNT_OUT_SHARE = 0.05
+
+
+class CalibrationError(ValueError):
+    """A calibration step failed; the message says which input and why."""
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    """Run ``dudo calibrate``; print what was measured; 0 when the config was written."""
+    path = Path(args.config or DEFAULT_CONFIG)
+    try:
+        lines = calibrate(
+            path,
+            source_spec=args.source,
+            empty=args.empty,
+            dice=args.dice,
+            seats=args.seats,
+            interactive=sys.stdin.isatty(),
+        )
+    except (ValueError, CameraUnavailable, OSError) as err:
+        # ValueError covers CalibrationError, UnreadableImage and a bad config table;
+        # OSError a reader model missing or a config folder that cannot be written.
+        print(f"dudo calibrate: {err}", file=sys.stderr)
+        print(f"dudo calibrate: nothing written to {path}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(line)
+    return 0
+
+
+def calibrate(
+    path: Path,
+    *,
+    source_spec: str | None = None,
+    empty: str | None = None,
+    dice: str | None = None,
+    seats: int = 0,
+    interactive: bool = False,
+) -> list[str]:
+    """Measure what the inputs allow, write it to ``path``; the lines to show the user."""
+    if not (source_spec or empty or dice or seats):
+        raise CalibrationError("nothing to calibrate: give --empty, --dice, --source or --seats")
+    if seats < 0 or seats > 12:
+        raise CalibrationError(f"--seats {seats}: must be 1..12")
+    data = read_toml(path) if path.exists() else {}
+    calibration = calibration_from_dict(data, source=str(path))
+    vision = dict(_table(data, "vision"))
+    camera = calibration.camera
+    lines: list[str] = []
+
+    empty_frame = _load(empty) if empty else None
+    dice_frame = _load(dice) if dice else None
+    if source_spec:
+        empty_frame, dice_frame, camera = _from_source(
+            source_spec, camera, empty_frame, dice_frame, interactive, lines
+        )
+    frames = [f for f in (empty_frame, dice_frame) if f is not None]
+    if len(frames) == 2 and frames[0].shape[:2] != frames[1].shape[:2]:
+        raise CalibrationError(
+            f"the empty glass is {_size(frames[0])} and the dice picture {_size(frames[1])}: "
+            "take both with the same camera"
+        )
+    if frames:
+        height, width = frames[0].shape[:2]
+        camera = dataclasses.replace(camera, width=width, height=height)
+
+    reader = config_from_dict(vision, source=str(path))
+    if empty_frame is not None:
+        camera = _check_empty(empty_frame, empty or "the empty glass", camera, path, reader, lines)
+    # Only the tables this run measured are rewritten: the others keep their text.
+    tables: dict[str, dict[str, object]] = {}
+    if dice_frame is not None:
+        unsized = dataclasses.replace(reader, die_size=None)
+        vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", unsized, lines)
+        config_from_dict(vision, source=str(path))  # still a valid [vision] table
+        tables["vision"] = vision
+    zones = calibration.seats
+    if seats:
+        zones = sector_zones(seats, camera.width, camera.height)
+        lines.append(
+            f"seats: {seats} equal zones around ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
+            " seat 1 at the bottom of the picture, then clockwise in the picture"
+        )
+    result = calibration_tables(Calibration(camera, zones, calibration.colours))
+    if frames or source_spec:
+        tables["camera"] = result["camera"]
+    if seats:
+        tables["seats"] = result["seats"]
+    reference = None
+    if empty_frame is not None and camera.empty:
+        reference = path.parent / camera.empty
+        if not cv2.imwrite(str(reference), empty_frame):
+            raise CalibrationError(f"could not write the empty-glass picture {reference}")
+    try:
+        save_tables(path, tables)
+    except (ValueError, OSError):
+        if reference is not None:
+            reference.unlink(missing_ok=True)
+        raise
+    if reference is not None:
+        lines.append(f"empty glass kept as {reference}")
+    lines.append(f"written to {path}")
+    return lines
+
+
+def _table(data: dict[str, object], name: str) -> dict[str, object]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise CalibrationError(f"[{name}] must be a table")
+    return table
+
+
+def _size(frame: np.ndarray) -> str:
+    return f"{frame.shape[1]}x{frame.shape[0]}"
+
+
+def _load(name: str) -> np.ndarray:
+    from vision.reader import load_image
+
+    return load_image(name)
+
+
+def _from_source(
+    spec: str,
+    camera: CameraSettings,
+    empty_frame: np.ndarray | None,
+    dice_frame: np.ndarray | None,
+    interactive: bool,
+    lines: list[str],
+) -> tuple[np.ndarray | None, np.ndarray | None, CameraSettings]:
+    """Frames from a live source, and its exposure locked when it is a Picamera2."""
+    settings = dataclasses.replace(
+        camera, source=spec, exposure_us=None, analogue_gain=None, colour_gains=None
+    )
+    source: FrameSource = open_source(spec, settings=settings)
+    try:
+        source.start()
+        if isinstance(source, PicameraSource):
+            settings = source.exposure()
+            source.settings = settings
+            source.close()  # start again with exposure and white balance locked
+            source.start()
+            lines.append(
+                f"exposure locked: {settings.exposure_us} us, gain {settings.analogue_gain:.2f}, "
+                f"colour gains {settings.colour_gains}"
+            )
+        if empty_frame is None:
+            if interactive:
+                input("Clear the glass (no dice), then press Enter: ")
+            empty_frame = source.capture()
+        if dice_frame is None and interactive:
+            answer = input("Put 5 or more dice on the glass, press Enter (s to skip): ")
+            if answer.strip().lower() != "s":
+                dice_frame = source.capture()
+    finally:
+        source.close()
+    return empty_frame, dice_frame, settings
+
+
+def _check_empty(
+    frame: np.ndarray,
+    name: str,
+    camera: CameraSettings,
+    path: Path,
+    reader: ReaderConfig,
+    lines: list[str],
+) -> CameraSettings:
+    """The empty glass must be lit, not burnt out, and empty."""
+    from vision.reader import read_dice
+
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    brightness = float(np.median(grey))
+    burnt = float(np.mean(grey >= 250))
+    if brightness < _TOO_DARK:
+        raise CalibrationError(
+            f"{name}: too dark (median grey {brightness:.0f} of 255): "
+            "switch on the light under the glass or lengthen the exposure"
+        )
+    if burnt > _BURNT_OUT_SHARE:
+        raise CalibrationError(
+            f"{name}: {burnt:.0%} of the picture is burnt out (pure white): "
+            "dim the light or shorten the exposure"
+        )
+    seen = read_dice(frame, reader, view="below")
+    if seen.total:
+        where = ", ".join(f"({d.x}, {d.y})" for d in seen.dice[:5])
+        raise CalibrationError(
+            f"{name}: the empty glass shows {seen.total} dice at {where}: clear the glass"
+        )
+    lines.append(f"empty glass: {_size(frame)}, median grey {brightness:.0f}, no dice seen")
+    return dataclasses.replace(camera, empty=f"{path.stem}-empty.png", brightness=brightness)
+
+
+def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
+    """The median side of the dice seen, in pixels."""
+    from vision.reader import read_dice
+
+    reading = read_dice(frame, reader, view="below")
+    if reading.total == 0:
+        raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
+    sizes = [d.size for d in reading.dice]
+    size = round(float(statistics.median(sizes)), 1)
+    spread = (max(sizes) - min(sizes)) / size if size else 0.0
+    lines.append(
+        f"die size: {size:.1f} px (median of {reading.total} dice, {min(sizes)}..{max(sizes)} px)"
+    )
+    if spread > 0.5:
+        lines.append("warning: the dice sizes differ a lot: check that no die is on its edge")
+    return size

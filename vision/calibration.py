@@ -1,0 +1,308 @@
+"""The table's calibration: the ``[camera]``, ``[seats]``, ``[colours]`` tables of the config.
+
+``[camera]`` says which frame source to open and the exposure locked at calibration;
+``[seats]`` says which zone of the glass belongs to which seat (equal sectors around a
+centre, or one polygon per seat); ``[colours]`` gives each player's dice colour.
+
+Saving rewrites only the tables it is given and keeps every other table of the file, its
+text and comments included, as it was.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vision.tomlwrite import save_tables
+
+CALIBRATION_TABLES = ("camera", "seats", "colours")
+_CAMERA_KEYS = (
+    "source",
+    "width",
+    "height",
+    "exposure_us",
+    "analogue_gain",
+    "colour_gains",
+    "empty",
+    "brightness",
+)
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """How to open the camera under the glass, and the exposure locked at calibration.
+
+    ``source``: a frame source spec for ``open_source`` (``picamera2``, ``device:N``,
+    ``folder:DIR``, ``sim``). ``exposure_us``, ``analogue_gain`` and ``colour_gains``
+    (red, blue) are None until calibration locks them. ``empty`` is the photograph of the
+    empty glass taken at calibration and ``brightness`` its median grey level.
+    """
+
+    source: str = "picamera2"
+    width: int = 2028
+    height: int = 1520
+    exposure_us: int | None = None
+    analogue_gain: float | None = None
+    colour_gains: tuple[float, float] | None = None
+    empty: str | None = None
+    brightness: float | None = None
+
+    @property
+    def locked(self) -> bool:
+        """Whether exposure and white balance were locked at calibration."""
+        return self.exposure_us is not None and self.colour_gains is not None
+
+
+@dataclass(frozen=True)
+class SeatZones:
+    """Which zone of the glass (in image pixels) belongs to which seat, seats numbered from 1.
+
+    Either ``count`` equal sectors around ``centre``, seat 1 centred on ``first_angle``
+    (degrees, image coordinates: 0 is to the right, 90 is down) and the next seats
+    following clockwise in the image; or explicit ``polygons``, one per seat.
+    """
+
+    count: int = 0
+    centre: tuple[float, float] = (0.0, 0.0)
+    first_angle: float = 90.0
+    polygons: tuple[tuple[tuple[float, float], ...], ...] = ()
+
+    @property
+    def seats(self) -> int:
+        """How many seats have a zone (0: no zones calibrated)."""
+        return len(self.polygons) if self.polygons else self.count
+
+    def seat_at(self, x: float, y: float) -> int | None:
+        """The seat whose zone holds the point (x, y), or None outside every zone."""
+        if self.polygons:
+            for number, polygon in enumerate(self.polygons, start=1):
+                if _inside(polygon, x, y):
+                    return number
+            return None
+        if self.count <= 0:
+            return None
+        dx, dy = x - self.centre[0], y - self.centre[1]
+        if dx == 0 and dy == 0:
+            return None
+        span = 360.0 / self.count
+        angle = math.degrees(math.atan2(dy, dx))
+        # Seat 1 is centred on first_angle, so its sector starts half a span before it.
+        offset = (angle - self.first_angle + span / 2) % 360.0
+        return int(offset // span) % self.count + 1
+
+    def sector_centre(self, seat: int, radius: float) -> tuple[float, float]:
+        """The point at ``radius`` from the centre in the middle of a sector seat's zone."""
+        if self.count <= 0:
+            raise ValueError("seat zones: no sectors calibrated")
+        angle = math.radians(self.first_angle + (seat - 1) * 360.0 / self.count)
+        return (
+            self.centre[0] + radius * math.cos(angle),
+            self.centre[1] + radius * math.sin(angle),
+        )
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything ``dudo calibrate`` measures about the table, and each player's colour."""
+
+    camera: CameraSettings = field(default_factory=CameraSettings)
+    seats: SeatZones = field(default_factory=SeatZones)
+    colours: Mapping[str, str] = field(default_factory=dict)
+
+
+def _inside(polygon: Sequence[tuple[float, float]], x: float, y: float) -> bool:
+    """Whether (x, y) lies inside the polygon (even-odd rule, by a ray to the right)."""
+    inside = False
+    for (x1, y1), (x2, y2) in zip(polygon, [*polygon[1:], polygon[0]], strict=True):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def sector_zones(count: int, width: int, height: int, first_angle: float = 90.0) -> SeatZones:
+    """Equal sectors for ``count`` seats around the centre of a width x height image."""
+    if not 1 <= count <= 12:
+        raise ValueError(f"seats {count}: must be 1..12")
+    return SeatZones(count=count, centre=(width / 2, height / 2), first_angle=first_angle)
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+
+def load_calibration(path: str | Path | None) -> Calibration:
+    """Read ``[camera]``, ``[seats]`` and ``[colours]`` from a TOML file; None gives defaults.
+
+    A table that is absent gives its defaults. Raises ValueError naming the file, the table,
+    the key and the value for a missing file, bad TOML, an unknown key or a bad value.
+    """
+    if path is None:
+        return Calibration()
+    data = read_toml(path)
+    return calibration_from_dict(data, source=str(path))
+
+
+def read_toml(path: str | Path) -> dict[str, object]:
+    """The parsed TOML file, or ValueError naming it (missing, not TOML)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError as err:
+        raise ValueError(f"{path}: no such config file") from err
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML: {err}") from err
+
+
+def calibration_from_dict(data: Mapping[str, object], source: str = "config") -> Calibration:
+    """Build a Calibration from a parsed TOML document's three tables."""
+    camera = _table(data, "camera", source)
+    seats = _table(data, "seats", source)
+    colours = _table(data, "colours", source)
+    return Calibration(
+        camera=_camera(camera, source),
+        seats=_seats(seats, source),
+        colours=_colours(colours, source),
+    )
+
+
+def _table(data: Mapping[str, object], name: str, source: str) -> dict[str, object]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{source}: [{name}] must be a table, not {table!r}")
+    return table
+
+
+def _bad(source: str, table: str, key: str, value: object, why: str) -> ValueError:
+    return ValueError(f"{source}: [{table}] {key} = {value!r}: {why}")
+
+
+def _number(source: str, table: str, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _bad(source, table, key, value, "must be a number")
+    return float(value)
+
+
+def _positive_int(source: str, table: str, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise _bad(source, table, key, value, "must be a positive whole number")
+    return value
+
+
+def _camera(table: dict[str, object], source: str) -> CameraSettings:
+    unknown = sorted(set(table) - set(_CAMERA_KEYS))
+    if unknown:
+        raise ValueError(
+            f"{source}: unknown key(s) in [camera]: {', '.join(unknown)} "
+            f"(known: {', '.join(_CAMERA_KEYS)})"
+        )
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        if key in ("source", "empty"):
+            if not isinstance(value, str) or not value:
+                raise _bad(source, "camera", key, value, "must be a non-empty string")
+            values[key] = value
+        elif key in ("width", "height", "exposure_us"):
+            values[key] = _positive_int(source, "camera", key, value)
+        elif key in ("analogue_gain", "brightness"):
+            number = _number(source, "camera", key, value)
+            if number < 0:
+                raise _bad(source, "camera", key, value, "must not be negative")
+            values[key] = number
+        else:  # colour_gains
+            if not (isinstance(value, list) and len(value) == 2):
+                raise _bad(source, "camera", key, value, "must be [red_gain, blue_gain]")
+            red, blue = (_number(source, "camera", key, v) for v in value)
+            if red <= 0 or blue <= 0:
+                raise _bad(source, "camera", key, value, "gains must be above 0")
+            values[key] = (red, blue)
+    return CameraSettings(**values)  # type: ignore[arg-type]
+
+
+def _point(source: str, key: str, value: object) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise _bad(source, "seats", key, value, "a point must be [x, y]")
+    x, y = (_number(source, "seats", key, v) for v in value)
+    return (x, y)
+
+
+def _seats(table: dict[str, object], source: str) -> SeatZones:
+    known = ("count", "centre", "first_angle", "zones")
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{source}: unknown key(s) in [seats]: {', '.join(unknown)} (known: {', '.join(known)})"
+        )
+    count = 0
+    if "count" in table:
+        value = table["count"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
+            raise _bad(source, "seats", "count", value, "must be 0..12")
+        count = value
+    centre = _point(source, "centre", table["centre"]) if "centre" in table else (0.0, 0.0)
+    first_angle = _number(source, "seats", "first_angle", table.get("first_angle", 90.0))
+    polygons: list[tuple[tuple[float, float], ...]] = []
+    zones = table.get("zones", {})
+    if not isinstance(zones, dict):
+        raise _bad(source, "seats", "zones", zones, "must be a table seat1 = [[x, y], ...]")
+    for number in range(1, len(zones) + 1):
+        key = f"seat{number}"
+        if key not in zones:
+            raise ValueError(
+                f"{source}: [seats.zones] must name seat1..seat{len(zones)} without gaps, "
+                f"got {', '.join(sorted(zones))}"
+            )
+        polygon = zones[key]
+        if not (isinstance(polygon, list) and len(polygon) >= 3):
+            raise _bad(source, "seats.zones", key, polygon, "a zone needs 3 or more [x, y] points")
+        polygons.append(tuple(_point(source, f"zones.{key}", p) for p in polygon))
+    if count and "centre" not in table:
+        raise ValueError(f"{source}: [seats] count = {count} needs centre = [x, y]")
+    return SeatZones(count=count, centre=centre, first_angle=first_angle, polygons=tuple(polygons))
+
+
+def _colours(table: dict[str, object], source: str) -> dict[str, str]:
+    colours: dict[str, str] = {}
+    for player, colour in table.items():
+        if not isinstance(colour, str) or not colour.strip():
+            raise _bad(source, "colours", player, colour, 'must be a colour name such as "red"')
+        colours[player] = colour.strip().lower()
+    return colours
+
+
+# -- saving ----------------------------------------------------------------------------------
+
+
+def calibration_tables(calibration: Calibration) -> dict[str, dict[str, object]]:
+    """The three TOML tables of a Calibration, absent values left out."""
+    cam = calibration.camera
+    camera: dict[str, object] = {"source": cam.source, "width": cam.width, "height": cam.height}
+    if cam.exposure_us is not None:
+        camera["exposure_us"] = cam.exposure_us
+    if cam.analogue_gain is not None:
+        camera["analogue_gain"] = round(cam.analogue_gain, 4)
+    if cam.colour_gains is not None:
+        camera["colour_gains"] = [round(g, 4) for g in cam.colour_gains]
+    if cam.empty is not None:
+        camera["empty"] = cam.empty
+    if cam.brightness is not None:
+        camera["brightness"] = round(cam.brightness, 1)
+    zones = calibration.seats
+    seats: dict[str, object] = {}
+    if zones.count:
+        seats["count"] = zones.count
+        seats["centre"] = [round(c, 1) for c in zones.centre]
+        seats["first_angle"] = round(zones.first_angle, 2)
+    if zones.polygons:
+        seats["zones"] = {
+            f"seat{n}": [[round(x, 1), round(y, 1)] for x, y in polygon]
+            for n, polygon in enumerate(zones.polygons, start=1)
+        }
+    return {"camera": camera, "seats": seats, "colours": dict(calibration.colours)}
+
+
+def save_calibration(path: str | Path, calibration: Calibration) -> None:
+    """Write ``[camera]``, ``[seats]`` and ``[colours]``, keeping the rest of the file as it was."""
+    save_tables(path, calibration_tables(calibration))

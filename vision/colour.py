@@ -1,0 +1,45 @@
+"""Stage 3: name the colour of each die's body (pips excluded), for telling owners apart."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.locate import Candidate
+
+# Hue (OpenCV's 0..180) upper bounds of each named colour, going round the wheel.
+_HUES = ((6, "red"), (20, "orange"), (34, "yellow"), (85, "green"), (130, "blue"),
+         (160, "purple"), (172, "pink"), (181, "red"))
+
+
+def name_colours(image: np.ndarray, candidates: list[Candidate]) -> list[str]:
+    """A colour name for each candidate die: white, grey, black, brown, or a hue's name.
+
+    The body's colour is the median of the die's middle: pips cover at most a fifth of a
+    face, so the median is the body's colour whatever colour the pips are.
+    """
+    names = []
+    h, w = image.shape[:2]
+    for c in candidates:
+        r = max(1, int(0.3 * c.size))
+        x0, x1 = max(0, int(c.x) - r), min(w, int(c.x) + r + 1)
+        y0, y1 = max(0, int(c.y) - r), min(h, int(c.y) + r + 1)
+        patch = image[y0:y1, x0:x1].reshape(-1, 3)
+        if len(patch) == 0:
+            names.append("unknown")
+            continue
+        bgr = np.median(patch, axis=0).astype(np.uint8).reshape(1, 1, 3)
+        names.append(colour_name(bgr[0, 0]))
+    return names
+
+
+def colour_name(bgr: np.ndarray) -> str:
+    """The name of one BGR colour."""
+    hue, sat, val = (int(v) for v in cv2.cvtColor(bgr.reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0])
+    if val < 50:
+        return "black"
+    if sat < 45:
+        return "white" if val > 150 else "grey"
+    if 6 <= hue < 25 and val < 140:
+        return "brown"
+    return next(name for bound, name in _HUES if hue < bound)

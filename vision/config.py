@@ -1,0 +1,82 @@
+"""The reader's settings: the ``[vision]`` table of the project's TOML config."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from vision.reading import DEFAULT_DOUBT_THRESHOLD
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """How to read dice.
+
+    ``die_size``: side of a die in pixels, or None to estimate it from each photograph.
+    ``doubt_threshold``: a die read with less confidence is flagged for the players to confirm.
+    ``model_path``: the face classifier (ONNX); None uses the model shipped in the package.
+    ``detector_path``: the die locator (ONNX); None uses the model shipped in the package.
+    ``min_detection``: score below which a candidate die is not a die at all.
+    """
+
+    die_size: float | None = None
+    doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
+    model_path: str | None = None
+    detector_path: str | None = None
+    min_detection: float = 0.35
+
+    def __post_init__(self) -> None:
+        if self.die_size is not None and not 8 <= self.die_size <= 1000:
+            raise ValueError(f"[vision] die_size {self.die_size}: must be 8..1000 px or absent")
+        if not 0.0 <= self.doubt_threshold <= 1.0:
+            raise ValueError(f"[vision] doubt_threshold {self.doubt_threshold}: must be 0..1")
+        if not 0.0 < self.min_detection < 1.0:
+            raise ValueError(f"[vision] min_detection {self.min_detection}: must be in (0, 1)")
+
+
+def load_config(path: str | Path | None) -> ReaderConfig:
+    """Read the ``[vision]`` table of a TOML file; no file (None) gives the defaults.
+
+    Raises ValueError naming the file and the key for a missing file, bad TOML, an unknown
+    key or a value of the wrong type.
+    """
+    if path is None:
+        return ReaderConfig()
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError as err:
+        raise ValueError(f"{path}: no such config file") from err
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML: {err}") from err
+    table = data.get("vision", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: [vision] must be a table")
+    return config_from_dict(table, source=str(path))
+
+
+def config_from_dict(table: dict[str, object], source: str = "config") -> ReaderConfig:
+    """Build a ReaderConfig from the ``[vision]`` table's keys, checking names and types."""
+    known = {f.name: f for f in fields(ReaderConfig)}
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{source}: unknown key(s) in [vision]: {', '.join(unknown)} "
+            f"(known: {', '.join(known)})"
+        )
+    values: dict[str, object] = {}
+    for name, value in table.items():
+        if name in ("die_size", "doubt_threshold", "min_detection"):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{source}: [vision] {name} = {value!r}: must be a number")
+            values[name] = float(value)
+        else:
+            if not isinstance(value, str):
+                raise ValueError(f"{source}: [vision] {name} = {value!r}: must be a path string")
+            values[name] = value
+    try:
+        return ReaderConfig(**values)  # type: ignore[arg-type]
+    except ValueError as err:
+        raise ValueError(f"{source}: {err}") from None

@@ -1,0 +1,270 @@
+"""Score the reader on a labelled folder: ``python -m vision.evaluate DIR [--view below]``.
+
+The folder is in the dev set's format: ``images/NAME.jpg`` and ``labels/NAME.txt`` (YOLO:
+``class cx cy w h``, class k = k+1 pips seen from above). With ``--view below`` every
+photograph is mirrored and its labels become 7 - x, as a camera under the glass sees them.
+Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
+on the ace and the median time per image; ``--csv`` writes one row per image with its error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.config import ReaderConfig, load_config
+from vision.reading import FACES, Reading, UnreadableImage
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+# A reading matches a labelled die when its centre is within this share of the die's size.
+MATCH_RADIUS = 0.5
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """A die as the label says: the face that counts in this view, centre and size."""
+
+    face: int
+    x: float
+    y: float
+    size: float
+
+
+@dataclass
+class ImageScore:
+    """How the reader did on one photograph."""
+
+    image: str
+    dice: int = 0
+    found: int = 0
+    right: int = 0
+    wrong: int = 0
+    missed: int = 0
+    extra: int = 0
+    aces: int = 0
+    aces_right: int = 0
+    read_as_ace: int = 0
+    read_as_ace_right: int = 0
+    doubtful: int = 0
+    confident_errors: int = 0
+    exact: bool = False
+    ms: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The scores of a whole folder."""
+
+    images: list[ImageScore]
+
+    def _sum(self, name: str) -> int:
+        return sum(int(getattr(s, name)) for s in self.images)
+
+    @property
+    def dice(self) -> int:
+        return self._sum("dice")
+
+    @property
+    def die_accuracy(self) -> float:
+        """Labelled dice read right (found and the right face) over all labelled dice."""
+        return self._sum("right") / max(1, self.dice)
+
+    @property
+    def exact_share(self) -> float:
+        """Share of images whose six face counts are all exact."""
+        return self._sum("exact") / max(1, len(self.images))
+
+    def lines(self, title: str) -> list[str]:
+        """The summary as printed by the command."""
+        n = len(self.images)
+        ms = [s.ms for s in self.images]
+        return [
+            f"{title}",
+            f"  images: {n}, labelled dice: {self.dice}",
+            f"  dice right: {self._sum('right')}/{self.dice} = {100 * self.die_accuracy:.2f}%"
+            f" (wrong face {self._sum('wrong')}, missed {self._sum('missed')},"
+            f" extra {self._sum('extra')})",
+            f"  images exact (all six counts): {self._sum('exact')}/{n}"
+            f" = {100 * self.exact_share:.2f}%",
+            f"  aces read right: {self._sum('aces_right')}/{self._sum('aces')};"
+            f" dice read as aces that are aces: "
+            f"{self._sum('read_as_ace_right')}/{self._sum('read_as_ace')}",
+            f"  doubtful dice flagged: {self._sum('doubtful')};"
+            f" errors not flagged (confident and wrong, missed or extra):"
+            f" {self._sum('confident_errors')}",
+            f"  median ms per image: {statistics.median(ms) if ms else 0.0:.1f}",
+        ]
+
+
+def load_labels(path: Path, width: int, height: int, view: str) -> list[LabelledDie]:
+    """The labelled dice of one image, in the given view (mirrored and 7 - x from below)."""
+    dice = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            k, cx, cy, bw, bh = (float(v) for v in line.split())
+        except ValueError:
+            raise ValueError(f"{path}:{number}: expected 'class cx cy w h'") from None
+        pips = int(k) + 1
+        if not 1 <= pips <= 6:
+            raise ValueError(f"{path}:{number}: class {int(k)} is not a die face (0..5)")
+        if view == "below":
+            cx = 1.0 - cx
+        face = 7 - pips if view == "below" else pips
+        dice.append(LabelledDie(face, cx * width, cy * height, math.sqrt(bw * width * bh * height)))
+    return dice
+
+
+def score_image(name: str, labels: list[LabelledDie], reading: Reading) -> ImageScore:
+    """Match the reading's dice to the labels (nearest first) and count every kind of error."""
+    score = ImageScore(name, dice=len(labels), found=reading.total, ms=reading.ms["total"])
+    pairs = sorted(
+        (math.hypot(d.x - lab.x, d.y - lab.y) / lab.size, i, j)
+        for i, lab in enumerate(labels)
+        for j, d in enumerate(reading.dice)
+    )
+    label_of: dict[int, int] = {}
+    die_of: dict[int, int] = {}
+    for dist, i, j in pairs:
+        if dist <= MATCH_RADIUS and i not in label_of and j not in die_of:
+            label_of[i], die_of[j] = j, i
+    threshold = reading.doubt_threshold
+    score.doubtful = len(reading.doubtful)
+    for i, lab in enumerate(labels):
+        score.aces += lab.face == 1
+        if i not in label_of:
+            score.missed += 1
+            score.confident_errors += 1
+            score.errors.append(f"missed a {lab.face} at ({lab.x:.0f},{lab.y:.0f})")
+            continue
+        die = reading.dice[label_of[i]]
+        if die.face == lab.face:
+            score.right += 1
+            score.aces_right += lab.face == 1
+        else:
+            score.wrong += 1
+            score.confident_errors += die.confidence >= threshold
+            score.errors.append(
+                f"read {die.face} for a {lab.face} at ({die.x},{die.y}),"
+                f" confidence {die.confidence:.2f}"
+            )
+    for j, die in enumerate(reading.dice):
+        score.read_as_ace += die.face == 1
+        if j in die_of:
+            score.read_as_ace_right += die.face == 1 and labels[die_of[j]].face == 1
+        else:
+            score.extra += 1
+            score.confident_errors += die.confidence >= threshold
+            score.errors.append(
+                f"extra {die.face} at ({die.x},{die.y}), confidence {die.confidence:.2f}"
+            )
+    truth = {f: sum(lab.face == f for lab in labels) for f in FACES}
+    score.exact = truth == reading.counts
+    return score
+
+
+def evaluate_folder(
+    root: Path,
+    view: str = "above",
+    config: ReaderConfig | None = None,
+    names: Sequence[str] | None = None,
+) -> Summary:
+    """Read every labelled image of a folder (or only ``names``) and score each one."""
+    import cv2
+
+    from vision.reader import load_image, read_dice
+
+    config = config or ReaderConfig()
+    images = sorted(p for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if names is not None:
+        wanted = set(names)
+        images = [p for p in images if p.name in wanted]
+    if not images:
+        raise ValueError(f"{root}: no images in {root / 'images'}")
+    scores = []
+    for path in images:
+        image = load_image(path)
+        if view == "below":
+            image = np.ascontiguousarray(cv2.flip(image, 1))
+        label_path = root / "labels" / (path.stem + ".txt")
+        if not label_path.is_file():
+            raise ValueError(f"{path.name}: no label file {label_path}")
+        labels = load_labels(label_path, image.shape[1], image.shape[0], view)
+        scores.append(score_image(path.name, labels, read_dice(image, config, view)))
+    return Summary(scores)
+
+
+def write_csv(summary: Summary, out: Path) -> None:
+    """One row per image: its counts of each kind of error and what the errors were."""
+    columns = [
+        "image",
+        "dice",
+        "found",
+        "right",
+        "wrong",
+        "missed",
+        "extra",
+        "exact",
+        "doubtful",
+        "confident_errors",
+        "ms",
+        "error",
+    ]
+    with out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for s in summary.images:
+            writer.writerow(
+                [
+                    s.image,
+                    s.dice,
+                    s.found,
+                    s.right,
+                    s.wrong,
+                    s.missed,
+                    s.extra,
+                    int(s.exact),
+                    s.doubtful,
+                    s.confident_errors,
+                    f"{s.ms:.1f}",
+                    "; ".join(s.errors),
+                ]
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__)
+    parser.add_argument("folder", type=Path, metavar="DIR")
+    parser.add_argument("--view", choices=["above", "below"], default="above")
+    parser.add_argument("--csv", type=Path, metavar="OUT", help="one row per image")
+    parser.add_argument("--config", metavar="FILE", help="TOML config ([vision] table)")
+    args = parser.parse_args(argv)
+    import cv2
+
+    cv2.setNumThreads(1)
+    try:
+        config = load_config(args.config)
+        summary = evaluate_folder(args.folder, args.view, config)
+    except (ValueError, OSError) as err:  # UnreadableImage is a ValueError
+        kind = "unreadable image" if isinstance(err, UnreadableImage) else "error"
+        print(f"evaluate: {kind}: {err}", file=sys.stderr)
+        return 2
+    print("\n".join(summary.lines(f"{args.folder} (view {args.view})")))
+    if args.csv:
+        write_csv(summary, args.csv)
+        print(f"  per-image rows: {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

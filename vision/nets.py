@@ -1,0 +1,77 @@
+"""The reader's two small models (ONNX, shipped in ``vision/models/``), run by OpenCV's dnn."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.config import ReaderConfig
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+LOCATOR_FILE = "locator.onnx"
+FACE_FILE = "face.onnx"
+
+# The geometry both models were trained with (see vision/training/models.py).
+DETECT_DIE_PX = 16.0
+STRIDE = 4
+CROP_PX = 36
+CROP_DIE_PX = 24.0
+NOT_A_DIE = 6
+
+
+@dataclass(frozen=True)
+class Nets:
+    """The loaded locator and face reader; ``forward`` calls are serialised by a lock."""
+
+    locator: Any
+    face: Any
+    lock: threading.Lock
+
+    def locate(self, blob: np.ndarray) -> np.ndarray:
+        """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input."""
+        with self.lock:
+            self.locator.setInput(blob)
+            return np.asarray(self.locator.forward())
+
+    def read(self, crops: np.ndarray) -> np.ndarray:
+        """Face reader logits (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops."""
+        with self.lock:
+            self.face.setInput(crops)
+            return np.asarray(self.face.forward())
+
+
+def load_nets(config: ReaderConfig) -> Nets:
+    """The nets named by the config (or the shipped ones), loaded once per pair of paths."""
+    locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
+    face = Path(config.model_path) if config.model_path else MODELS_DIR / FACE_FILE
+    return _load(str(locator), str(face))
+
+
+@lru_cache(maxsize=4)
+def _load(locator_path: str, face_path: str) -> Nets:
+    import cv2  # only here: importing vision.nets must not load OpenCV
+
+    nets = []
+    for path in (locator_path, face_path):
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"dice reader model missing: {path}")
+        try:
+            nets.append(cv2.dnn.readNetFromONNX(path))
+        except cv2.error as err:
+            raise ValueError(f"dice reader model {path} cannot be loaded: {err}") from None
+    return Nets(nets[0], nets[1], threading.Lock())
+
+
+def normalise(x: np.ndarray) -> np.ndarray:
+    """Float CHW input of both nets: each image standardised on its own (exposure-proof).
+
+    Must stay identical to ``vision.training.data.normalise``.
+    """
+    x = x.astype(np.float32)
+    x = (x - x.mean()) / (x.std() + 8.0)
+    return np.ascontiguousarray(x.transpose(2, 0, 1))

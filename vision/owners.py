@@ -1,0 +1,127 @@
+"""Whose die is it: by the colour of the die or by the seat zone it lies in.
+
+The referee knows how many dice each player must show at a reveal; every difference
+between that and what the camera saw is written out in words, never hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from vision.calibration import Calibration
+from vision.reading import Die, Reading
+
+# Names the reader may give that a player may write differently in the config.
+_SYNONYMS = {"gray": "grey", "violet": "purple", "ivory": "white", "cream": "white"}
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """The dice of a reading shared out among the players, and what disagrees.
+
+    ``by`` says how owners were told apart: ``colour``, ``seat``, ``colour+seat`` (colour
+    first, the seat zone for a die whose colour is nobody's) or ``none`` (neither is
+    calibrated: only the total is checked). ``unowned`` are dice nobody could be given.
+    """
+
+    dice: Mapping[str, tuple[Die, ...]]
+    unowned: tuple[Die, ...]
+    disagreements: list[str]
+    by: str
+
+    @property
+    def agrees(self) -> bool:
+        """Whether every player shows exactly the dice expected and no die is left over."""
+        return not self.disagreements
+
+    def faces(self) -> dict[str, list[int]]:
+        """Each player's faces that count, as the record's ``reveal`` action lists them."""
+        return {player: sorted(d.face for d in dice) for player, dice in self.dice.items()}
+
+
+def assign_owners(
+    reading: Reading,
+    calibration: Calibration,
+    expected: Mapping[str, int],
+    seat_of: Mapping[str, int] | None = None,
+) -> Ownership:
+    """Give each die of ``reading`` to a player and compare with the ``expected`` counts.
+
+    A die belongs to the player whose colour (``calibration.colours``) it has, when exactly
+    one expected player has that colour; otherwise to the player whose seat zone holds it,
+    when seat zones are calibrated. ``seat_of`` maps each player to a seat number from 1
+    (default: the order of ``expected``, which is the seat order the engine gives).
+    """
+    by_colour = _players_by_colour(calibration.colours, expected)
+    zones = calibration.seats
+    if not by_colour and zones.seats == 0:
+        return Ownership({}, reading.dice, _compare_total(reading, expected), "none")
+    seats = dict(seat_of) if seat_of is not None else _seats_in_order(expected)
+    player_at = {seat: player for player, seat in seats.items()}
+
+    owned: dict[str, list[Die]] = {player: [] for player in expected}
+    unowned: list[Die] = []
+    for die in reading.dice:
+        owner = by_colour.get(_normal(die.colour))
+        if owner is None and zones.seats > 0:
+            seat = zones.seat_at(die.x, die.y)
+            owner = player_at.get(seat) if seat is not None else None
+        if owner is None:
+            unowned.append(die)
+        else:
+            owned.setdefault(owner, []).append(die)
+    by = "colour+seat" if by_colour and zones.seats else "colour" if by_colour else "seat"
+    return Ownership(
+        dice={player: tuple(dice) for player, dice in owned.items()},
+        unowned=tuple(unowned),
+        disagreements=_compare(owned, unowned, expected),
+        by=by,
+    )
+
+
+def _normal(colour: str) -> str:
+    colour = colour.strip().lower()
+    return _SYNONYMS.get(colour, colour)
+
+
+def _seats_in_order(expected: Mapping[str, int]) -> dict[str, int]:
+    return {player: number for number, player in enumerate(expected, start=1)}
+
+
+def _players_by_colour(colours: Mapping[str, str], expected: Mapping[str, int]) -> dict[str, str]:
+    """Colour -> player, for the colours that exactly one expected player has."""
+    holders: dict[str, list[str]] = {}
+    for player in expected:
+        if player in colours:
+            holders.setdefault(_normal(colours[player]), []).append(player)
+    # Two players with the same colour cannot be told apart by colour: leave it to the seats.
+    return {colour: players[0] for colour, players in holders.items() if len(players) == 1}
+
+
+def _dice(n: int) -> str:
+    return f"{n} die" if n == 1 else f"{n} dice"
+
+
+def _compare(
+    owned: Mapping[str, list[Die]],
+    unowned: list[Die],
+    expected: Mapping[str, int],
+) -> list[str]:
+    notes = []
+    for player, dice in owned.items():
+        should = expected.get(player, 0)
+        if len(dice) != should:
+            notes.append(f"{player} should show {_dice(should)}, {len(dice)} seen")
+    if unowned:
+        where = ", ".join(f"{d.colour} at ({d.x}, {d.y})" for d in unowned)
+        verb = "belongs" if len(unowned) == 1 else "belong"
+        notes.append(f"{_dice(len(unowned))} {verb} to no player: {where}")
+    return notes
+
+
+def _compare_total(reading: Reading, expected: Mapping[str, int]) -> list[str]:
+    should = sum(expected.values())
+    if reading.total == should:
+        return []
+    return [f"the table should show {_dice(should)}, {reading.total} seen"]

@@ -1,0 +1,142 @@
+"""The dice reader: locate, read faces, name colours; one Reading with each stage's time."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.config import ReaderConfig
+from vision.reading import VIEWS, Die, Reading, UnreadableImage
+
+__all__ = ["Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
+
+logger = logging.getLogger(__name__)
+
+# Beyond this size a die is shrunk before its face is cut out: the face reader was
+# trained on dice 25-55 px across, and shrinking by area keeps the pips clean.
+_FACE_SOURCE_DIE_PX = 40.0
+# A candidate is a die when the face reader says so more often than not.
+_MIN_DIE_PROBABILITY = 0.5
+
+
+def read_dice(
+    image_bgr: np.ndarray, config: ReaderConfig | None = None, view: str = "below"
+) -> Reading:
+    """Every die in a photograph: its face, pips seen, place, size, confidence and colour.
+
+    ``view`` is where the camera is: ``below`` the glass (the face that counts is 7 minus
+    the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
+    Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
+    """
+    import cv2  # only here: importing the reader must not load OpenCV
+
+    from vision.classify import read_faces
+    from vision.colour import name_colours
+    from vision.locate import Candidate, locate_dice
+    from vision.nets import load_nets
+
+    if view not in VIEWS:
+        raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
+    config = config or ReaderConfig()
+    image = _as_bgr(image_bgr)
+    h, w = image.shape[:2]
+    nets = load_nets(config)
+    ms: dict[str, float] = {}
+    start = t = time.perf_counter()
+
+    candidates = locate_dice(image, config, nets)
+    t = _lap(ms, "locate", t)
+
+    sizes = [c.size for c in candidates if c.score >= 0.5]
+    shrink = 1.0
+    if sizes and float(np.median(sizes)) > 1.5 * _FACE_SOURCE_DIE_PX:
+        shrink = _FACE_SOURCE_DIE_PX / float(np.median(sizes))
+        source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    else:
+        source = image
+    scaled = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
+    faces = read_faces(source, scaled, nets)
+    t = _lap(ms, "read", t)
+
+    kept = [
+        (c, s, f)
+        for c, s, f in zip(candidates, scaled, faces, strict=True)
+        if c.score >= config.min_detection and f.die_probability >= _MIN_DIE_PROBABILITY
+    ]
+    colours = name_colours(source, [s for _, s, _ in kept])
+    t = _lap(ms, "colour", t)
+
+    dice = []
+    for (c, _, f), colour in zip(kept, colours, strict=True):
+        # Honest confidence: the face's probability, lowered when the two views of the
+        # crop disagree or the locator itself was unsure that this is a die.
+        confidence = f.probability * min(1.0, c.score / 0.6)
+        if not f.agree:
+            confidence = min(confidence, 0.5)
+        dice.append(
+            Die(
+                face=7 - f.pips if view == "below" else f.pips,
+                pips=f.pips,
+                x=int(round(c.x)),
+                y=int(round(c.y)),
+                size=int(round(c.size)),
+                confidence=round(confidence, 4),
+                colour=colour,
+            )
+        )
+    dice.sort(key=lambda d: (d.y, d.x))
+    ms["total"] = (time.perf_counter() - start) * 1000.0
+    logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
+    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold)
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """A photograph from a file as a BGR array; UnreadableImage names the file and why."""
+    import cv2
+
+    path = Path(path)
+    if not path.exists():
+        raise UnreadableImage(f"{path}: no such file")
+    if not path.is_file():
+        raise UnreadableImage(f"{path}: not a file")
+    data = np.fromfile(str(path), np.uint8)
+    if data.size == 0:
+        raise UnreadableImage(f"{path}: empty file")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise UnreadableImage(f"{path}: not an image OpenCV can decode (corrupt or unknown format)")
+    return np.asarray(image)
+
+
+def _as_bgr(image: object) -> np.ndarray:
+    """The frame as a 3-channel uint8 BGR array, or UnreadableImage saying what is wrong."""
+    import cv2
+
+    if not isinstance(image, np.ndarray):
+        raise UnreadableImage(f"frame is a {type(image).__name__}, not an image array")
+    if image.size == 0 or image.ndim not in (2, 3) or min(image.shape[:2]) < 16:
+        raise UnreadableImage(f"frame of shape {image.shape} is empty or too small to read")
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        else:
+            raise UnreadableImage(f"frame of type {image.dtype}: expected 8-bit pixels")
+    if image.ndim == 2:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    channels = image.shape[2]
+    if channels == 4:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR))
+    if channels == 1:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    if channels != 3:
+        raise UnreadableImage(f"frame with {channels} channels: expected 1, 3 or 4")
+    return image
+
+
+def _lap(ms: dict[str, float], stage: str, since: float) -> float:
+    now = time.perf_counter()
+    ms[stage] = (now - since) * 1000.0
+    return now

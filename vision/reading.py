@@ -1,0 +1,85 @@
+"""What the reader returns: the dice it saw in one photograph, and why it may fail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FACES = (1, 2, 3, 4, 5, 6)
+VIEWS = ("above", "below")
+# A die below this confidence is "doubtful": the page asks the players to confirm it.
+DEFAULT_DOUBT_THRESHOLD = 0.8
+
+
+class UnreadableImage(ValueError):
+    """A file or frame that cannot be read as a photograph (missing, corrupt, empty)."""
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die as the camera saw it.
+
+    ``pips`` is what the camera saw; ``face`` is the value that counts (``7 - pips`` seen
+    from below the glass, ``pips`` seen from above). ``x``, ``y`` are the centre and
+    ``size`` the side of the die, in pixels of the photograph.
+    """
+
+    face: int
+    pips: int
+    x: int
+    y: int
+    size: int
+    confidence: float
+    colour: str
+
+    def to_json(self) -> dict[str, object]:
+        """The die as in the ``dudo scan --json`` contract."""
+        return {
+            "face": self.face,
+            "pips": self.pips,
+            "x": self.x,
+            "y": self.y,
+            "size": self.size,
+            "confidence": round(self.confidence, 3),
+            "colour": self.colour,
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Every die seen in one photograph, the view it was read from, and stage times in ms."""
+
+    dice: tuple[Die, ...]
+    view: str
+    ms: dict[str, float] = field(default_factory=dict)
+    width: int = 0
+    height: int = 0
+    doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
+
+    @property
+    def counts(self) -> dict[int, int]:
+        """How many dice show each face that counts, faces 1..6, zeros included."""
+        counts = dict.fromkeys(FACES, 0)
+        for die in self.dice:
+            counts[die.face] += 1
+        return counts
+
+    @property
+    def total(self) -> int:
+        """How many dice were seen."""
+        return len(self.dice)
+
+    @property
+    def doubtful(self) -> tuple[Die, ...]:
+        """The dice read with a confidence below the config's threshold."""
+        return tuple(d for d in self.dice if d.confidence < self.doubt_threshold)
+
+    def to_json(self, image_name: str) -> dict[str, object]:
+        """The reading as one ``dudo scan --json`` object."""
+        return {
+            "image": image_name,
+            "view": self.view,
+            "total": self.total,
+            "counts": {str(face): n for face, n in self.counts.items()},
+            "dice": [die.to_json() for die in self.dice],
+            "ms": round(self.ms.get("total", 0.0), 1),
+        }

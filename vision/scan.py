@@ -1,0 +1,100 @@
+"""``dudo scan IMAGE... [--view above|below] [--json] [--annotate DIR] [--config FILE]``.
+
+Reads the dice in each photograph and prints, per image, the counts of each face (or,
+with ``--json``, one JSON object a line as DESIGN.md specifies). An image that cannot be
+read is a one-line message on stderr; the other images are still read, and the exit
+status is 1 when any image could not be read or annotated, 2 when nothing could be
+read at all (a bad config, a reader model missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from vision.config import ReaderConfig, load_config
+from vision.reading import Reading, UnreadableImage
+
+
+class CannotWrite(OSError):
+    """An annotated image could not be written (the folder is full or read-only)."""
+
+
+def scan_command(args: argparse.Namespace) -> int:
+    """Read every image named in ``args.images``; print one result per image."""
+    try:
+        config = load_config(args.config)
+    except ValueError as err:
+        print(f"dudo scan: {err}", file=sys.stderr)
+        return 2
+    annotate_dir = Path(args.annotate) if args.annotate else None
+    if annotate_dir is not None:
+        try:
+            annotate_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            print(f"dudo scan: --annotate {annotate_dir}: {err.strerror}", file=sys.stderr)
+            return 2
+    failures = 0
+    for name in args.images:
+        try:
+            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout)
+        except (UnreadableImage, CannotWrite) as err:
+            failures += 1
+            print(f"dudo scan: {err}", file=sys.stderr)
+        except OSError as err:
+            # Not this image's fault (a reader model missing, a disk error): stop here.
+            print(f"dudo scan: {err}", file=sys.stderr)
+            return 2
+    return 1 if failures else 0
+
+
+def scan_one(
+    name: str,
+    config: ReaderConfig,
+    view: str,
+    as_json: bool,
+    annotate_dir: Path | None,
+    out: TextIO,
+) -> Reading:
+    """Read one image, print its result to ``out`` and write its annotated copy if asked."""
+    from vision.reader import load_image, read_dice
+
+    image = load_image(name)
+    reading = read_dice(image, config, view=view)
+    if as_json:
+        out.write(json.dumps(reading.to_json(name)) + "\n")
+    else:
+        out.write(describe(name, reading) + "\n")
+    out.flush()
+    if annotate_dir is not None:
+        _write_annotated(name, image, reading, annotate_dir)
+    return reading
+
+
+def describe(name: str, reading: Reading) -> str:
+    """One line for a person: the total, each face's count, the time, doubtful dice."""
+    counts = " ".join(f"{face}:{n}" for face, n in reading.counts.items())
+    noun = "die" if reading.total == 1 else "dice"
+    line = f"{name}: {reading.total} {noun}  {counts}  ({reading.ms.get('total', 0.0):.1f} ms)"
+    doubtful = reading.doubtful
+    if doubtful:
+        spots = ", ".join(f"{d.face}? at ({d.x}, {d.y}) {d.confidence:.2f}" for d in doubtful)
+        line += f"  doubtful: {spots}"
+    return line
+
+
+def _write_annotated(name: str, image: object, reading: Reading, folder: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.annotate import annotate
+
+    marked = annotate(np.asarray(image), reading)
+    target = folder / Path(name).name
+    if target.suffix.lower() not in (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"):
+        target = target.with_suffix(".png")
+    if not cv2.imwrite(str(target), marked):
+        raise CannotWrite(f"{name}: could not write the annotated image {target}")

@@ -1,0 +1,295 @@
+"""Frame sources behind one small interface: Picamera2, an OpenCV device, a folder, the simulator.
+
+A source is started once and kept running; ``capture()`` takes one frame (BGR, uint8)
+when asked, which at the table is only when a call is made. ``open_source(spec)`` builds
+one from its spec: ``picamera2``, ``device:N`` (or ``device:PATH`` for a video file or
+stream), ``folder:DIR`` or ``sim``. A camera that cannot be opened is a ``CameraUnavailable``
+naming the source; nothing is imported from picamera2 until a Picamera2 source starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+
+from vision.calibration import CameraSettings
+from vision.reading import UnreadableImage
+from vision.simulate import SimulatedCamera
+
+logger = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class CameraUnavailable(RuntimeError):
+    """The camera named by a source spec cannot be opened or gives no frame."""
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that gives one BGR frame on request."""
+
+    name: str
+
+    def start(self) -> None:
+        """Open the camera and keep it running (idempotent)."""
+
+    def capture(self) -> np.ndarray:
+        """One frame, BGR uint8, taken now (starts the source first if needed)."""
+        ...
+
+    def close(self) -> None:
+        """Release the camera (idempotent)."""
+
+
+def open_source(
+    spec: str, *, settings: CameraSettings | None = None, seed: int | None = None
+) -> FrameSource:
+    """The frame source a spec names, not yet started.
+
+    ``settings`` gives the frame size and the exposure locked at calibration (used by
+    Picamera2 and, where the driver allows it, by OpenCV devices); ``seed`` makes the
+    simulator repeatable. An unknown spec is a ValueError that lists the known ones.
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "picamera2" and not rest:
+        return PicameraSource(settings)
+    if kind == "device" and rest:
+        target: int | str = int(rest) if rest.isdigit() else rest
+        return DeviceSource(target, settings)
+    if kind == "folder" and rest:
+        return FolderSource(Path(rest))
+    if kind == "sim" and not rest:
+        return SimulatedCamera(seed=seed)
+    raise ValueError(
+        f"frame source {spec!r} unknown: use picamera2, device:N (or device:VIDEO_FILE), "
+        "folder:DIR or sim"
+    )
+
+
+class PicameraSource:
+    """The Raspberry Pi camera through Picamera2, in a still configuration, kept running.
+
+    ``start`` configures full-resolution stills (BGR in memory, as OpenCV wants), starts the
+    camera and, when calibration locked them, fixes exposure, gain and white balance so
+    every reveal is lit the same. ``capture`` drops ``discard`` frames in flight first.
+    ``camera_factory`` builds the Picamera2 object (default: ``picamera2.Picamera2``).
+    """
+
+    def __init__(
+        self,
+        settings: CameraSettings | None = None,
+        *,
+        camera_factory: Callable[[], Any] | None = None,
+        discard: int = 1,
+    ) -> None:
+        self.name = "picamera2"
+        self.discard = discard
+        self.settings = settings or CameraSettings()
+        self._factory = camera_factory
+        self._camera: Any = None
+
+    def start(self) -> None:
+        """Open and start the camera once; later calls do nothing."""
+        if self._camera is not None:
+            return
+        factory = self._factory or _picamera2_class()
+        try:
+            camera = factory()
+        except (IndexError, RuntimeError, OSError) as err:
+            # Picamera2() raises IndexError when libcamera lists no camera at all.
+            raise CameraUnavailable(
+                f"picamera2: no camera found ({err or type(err).__name__})"
+            ) from err
+        try:
+            size = (self.settings.width, self.settings.height)
+            # RGB888 is B, G, R in memory: exactly OpenCV's BGR, no conversion per frame.
+            config = camera.create_still_configuration(
+                main={"size": size, "format": "RGB888"}, buffer_count=2
+            )
+            camera.configure(config)
+            camera.start()
+            if self.settings.locked:
+                camera.set_controls(self.locked_controls())
+        except Exception as err:
+            camera.close()
+            raise CameraUnavailable(f"picamera2: could not start the camera: {err}") from err
+        self._camera = camera
+        logger.info("picamera2 started at %dx%d", *size)
+
+    def locked_controls(self) -> dict[str, object]:
+        """Controls that fix exposure, gain and white balance to the calibrated values."""
+        s = self.settings
+        controls: dict[str, object] = {"AeEnable": False, "AwbEnable": False}
+        if s.exposure_us is not None:
+            controls["ExposureTime"] = s.exposure_us
+        if s.analogue_gain is not None:
+            controls["AnalogueGain"] = s.analogue_gain
+        if s.colour_gains is not None:
+            controls["ColourGains"] = s.colour_gains
+        return controls
+
+    def exposure(self, settle_s: float = 1.0) -> CameraSettings:
+        """The exposure the camera's automatic control settled on, to lock at calibration."""
+        self.start()
+        time.sleep(settle_s)
+        metadata = self._camera.capture_metadata()
+        try:
+            gains = metadata["ColourGains"]
+            return CameraSettings(
+                source="picamera2",
+                width=self.settings.width,
+                height=self.settings.height,
+                exposure_us=int(metadata["ExposureTime"]),
+                analogue_gain=float(metadata["AnalogueGain"]),
+                colour_gains=(float(gains[0]), float(gains[1])),
+            )
+        except (KeyError, TypeError, IndexError) as err:
+            raise CameraUnavailable(f"picamera2: no exposure in the metadata ({err})") from err
+
+    def capture(self) -> np.ndarray:
+        """One still frame, BGR, wholly exposed after this call began."""
+        self.start()
+        # The frame in flight may have started before the light under the glass came on
+        # (rolling shutter: dark bands); drop it and keep the next one.
+        for _ in range(self.discard):
+            self._camera.capture_array("main")
+        frame = self._camera.capture_array("main")
+        if frame is None or frame.size == 0:
+            raise CameraUnavailable("picamera2: the camera gave an empty frame")
+        return np.ascontiguousarray(frame[:, :, :3])
+
+    def close(self) -> None:
+        """Stop and release the camera."""
+        if self._camera is not None:
+            camera, self._camera = self._camera, None
+            camera.stop()
+            camera.close()
+
+
+def _picamera2_class() -> Callable[[], Any]:
+    try:
+        from picamera2 import Picamera2
+    except ImportError as err:
+        raise CameraUnavailable(
+            "picamera2: the picamera2 module is not installed "
+            "(on Raspberry Pi OS: apt install python3-picamera2, venv with --system-site-packages)"
+        ) from err
+    return Picamera2
+
+
+class DeviceSource:
+    """An OpenCV ``VideoCapture``: a camera by index, or a video file or stream by path.
+
+    A live camera keeps a few frames queued; ``capture`` drops them so the frame is the
+    table as it is now. A video file loops when it ends.
+    """
+
+    def __init__(self, target: int | str, settings: CameraSettings | None = None) -> None:
+        self.name = f"device:{target}"
+        self.target = target
+        self.settings = settings
+        self._capture: cv2.VideoCapture | None = None
+
+    @property
+    def live(self) -> bool:
+        """A camera (by index) rather than a file: its queued frames are stale."""
+        return isinstance(self.target, int)
+
+    def start(self) -> None:
+        """Open the device once; a device that will not open is CameraUnavailable."""
+        if self._capture is not None:
+            return
+        capture = cv2.VideoCapture(self.target)
+        if not capture.isOpened():
+            capture.release()
+            what = "no camera at index" if self.live else "cannot open video"
+            raise CameraUnavailable(f"{self.name}: {what} {self.target} (cv2.VideoCapture)")
+        if self.live and self.settings is not None:
+            self._apply(capture, self.settings)
+        self._capture = capture
+
+    @staticmethod
+    def _apply(capture: cv2.VideoCapture, settings: CameraSettings) -> None:
+        # Drivers ignore what they do not support: these are requests, not guarantees.
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, settings.width)
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, settings.height)
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        if settings.exposure_us is not None:
+            capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: 1 is manual exposure
+            capture.set(cv2.CAP_PROP_EXPOSURE, settings.exposure_us / 100)  # V4L2: 100 us units
+        if settings.colour_gains is not None:
+            capture.set(cv2.CAP_PROP_AUTO_WB, 0)
+
+    def capture(self) -> np.ndarray:
+        """The next frame (a live camera: the newest one)."""
+        self.start()
+        assert self._capture is not None
+        if self.live:
+            for _ in range(4):  # V4L2 queues up to 4 buffers by default
+                self._capture.grab()
+        ok, frame = self._capture.read()
+        if not ok and not self.live:
+            self._capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, frame = self._capture.read()
+        if not ok or frame is None:
+            raise CameraUnavailable(f"{self.name}: the device gave no frame")
+        if frame.ndim == 2:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        return np.asarray(frame)
+
+    def close(self) -> None:
+        """Release the device."""
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+class FolderSource:
+    """The photographs of a folder, in name order, one per capture, cycling at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.name = f"folder:{folder}"
+        self.folder = folder
+        self.files: list[Path] = []
+        self._next = 0
+
+    def start(self) -> None:
+        """List the folder's images; a missing or image-less folder is CameraUnavailable."""
+        if self.files:
+            return
+        if not self.folder.is_dir():
+            raise CameraUnavailable(f"{self.name}: no such folder")
+        self.files = sorted(
+            p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
+        )
+        if not self.files:
+            raise CameraUnavailable(
+                f"{self.name}: no images ({', '.join(IMAGE_SUFFIXES)}) in the folder"
+            )
+
+    @property
+    def last_file(self) -> Path | None:
+        """The file the last capture came from."""
+        return self.files[(self._next - 1) % len(self.files)] if self._next else None
+
+    def capture(self) -> np.ndarray:
+        """The next image; a file that cannot be decoded is UnreadableImage naming it."""
+        self.start()
+        path = self.files[self._next % len(self.files)]
+        self._next += 1
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise UnreadableImage(f"{path}: not an image OpenCV can decode")
+        return np.asarray(frame)
+
+    def close(self) -> None:
+        """Nothing to release; the next start lists the folder again."""
+        self.files = []
+        self._next = 0

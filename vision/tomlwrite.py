@@ -1,0 +1,111 @@
+"""A tiny TOML writer: replaces whole top-level tables of a file and keeps the others' text.
+
+Only what the calibration needs: strings, numbers, booleans, arrays and nested tables.
+Every table not replaced keeps its text, comments included; the result is parsed again
+before it replaces the file, so a file is never left half-written or unreadable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+
+def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) -> None:
+    """Replace (or add) the given top-level tables of a TOML file; keep every other table.
+
+    The other tables keep their text, comments included. The result is parsed again before
+    it replaces the file, so a file is never left half-written or unreadable.
+    """
+    path = Path(path)
+    old_text = path.read_text(encoding="utf-8") if path.exists() else ""
+    old_data = tomllib.loads(old_text) if old_text else {}
+    kept = _strip_tables(old_text, set(tables))
+    pieces = [kept.rstrip("\n")] if kept.strip() else []
+    pieces.extend(dumps_table(name, dict(table)) for name, table in tables.items())
+    new_text = "\n\n".join(p.rstrip("\n") for p in pieces) + "\n"
+    new_data = tomllib.loads(new_text)
+    for name, value in old_data.items():
+        if name not in tables and new_data.get(name) != value:
+            raise ValueError(f"{path}: could not keep [{name}] intact; file left unchanged")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(new_text, encoding="utf-8")
+    tmp.replace(path)
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def _strip_tables(text: str, names: set[str]) -> str:
+    """The TOML text without the tables (and their sub-tables) named in ``names``."""
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        match = _HEADER.match(line)
+        if match:
+            top = match.group(1).split(".")[0].strip().strip("\"'")
+            skipping = top in names
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _string(key)
+
+
+def _string(value: str) -> str:
+    escaped = []
+    for ch in value:
+        if ch == "\\":
+            escaped.append("\\\\")
+        elif ch == '"':
+            escaped.append('\\"')
+        elif ch == "\n":
+            escaped.append("\\n")
+        elif ch == "\t":
+            escaped.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            escaped.append(f"\\u{ord(ch):04x}")
+        else:
+            escaped.append(ch)
+    return '"' + "".join(escaped) + '"'
+
+
+def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as a TOML value")
+
+
+def dumps_table(name: str, table: Mapping[str, object]) -> str:
+    """One TOML table as text: its plain keys, then each nested table as ``[name.sub]``."""
+    lines = [f"[{name}]"]
+    nested = []
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            nested.append((key, value))
+        else:
+            lines.append(f"{_key(key)} = {_value(value)}")
+    text = "\n".join(lines) + "\n"
+    for key, value in nested:
+        text += "\n" + dumps_table(f"{name}.{_key(key)}", value)
+    return text

@@ -1,0 +1,214 @@
+"""The dev set, and the augmented samples both models train on.
+
+Augmentation stands in for the cameras and tables we do not have: any rotation, mirroring,
+a wide range of die sizes, exposure, colour shifts (channel swaps, hue turns, inversion:
+a white die with black pips becomes a black die with white pips), blur, noise, glare and
+JPEG loss. Nothing here is tuned to single images.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
+
+
+@dataclass(frozen=True)
+class Photo:
+    """One labelled photograph: ``dice`` rows are (pips, cx, cy, size) in pixels."""
+
+    name: str
+    image: np.ndarray
+    dice: np.ndarray
+
+
+def load_photos(root: Path) -> list[Photo]:
+    """Every image of a folder in the dev set's format (images/*.jpg, labels/*.txt, YOLO)."""
+    photos = []
+    for image_path in sorted((root / "images").glob("*.jpg")):
+        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{image_path}: not an image")
+        h, w = image.shape[:2]
+        rows = []
+        label_path = root / "labels" / (image_path.stem + ".txt")
+        for line in label_path.read_text().split("\n"):
+            if line.strip():
+                k, cx, cy, bw, bh = (float(v) for v in line.split())
+                rows.append((k + 1, cx * w, cy * h, math.sqrt(bw * w * bh * h)))
+        photos.append(Photo(image_path.name, image, np.array(rows, np.float32).reshape(-1, 4)))
+    return photos
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random change of light, colour and sharpness, as other cameras and tables give."""
+    out = img.astype(np.float32)
+    if rng.random() < 0.5:
+        out = out[:, :, rng.permutation(3)]
+    if rng.random() < 0.3:
+        hsv = cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = (hsv[:, :, 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+        out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.1:
+        out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
+    if rng.random() < 0.25:
+        out = 255.0 - out
+    gain = math.exp(rng.normal(0, 0.35))
+    out = out * gain * rng.uniform(0.85, 1.15, 3).astype(np.float32) + rng.normal(0, 20)
+    if rng.random() < 0.3:
+        gamma = math.exp(rng.normal(0, 0.3))
+        out = 255.0 * (np.clip(out, 0, 255) / 255.0) ** gamma
+    if rng.random() < 0.2:
+        out = _glare(out, rng)
+    if rng.random() < 0.25:
+        out = _blur(out, rng)
+    if rng.random() < 0.4:
+        out = out + rng.normal(0, rng.uniform(2, 12), out.shape).astype(np.float32)
+    out8 = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        quality = int(rng.integers(30, 90))
+        _, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    return out8
+
+
+def _glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    h, w = img.shape[:2]
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    r = rng.uniform(0.05, 0.4) * max(h, w)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+    return img + rng.uniform(40, 150) * blob[:, :, None]
+
+
+def _blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    if rng.random() < 0.5:
+        return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.6))
+    length = int(rng.integers(3, 8))
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
+    turned = np.asarray(cv2.warpAffine(kernel, rot, (length, length)), np.float32)
+    return np.asarray(cv2.filter2D(img, -1, turned / max(float(turned.sum()), 1e-6)))
+
+
+def _affine(
+    centre: tuple[float, float], scale: float, angle: float, flip: bool, out_size: int
+) -> np.ndarray:
+    """Map the photograph so ``centre`` lands mid-output, scaled, turned and maybe mirrored."""
+    m = np.asarray(cv2.getRotationMatrix2D(centre, angle, scale), np.float64)
+    m[:, 2] += np.array([out_size / 2 - centre[0], out_size / 2 - centre[1]])
+    if flip:
+        m[0] = -m[0]
+        m[0, 2] += out_size
+    return m
+
+
+def locator_sample(
+    photo: Photo, rng: np.random.Generator, out_size: int = 128
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One augmented training window for the locator: (input CHW, heat target, regr target).
+
+    The regression target has 4 channels: log(size / DETECT_DIE_PX), dx, dy, and a mask.
+    """
+    dice = photo.dice
+    h, w = photo.image.shape[:2]
+    median = float(np.median(dice[:, 3])) if len(dice) else 37.0
+    scale = math.exp(rng.uniform(math.log(9.0), math.log(30.0))) / median
+    if len(dice) and rng.random() < 0.8:
+        i = int(rng.integers(len(dice)))
+        centre = (
+            float(dice[i, 1] + rng.normal(0, out_size / scale / 6)),
+            float(dice[i, 2] + rng.normal(0, out_size / scale / 6)),
+        )
+    else:
+        centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+    flip = bool(rng.random() < 0.5)
+    # Cut out the neighbourhood, shrink it by area as the reader does, then turn it:
+    # warpAffine alone would alias.
+    reach = int(0.75 * out_size / scale) + 2
+    x0, y0 = max(0, int(centre[0]) - reach), max(0, int(centre[1]) - reach)
+    region = photo.image[y0 : int(centre[1]) + reach, x0 : int(centre[0]) + reach]
+    if region.size == 0:
+        region, x0, y0 = photo.image, 0, 0
+    small = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    scale_x, scale_y = small.shape[1] / region.shape[1], small.shape[0] / region.shape[0]
+    m_small = _affine(
+        ((centre[0] - x0) * scale_x, (centre[1] - y0) * scale_y),
+        1.0,
+        float(rng.uniform(0, 360)),
+        flip,
+        out_size,
+    )
+    window = cv2.warpAffine(
+        small,
+        m_small,
+        (out_size, out_size),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    m = m_small @ np.array([[scale_x, 0, -x0 * scale_x], [0, scale_y, -y0 * scale_y], [0, 0, 1]])
+    window = photometric(window, rng)
+    cells = out_size // STRIDE
+    heat = np.zeros((cells, cells), np.float32)
+    regr = np.zeros((4, cells, cells), np.float32)
+    yy, xx = np.mgrid[0:cells, 0:cells].astype(np.float32)
+    for _, cx, cy, size in dice:
+        px, py = m @ np.array([cx, cy, 1.0])
+        gx, gy = px / STRIDE - 0.5, py / STRIDE - 0.5
+        s_in = size * scale
+        sigma = max(0.5, 0.22 * s_in / STRIDE)
+        if not (-3 * sigma < gx < cells + 3 * sigma and -3 * sigma < gy < cells + 3 * sigma):
+            continue
+        g = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma))
+        np.maximum(heat, g, out=heat)
+        ix, iy = int(round(gx)), int(round(gy))
+        if 0 <= ix < cells and 0 <= iy < cells:
+            heat[iy, ix] = 1.0
+            regr[:, iy, ix] = (math.log(s_in / DETECT_DIE_PX), gx - ix, gy - iy, 1.0)
+    return normalise(window), heat, regr
+
+
+def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """One augmented crop for the face reader and its class (pips - 1, or NOT_A_DIE).
+
+    A die's crop is centred within 12% of its size; a "not a die" crop is centred at least
+    45% of a die's size from every die (between touching dice, on an edge, or on the table).
+    """
+    dice = photo.dice
+    h, w = photo.image.shape[:2]
+    median = float(np.median(dice[:, 3])) if len(dice) else 37.0
+    if len(dice) and rng.random() < 0.78:
+        i = int(rng.integers(len(dice)))
+        pips, cx, cy, size = (float(v) for v in dice[i])
+        cx += rng.normal(0, 0.05) * size
+        cy += rng.normal(0, 0.05) * size
+        label = int(pips) - 1
+    else:
+        size = median * math.exp(rng.normal(0, 0.1))
+        for _ in range(20):
+            if len(dice) and rng.random() < 0.7:
+                i = int(rng.integers(len(dice)))
+                r = rng.uniform(0.45, 1.3) * dice[i, 3]
+                a = rng.uniform(0, 2 * math.pi)
+                cx, cy = dice[i, 1] + r * math.cos(a), dice[i, 2] + r * math.sin(a)
+            else:
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            if not len(dice):
+                break
+            dist = np.hypot(dice[:, 1] - cx, dice[:, 2] - cy) / dice[:, 3]
+            if dist.min() > 0.45:
+                break
+        label = NOT_A_DIE
+    # The locator's size estimate is off by some percent: the crop's scale follows suit.
+    scale = CROP_DIE_PX / size * math.exp(rng.normal(0, 0.1))
+    m = _affine((cx, cy), scale, float(rng.uniform(0, 360)), bool(rng.random() < 0.5), CROP_PX)
+    crop = cv2.warpAffine(
+        photo.image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return normalise(photometric(crop, rng)), label

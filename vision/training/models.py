@@ -1,0 +1,61 @@
+"""The two small networks the reader runs through OpenCV's dnn module after ONNX export.
+
+- The die locator: a fully convolutional net that sees the photograph scaled so a die is
+  about ``DETECT_DIE_PX`` pixels across and predicts, at a quarter of that scale, a
+  heatmap of die centres, the log of each die's size and the centre's sub-cell offset.
+- The face reader: a small classifier of one die's crop (``CROP_PX`` square, the die
+  about ``CROP_DIE_PX`` across): classes 0..5 are 1..6 pips seen, 6 is "not a die".
+
+The geometry constants live in ``vision.nets``, shared with the reader.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from vision.nets import NOT_A_DIE
+
+# torch is a development dependency only: typed as Any so mypy passes without it.
+torch: Any = importlib.import_module("torch")
+nn: Any = importlib.import_module("torch.nn")
+
+
+def _conv(c_in: int, c_out: int, stride: int = 1, dilation: int = 1) -> list[Any]:
+    return [
+        nn.Conv2d(c_in, c_out, 3, stride, dilation, dilation, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    ]
+
+
+def make_locator() -> Any:
+    """Die-centre heatmap net: 3xHxW in, 4x(H/4)x(W/4) out (heat logit, log size, dx, dy)."""
+    return nn.Sequential(
+        *_conv(3, 16, 2),
+        *_conv(16, 24, 2),
+        *_conv(24, 24),
+        # Dilations grow the receptive field past a whole die and its neighbours cheaply.
+        *_conv(24, 32, dilation=2),
+        *_conv(32, 32, dilation=4),
+        *_conv(32, 32),
+        nn.Conv2d(32, 4, 1),
+    )
+
+
+def make_face_reader() -> Any:
+    """Crop classifier: 3 x CROP_PX x CROP_PX in, 7 logits out (1..6 pips, not a die)."""
+    return nn.Sequential(
+        *_conv(3, 16),
+        nn.MaxPool2d(2),
+        *_conv(16, 32),
+        nn.MaxPool2d(2),
+        *_conv(32, 48),
+        *_conv(48, 48),
+        nn.MaxPool2d(2),
+        *_conv(48, 64),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.1),
+        nn.Linear(64, NOT_A_DIE + 1),
+    )

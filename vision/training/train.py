@@ -1,0 +1,210 @@
+"""Train the locator and the face reader on a labelled folder, export ONNX, cross-validate.
+
+    python -m vision.training.train --data ../shared/datasets/dice-top-dev            # ship
+    python -m vision.training.train --data ../shared/datasets/dice-top-dev --folds 5  # CV
+
+Shipping trains on every image and writes ``vision/models/{locator,face}.onnx``. With
+``--folds K`` it trains K times, each time on all images but one fold (folds are sets of
+whole images), and scores the held-out images with the real reader in both views.
+Needs torch (and onnx to export): development only, never at run time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.nets import CROP_PX, FACE_FILE, LOCATOR_FILE, MODELS_DIR
+from vision.training.data import Photo, face_sample, load_photos, locator_sample
+from vision.training.models import make_face_reader, make_locator
+
+torch: Any = importlib.import_module("torch")
+F: Any = importlib.import_module("torch.nn.functional")
+
+logger = logging.getLogger(__name__)
+
+
+def train_locator(photos: list[Photo], steps: int, seed: int, batch: int = 16) -> Any:
+    """The die-centre heatmap net, trained on augmented windows of the photographs."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = make_locator()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    net.train()
+    started = time.time()
+    for step in range(steps):
+        picks = rng.integers(len(photos), size=batch)
+        samples = [locator_sample(photos[int(i)], rng) for i in picks]
+        x = torch.from_numpy(np.stack([s[0] for s in samples]))
+        heat = torch.from_numpy(np.stack([s[1] for s in samples]))
+        regr = torch.from_numpy(np.stack([s[2] for s in samples]))
+        out = net(x)
+        loss = _focal(out[:, 0], heat) + _regression(out[:, 1:4], regr)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            logger.info(
+                "locator step %d/%d loss %.4f (%.0f s)",
+                step,
+                steps,
+                loss.item(),
+                time.time() - started,
+            )
+    return net.eval()
+
+
+def _focal(logits: Any, heat: Any) -> Any:
+    """CenterNet's focal loss: peaks at die centres, soft negatives around them."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)).sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1.0)
+
+
+def _regression(out: Any, target: Any) -> Any:
+    mask = target[:, 3:4]
+    err = F.smooth_l1_loss(out * mask, target[:, 0:3] * mask, reduction="sum", beta=0.1)
+    return err / mask.sum().clamp(min=1.0)
+
+
+def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 168) -> Any:
+    """The crop classifier (1..6 pips, not a die), trained on augmented crops."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed + 1)
+    net = make_face_reader()
+    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    net.train()
+    started = time.time()
+    for step in range(steps):
+        picks = rng.integers(len(photos), size=batch)
+        samples = [face_sample(photos[int(i)], rng) for i in picks]
+        x = torch.from_numpy(np.stack([s[0] for s in samples]))
+        y = torch.tensor([s[1] for s in samples])
+        loss = F.cross_entropy(net(x), y, label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            logger.info(
+                "face step %d/%d loss %.4f (%.0f s)",
+                step,
+                steps,
+                loss.item(),
+                time.time() - started,
+            )
+    return net.eval()
+
+
+def export(locator: Any, face: Any, out_dir: Path) -> None:
+    """Write both nets as ONNX files the reader loads with cv2.dnn."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad():
+        torch.onnx.export(
+            locator,
+            torch.zeros(1, 3, 256, 256),
+            str(out_dir / LOCATOR_FILE),
+            input_names=["image"],
+            output_names=["maps"],
+            dynamic_axes={"image": {2: "height", 3: "width"}},
+            dynamo=False,
+        )
+        torch.onnx.export(
+            face,
+            torch.zeros(1, 3, CROP_PX, CROP_PX),
+            str(out_dir / FACE_FILE),
+            input_names=["crops"],
+            output_names=["logits"],
+            dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+            dynamo=False,
+        )
+
+
+def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) -> int:
+    """Train on K-1 folds of images, score the held-out fold with the real reader."""
+    from vision.config import ReaderConfig
+    from vision.evaluate import Summary, evaluate_folder
+
+    order = np.random.default_rng(args.seed).permutation(len(photos))
+    folds = [order[k :: args.folds] for k in range(args.folds)]
+    scores: dict[str, list[Any]] = {"above": [], "below": []}
+    for k, held in enumerate(folds):
+        held_set = {int(i) for i in held}
+        train = [p for i, p in enumerate(photos) if i not in held_set]
+        names = [photos[int(i)].name for i in held]
+        logger.info(
+            "fold %d/%d: %d training images, %d held out", k + 1, args.folds, len(train), len(names)
+        )
+        locator = train_locator(train, args.locator_steps, args.seed + k)
+        face = train_face_reader(train, args.face_steps, args.seed + k)
+        with tempfile.TemporaryDirectory() as tmp:
+            export(locator, face, Path(tmp))
+            config = ReaderConfig(
+                model_path=str(Path(tmp) / FACE_FILE), detector_path=str(Path(tmp) / LOCATOR_FILE)
+            )
+            for view in ("above", "below"):
+                summary = evaluate_folder(root, view, config, names)
+                print("\n".join(summary.lines(f"fold {k + 1} (view {view})")), flush=True)
+                scores[view].extend(summary.images)
+    for view in ("above", "below"):
+        print(
+            "\n".join(
+                Summary(scores[view]).lines(
+                    f"{args.folds}-fold cross-validation, held-out images (view {view})"
+                )
+            )
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--data", type=Path, required=True, help="folder in the dev set's format")
+    parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the models")
+    parser.add_argument("--folds", type=int, default=0, help="cross-validate over K folds")
+    parser.add_argument("--locator-steps", type=int, default=1600)
+    parser.add_argument("--face-steps", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    torch.set_num_threads(args.threads)
+    import cv2
+
+    cv2.setNumThreads(1)
+    photos = load_photos(args.data)
+    logger.info("%d images, %d dice", len(photos), sum(len(p.dice) for p in photos))
+    if args.folds:
+        if not 2 <= args.folds <= len(photos):
+            print(f"--folds {args.folds}: must be 2..{len(photos)}", file=sys.stderr)
+            return 2
+        return cross_validate(args.data, photos, args)
+    locator = train_locator(photos, args.locator_steps, args.seed)
+    face = train_face_reader(photos, args.face_steps, args.seed)
+    export(locator, face, args.out)
+    for name in (LOCATOR_FILE, FACE_FILE):
+        size = (args.out / name).stat().st_size
+        logger.info("wrote %s (%.0f kB)", args.out / name, size / 1000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
