@@ -71,13 +71,17 @@ def locked_face(game: Game, seat: int) -> int:
 
 
 def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
-    seat = player_seat(game, action)
-    if "quantity" not in action or "face" not in action:
-        missing = "quantity" if "quantity" not in action else "face"
-        raise MalformedAction(f"bid needs a '{missing}'")
-    q, f = check_bid_fields(action["quantity"], action["face"])
-    _check_bidding(game, seat, "bids")
-    if seat != game._turn:
+    name, q, f = action.get("player"), action.get("quantity"), action.get("face")
+    seat = game._seat.get(name) if type(name) is str else None
+    # The common case in two tests (a known player, whole numbers, a face 1-6); anything
+    # else takes the slow path that names what is wrong.
+    if seat is None or type(q) is not int or type(f) is not int or not 1 <= f <= 6 or q < 1:
+        seat = player_seat(game, action)
+        if q is None or f is None:
+            raise MalformedAction(f"bid needs a '{'quantity' if q is None else 'face'}'")
+        q, f = check_bid_fields(q, f)
+    if seat != game._turn or game.phase != "bidding":
+        _check_bidding(game, seat, "bids")
         raise IllegalAction(not_turn(game, seat))
     if not game._bid_f:
         if f == 1:
@@ -101,7 +105,7 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
         )
         if reason:
             raise IllegalAction(f"illegal bid {q}x{f} over {game._bid_q}x{game._bid_f}: {reason}")
-    record = {"action": "bid", "player": game._names[seat], "quantity": q, "face": f}
+    record = {"action": "bid", "player": name, "quantity": q, "face": f}
     return do_bid, (game, seat, q, f), record
 
 

@@ -32,43 +32,40 @@ def play_random_game(rules: Rules, names: Sequence[str], rnd: random.Random) -> 
     choices = rnd.choices
     exact = rules.exact_call != "none"
     actions = 0
-    q = f = 0
     while True:
-        phase = game.phase
-        if phase == "bidding":
+        # The dice in play and the wild aces change only between rounds.
+        in_play, wild = game.dice_in_play, game.aces_wild
+        q, f = int(random_() * (in_play // 3 + 1)) + 1, int(random_() * 5) + 2
+        apply({"action": "bid", "player": game.turn, "quantity": q, "face": f})
+        actions += 1
+        while True:
             player = game.turn
-            in_play = game.dice_in_play
-            if not f:
-                q, f = rnd.randint(1, in_play // 3 + 1), rnd.randint(2, 6)
-            elif random_() < 2.0 * q / in_play - 0.35:
+            if random_() < 2.0 * q / in_play - 0.35:
                 apply({"action": "dudo", "player": player})
-                actions += 1
-                continue
-            elif exact and random_() < 0.05 and _try(game, {"action": "calza", "player": player}):
-                actions += 1
-                continue
-            elif game.aces_wild and f != 1 and random_() < 0.1:
+                break
+            if exact and random_() < 0.05 and _try(game, {"action": "calza", "player": player}):
+                break
+            if wild and f != 1 and random_() < 0.1:
                 q, f = aces_needed(rules, q), 1
-            elif game.aces_wild and f == 1:
-                q, f = 2 * q + 1, rnd.randint(2, 6)
-            elif game.aces_wild and random_() < 0.4:
-                q, f = q + 1, rnd.randint(2, 6)
+            elif wild and f == 1:
+                q, f = 2 * q + 1, int(random_() * 5) + 2
+            elif wild and random_() < 0.4:
+                q, f = q + 1, int(random_() * 5) + 2
             else:
                 q += 1
             apply({"action": "bid", "player": player, "quantity": q, "face": f})
-        elif phase == "reveal":
-            # One roll of every die under the cups, then each player's share of it.
-            expected = game.expected_dice()
-            faces = choices(FACES, k=sum(expected.values()))
-            shown, start = {}, 0
-            for name, n in expected.items():
-                shown[name] = faces[start : start + n]
-                start += n
-            apply({"action": "reveal", "dice": shown})
-            q = f = 0
-            if game.phase == "over":
-                return actions + 1
-        actions += 1
+            actions += 1
+        # One roll of every die under the cups, then each player's share of it.
+        expected = game.expected_dice()
+        faces = choices(FACES, k=sum(expected.values()))
+        shown, start = {}, 0
+        for name, n in expected.items():
+            shown[name] = faces[start : start + n]
+            start += n
+        apply({"action": "reveal", "dice": shown})
+        actions += 2
+        if game.phase == "over":
+            return actions
 
 
 def _try(game: Game, action: dict[str, str | None]) -> bool:

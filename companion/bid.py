@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from companion.errors import MalformedAction
 
@@ -35,6 +36,7 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
     return quantity, face
 
 
+@lru_cache(maxsize=1024)
 def bid_words(quantity: int, face: int) -> str:
     """``quantity`` dice of ``face`` as a player says it: ``"five 3s"``, ``"one ace"``."""
     amount = _NUMBER_WORDS[quantity] if quantity < len(_NUMBER_WORDS) else str(quantity)

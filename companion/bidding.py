@@ -109,9 +109,13 @@ def generate(
 ) -> list[Bid]:
     """Every legal next bid with a quantity up to ``dice_in_play``, in ascending order.
 
-    ``prev`` is the standing bid, or None when the bid opens the round.
+    ``prev`` is the standing bid, or None when the bid opens the round. When no raise fits
+    under the dice in play (a standing bid whose bidder left cannot be doubted, so the next
+    player must raise), each face's lowest legal raise is offered instead: the list of a
+    player who must bid is never empty.
     """
     found: list[tuple[int, int]] = []
+    lowest: list[tuple[int, int]] = []
     for face in range(1, 7):
         if prev is None:
             if opening_problem(rules, face, palifico_round=palifico_round, opener_dice=opener_dice):
@@ -122,5 +126,8 @@ def generate(
             if not low:
                 continue
         found.extend((q, face) for q in range(max(low, 1), dice_in_play + 1))
+        lowest.append((low, face))
+    if not found:
+        found = lowest
     found.sort(key=lambda qf: rank(rules, qf[0], qf[1], wild=wild))
     return [Bid(q, f) for q, f in found]

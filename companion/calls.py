@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from companion.bid import Bid
@@ -40,18 +39,24 @@ class Call(NamedTuple):
     cruzado: bool = False
 
 
-@dataclass(slots=True)
 class Settlement:
-    """What a reveal decides. Seats are indexes into the game's players."""
+    """What a reveal decides. Seats are indexes into the game's players.
 
-    count: int | None
-    success: bool
-    changes: dict[int, int] = field(default_factory=dict)  # seat -> dice gained (<0: lost)
-    dice_lost: int = 0  # dice that went out of sight this reveal
-    dice_regained: int = 0  # dice that came back from out of sight
-    loser: int | None = None
-    winner: int | None = None
-    verdict: str = ""
+    ``changes``: seat -> dice gained (negative: lost); ``dice_lost``: dice that went out of
+    sight; ``dice_regained``: dice that came back from out of sight; ``success``: the call
+    was right.
+    """
+
+    __slots__ = ("count", "success", "changes", "dice_lost", "dice_regained", "loser",
+                 "winner", "verdict")  # fmt: skip
+
+    def __init__(self, count: int | None, success: bool):
+        self.count, self.success = count, success
+        self.changes: dict[int, int] = {}
+        self.dice_lost = self.dice_regained = 0
+        self.loser: int | None = None
+        self.winner: int | None = None
+        self.verdict = ""
 
 
 def count_matching(faces: Sequence[int], face: int, *, wild: bool) -> int:

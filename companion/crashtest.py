@@ -36,8 +36,16 @@ from companion.game import Game
 PIN = "2468"
 # Keys of the engine's state that must be equal after a restart.
 COMPARED = (
-    "rules", "phase", "round", "players", "dice_in_play", "dice_lost", "turn", "bid",
-    "palifico", "winner",
+    "rules",
+    "phase",
+    "round",
+    "players",
+    "dice_in_play",
+    "dice_lost",
+    "turn",
+    "bid",
+    "palifico",
+    "winner",
 )
 PRESETS = ("perudo", "dudo", "payroodo", "jinto")
 NAMES = ("Ana", "Ben", "Caro", "Dani", "Eli")
@@ -60,6 +68,9 @@ class Tracked:
     actions: list[dict[str, Any]] = field(default_factory=list)
     # The one request whose answer never came: ("game", header) or ("action", action).
     inflight: tuple[str, dict[str, Any]] | None = None
+    # Counted by reconcile: requests saved though their answer never came; camera reveals.
+    inflight_saved: int = 0
+    camera_reveals: int = 0
 
     def replica(self) -> Game | None:
         """The game replayed from the tracked header and actions."""
@@ -124,9 +135,21 @@ class Companion:
 
     def start(self, timeout: float = 60.0) -> Client:
         command = [
-            sys.executable, "-m", "companion.cli", "serve", "--sim", "--host", "127.0.0.1",
-            "--port", str(self.port), "--data", str(self.data), "--pin", PIN,
-            "--seed", str(self.seed),
+            sys.executable,
+            "-m",
+            "companion.cli",
+            "serve",
+            "--sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data),
+            "--pin",
+            PIN,
+            "--seed",
+            str(self.seed),
         ]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -134,8 +157,9 @@ class Companion:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"dudo serve exited with {self.process.returncode}: "
-                                   f"see {self.log}")
+                raise RuntimeError(
+                    f"dudo serve exited with {self.process.returncode}: see {self.log}"
+                )
             try:
                 if client.get("/api/state")[0] == 200:
                     return client
@@ -252,12 +276,15 @@ def reconcile(tracked: Tracked, record: list[dict[str, Any]], game_id: int | Non
     inflight = tracked.inflight
     if game_id != tracked.game_id:
         if inflight is None or inflight[0] != "game" or game_id != (tracked.game_id or 0) + 1:
-            raise Mismatch(f"the companion is on game {game_id}, the client on game "
-                           f"{tracked.game_id} (in flight: {inflight})")
+            raise Mismatch(
+                f"the companion is on game {game_id}, the client on game "
+                f"{tracked.game_id} (in flight: {inflight})"
+            )
         if not record or record[0] != Game.from_header(inflight[1]).header:
             raise Mismatch(f"game {game_id} has header {record[:1]}, sent {inflight[1]}")
         tracked.game_id, tracked.header, tracked.actions = game_id, inflight[1], []
         tracked.inflight = inflight = None
+        tracked.inflight_saved += 1
     if tracked.header is None:
         if record:
             raise Mismatch(f"a game the client never started: {record[0]}")
@@ -271,9 +298,10 @@ def reconcile(tracked: Tracked, record: list[dict[str, Any]], game_id: int | Non
         for i, (mine, theirs) in enumerate(zip(known, actions, strict=False)):
             if mine != theirs:
                 raise Mismatch(f"action {i + 1} differs: acknowledged {mine}, resumed {theirs}")
-        raise Mismatch(f"{len(known) - len(actions)} acknowledged action(s) lost: "
-                       f"{known[len(actions):]}")
-    extra = actions[len(known):]
+        raise Mismatch(
+            f"{len(known) - len(actions)} acknowledged action(s) lost: {known[len(actions) :]}"
+        )
+    extra = actions[len(known) :]
     replica = tracked.replica()
     assert replica is not None
     for action in extra:
@@ -282,10 +310,12 @@ def reconcile(tracked: Tracked, record: list[dict[str, Any]], game_id: int | Non
             inflight = None
             replica.apply(action)
             tracked.actions.append(action)
+            tracked.inflight_saved += 1
             continue
         if action.get("action") == "reveal" and replica.phase == "reveal":
             replica.apply(action)  # the table's camera applied this reveal itself
             tracked.actions.append(action)
+            tracked.camera_reveals += 1
             continue
         raise Mismatch(f"an action nobody acknowledged appeared (or was doubled): {action}")
     tracked.inflight = None
@@ -312,8 +342,10 @@ def check_state(tracked: Tracked, state: dict[str, Any]) -> None:
     mine = json.loads(json.dumps(replica.state()))
     for key in COMPARED:
         if mine.get(key) != state.get(key):
-            raise Mismatch(f"state {key}: replay gives {mine.get(key)!r}, "
-                           f"the companion shows {state.get(key)!r}")
+            raise Mismatch(
+                f"state {key}: replay gives {mine.get(key)!r}, "
+                f"the companion shows {state.get(key)!r}"
+            )
 
 
 def resume_check(client: Client, tracked: Tracked) -> int:
@@ -339,8 +371,7 @@ def run(kills: int, seed: int, data: Path | None = None, *, verbose: bool = True
         log = Path(tmp) / "serve.log"
         companion = Companion(data_dir, seed, log)
         player = Player(rng)
-        unacknowledged = 0
-        mismatches = 0
+        mismatches = done = 0
         try:
             client = companion.start()
             for kill in range(1, kills + 1):
@@ -358,23 +389,29 @@ def run(kills: int, seed: int, data: Path | None = None, *, verbose: bool = True
                     companion.kill()
                 killer.join()
                 companion.wait()
+                done = kill
                 client = companion.start()
                 try:
-                    unacknowledged += resume_check(client, player.tracked)
+                    resume_check(client, player.tracked)
                 except Mismatch as err:
                     print(f"kill {kill}: MISMATCH after the restart: {err}", flush=True)
                     mismatches += 1
-                    player.tracked = Tracked()
                     break
                 if verbose and (kill % 10 == 0 or kill == kills):
-                    print(f"  {kill} kills: {player.acknowledged} acknowledged, "
-                          f"{player.games} games", flush=True)
+                    print(
+                        f"  {kill} kills: {player.acknowledged} acknowledged, {player.games} games",
+                        flush=True,
+                    )
         finally:
             companion.stop()
+        tracked = player.tracked
+        verdict = ("every one found after its restart, none doubled" if not mismatches
+                   else f"{mismatches} MISMATCHES")
         print(
-            f"crash test: {kills} SIGKILLs, {player.acknowledged} acknowledged requests, "
-            f"{player.games} games started, {unacknowledged} unacknowledged actions kept "
-            f"(in flight or the camera's), {mismatches} mismatches",
+            f"crash test: {done} SIGKILLs, {player.acknowledged} acknowledged requests "
+            f"({player.games} games started): {verdict}; "
+            f"{tracked.inflight_saved} requests killed in flight were saved (kept once), "
+            f"{tracked.camera_reveals} reveals applied by the camera itself",
             flush=True,
         )
         if mismatches:

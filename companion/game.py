@@ -169,6 +169,21 @@ class Game:
         return sum(self._dice)
 
     @property
+    def dice_lost(self) -> int:
+        """Dice lost so far (out of sight, in the bag or lid)."""
+        return self._dice_lost
+
+    @property
+    def dice_regained(self) -> int:
+        """Dice won back from out of sight by exact calls."""
+        return self._dice_regained
+
+    @property
+    def dice_left_with_players(self) -> int:
+        """Dice taken out of play by players who left the table (not counted as lost)."""
+        return self._dice_left
+
+    @property
     def aces_wild(self) -> bool:
         """Whether aces count for every face in this round."""
         return self._wild
@@ -250,7 +265,7 @@ class Game:
         return effect(*args)
 
     def _validate(self, action: Mapping[str, Any]) -> Checked:
-        if not isinstance(action, Mapping):
+        if type(action) is not dict and not isinstance(action, Mapping):
             raise MalformedAction(f"an action must be a JSON object, not {action!r}")
         kind = action.get("action")
         validator = CHECKS.get(kind) if isinstance(kind, str) else None

@@ -38,15 +38,21 @@ _FACES = frozenset(range(1, 7))
 _INT = frozenset({int})
 
 
-def _faces(value: object, what: str) -> list[int]:
+def _faces_problem(value: object, what: str) -> str:
+    """Why ``value`` is not a list of faces ("" when it is)."""
     if type(value) is not list and type(value) is not tuple:
-        raise MalformedAction(f"reveal: {what} must be a list of faces, not {value!r}")
-    # Two set checks in C instead of a loop: the values, then their types (True == 1 and
-    # 1.0 == 1 would pass the first; a die shows a whole number).
-    if not (_FACES.issuperset(value) and _INT.issuperset(map(type, value))):
-        bad = next(f for f in value if type(f) is not int or not 1 <= f <= 6)
-        raise MalformedAction(f"reveal: {what}: face {bad!r} (faces are 1-6)")
-    return list(value)
+        return f"reveal: {what} must be a list of faces, not {value!r}"
+    for face in value:
+        # bool and float are refused: a die shows a whole number.
+        if type(face) is not int or not 1 <= face <= 6:
+            return f"reveal: {what}: face {face!r} (faces are 1-6)"
+    return ""
+
+
+def _all_faces(value: list[int]) -> bool:
+    # Two set checks in C rather than a loop over every die (this runs at every reveal):
+    # the values, then their types (True == 1 and 1.0 == 1 pass the first).
+    return _FACES.issuperset(value) and _INT.issuperset(map(type, value))
 
 
 def parse_reveal(
@@ -60,17 +66,30 @@ def parse_reveal(
             + ("both" if has_dice else "neither")
         )
     if has_faces:
-        faces = _faces(action["faces"], "faces")
+        raw_faces = action["faces"]
+        reason = _faces_problem(raw_faces, "faces")
+        if reason:
+            raise MalformedAction(reason)
+        faces = list(raw_faces)
         return Shown(None, faces, {"action": "reveal", "faces": faces})
     raw = action["dice"]
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise MalformedAction(f"reveal: dice must map each player to their faces, not {raw!r}")
     by_seat: dict[int, list[int]] = {}
+    every: list[int] = []
     for name, faces in raw.items():
         seat = seats.get(name) if isinstance(name, str) else None
         if seat is None:
             raise MalformedAction(f"reveal: unknown player {name!r}")
-        by_seat[seat] = _faces(faces, f"{name}'s dice")
+        if type(faces) is not list and type(faces) is not tuple:
+            raise MalformedAction(_faces_problem(faces, f"{name}'s dice"))
+        copied = by_seat[seat] = list(faces)  # the record keeps its own lists
+        every += copied
+    if not _all_faces(every):
+        for name, faces in raw.items():
+            reason = _faces_problem(faces, f"{name}'s dice")
+            if reason:
+                raise MalformedAction(reason)
     record = {"action": "reveal", "dice": {names[s]: by_seat[s] for s in sorted(by_seat)}}
     return Shown(by_seat, None, record)
 
@@ -145,7 +164,7 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
         game._palifico_used = game._palifico_used | {palifico}
 
     game._last_result = Result(game.round, call, s, shown, game._wild, summary, said[1:])
-    if sum(1 for n in new if n) == 1:
+    if new.count(0) == len(new) - 1:
         return said + _end(game)
     if palifico is not None:
         opener = palifico

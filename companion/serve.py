@@ -105,9 +105,7 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     except JournalError as err:
         try:
             # A read-only card: the page still shows the game and refuses every action.
-            journal = Journal(
-                f"file:{Path(config.data) / 'journal.sqlite3'}?mode=ro", uri=True
-            )
+            journal = Journal(f"file:{Path(config.data) / 'journal.sqlite3'}?mode=ro", uri=True)
             logger.error("%s; the journal is opened read-only", err)
         except JournalError:
             raise StartError(f"{err} (use --data DIR for a writable directory)") from err
@@ -166,8 +164,8 @@ def _open_camera(
     except ValueError as err:
         raise StartError(f"[camera] source: {err}") from err
     except Exception as err:
-        logger.exception("the camera %r did not start", spec)
-        return None, None, f"no camera ({spec}: {err}): enter the reveal by hand"
+        logger.error("the camera %r did not start: %s", spec, err)
+        return None, None, f"no camera: {err}; enter the reveal by hand"
     return camera, reader, None
 
 
@@ -192,8 +190,10 @@ def _open_panel(table: Table, config: Config, *, sim: bool) -> tuple[Any, Any, s
         return Panel(table, pins), None, None
     except Exception as err:
         logger.exception("the panel's GPIO did not start")
-        return None, None, (
-            f"the table's buttons and lights are not working ({err}): play from this page"
+        return (
+            None,
+            None,
+            (f"the table's buttons and lights are not working ({err}): play from this page"),
         )
 
 

@@ -180,19 +180,18 @@ class Table:
         """Start a new game from a record header; an unfinished game stays in the journal."""
         with self._lock:
             try:
-                text = encode(dict(header))
                 game = Game.from_header(dict(header))
             except (TypeError, ValueError) as err:
                 return self._reject(f"cannot start the game: {err}")
             game_id: int | None
             if self.journal is not None:
                 try:
-                    game_id = self.journal.start_game(dict(header))
+                    game_id = self.journal.start_game(game.header)
                 except JournalError as err:
                     return self._journal_failed(err)
             else:
                 game_id = self._games_started + 1
-            logger.info("new game %s: %s", game_id, text)
+            logger.info("new game %s: %s", game_id, encode(game.header))
             self._games_started += 1
             self._set_fault("journal", None)
             self._game, self._game_id = game, game_id
@@ -200,7 +199,7 @@ class Table:
             self._capture_token = None
             self._publish()
             self._emit("state")
-            return Outcome(True, None, self._snapshot)
+            return Outcome(True, None, self.state())
 
     def submit(self, action: Mapping[str, Any]) -> Outcome:
         """Check, journal, apply and announce one record action; a rejection changes nothing."""
@@ -232,7 +231,7 @@ class Table:
             self._start_capture()
             self._publish()
             self._emit("state")
-            return Outcome(True, None, self._snapshot)
+            return Outcome(True, None, self.state())
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
@@ -276,13 +275,13 @@ class Table:
             self._set_fault("engine", f"internal error applying {action}: {err}")
             self._publish()
             self._emit("state")
-            return Outcome(False, f"internal error: {err}", self._snapshot)
+            return Outcome(False, f"internal error: {err}", self.state())
         self._set_fault("journal", None)
         self._after_action(action, phase_before, reading)
         self._mark_finished(phase_before)
         self._publish()
         self._emit("state", announcements)
-        return Outcome(True, None, self._snapshot, announcements)
+        return Outcome(True, None, self.state(), announcements)
 
     def _after_action(
         self, action: dict[str, Any], phase_before: str, reading: CameraReading | None
@@ -316,8 +315,10 @@ class Table:
         """Keep the journal's finished flag in step (a cache: resuming recomputes it)."""
         assert self._game is not None
         phase = self._game.phase
-        if self.journal is None or self._game_id is None or (phase == "over") == (
-            phase_before == "over"
+        if (
+            self.journal is None
+            or self._game_id is None
+            or (phase == "over") == (phase_before == "over")
         ):
             return
         winner = self._game.state().get("winner") if phase == "over" else None
@@ -333,11 +334,11 @@ class Table:
         self._publish()
         self._emit("state")
         self._emit("rejected")
-        return Outcome(False, message, self._snapshot)
+        return Outcome(False, message, self.state())
 
     def _reject(self, message: str) -> Outcome:
         self._emit("rejected")
-        return Outcome(False, message, self._snapshot)
+        return Outcome(False, message, self.state())
 
     def _set_fault(self, name: str, message: str | None) -> bool:
         """Set or clear one fault; True when it changed."""
@@ -369,7 +370,8 @@ class Table:
 
     def _emit(self, kind: str, announcements: list[Announcement] | None = None) -> None:
         """Tell every subscriber; one that fails is logged and the others still hear."""
-        event = TableEvent(kind, self._snapshot, list(announcements or []))
+        # One copy per event, shared by its subscribers: none of them can spoil the snapshot.
+        event = TableEvent(kind, self.state(), list(announcements or []))
         for callback in self._subscribers:
             try:
                 callback(event)
@@ -529,6 +531,7 @@ class Table:
                 journal.set_finished(saved.id, game.state().get("winner"))
             except JournalError as err:
                 logger.warning("journal: %s", err)
-        logger.info("resumed game %d after %d actions: %s", saved.id, len(game.actions),
-                    game.notation())
+        logger.info(
+            "resumed game %d after %d actions: %s", saved.id, len(game.actions), game.notation()
+        )
         self._publish()

@@ -124,6 +124,7 @@ class Panel:
         self._queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self._game_key: str | None = None
         self._turn: str | None = None
+        self._refusal: str | None = None  # the reason on the page for the last refusal
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -293,11 +294,14 @@ class Panel:
             sound = ""
             for event in events or [outcome]:
                 sound = self._follow(event.state, event.announcements) or sound
-            self._show("panel", None)
+            if self._refusal is not None:
+                self._refusal = None
+                self._show("panel", None)
             self.signals.play(sound if sound and sound != "your_turn" else "accepted")
 
     def _refuse(self, reason: str) -> None:
         logger.info("rejected: %s", reason)
+        self._refusal = reason
         self._show("panel", reason)
         self.signals.play("rejected")
 

@@ -51,8 +51,8 @@ class MockPanelDriver:
     def press(self, button: str, seat: int | None = None, hold_s: float = 0.0) -> None:
         """Press ``button`` (held ``hold_s`` seconds), after seat button ``seat`` if given.
 
-        Returns once the button is released again; the panel handles the press on the
-        way (a hold, like UNDO's, while it is down).
+        Returns once the button is released again and the panel has answered (LEDs,
+        dial, the signal started), so ``outputs()`` then shows the answer.
         """
         spec = self._button(button)
         seat_spec = None
@@ -71,6 +71,7 @@ class MockPanelDriver:
             if seat_spec is not None:
                 self._tap(seat_spec, 0.0)
             self._tap(spec, float(hold_s))
+        self.panel.settle()
 
     def turn(self, steps: int) -> None:
         """Turn the dial ``steps`` detents clockwise (negative: counter-clockwise)."""
@@ -83,6 +84,7 @@ class MockPanelDriver:
         a, b = (self.panel.pins[name].pin for name in ENCODER)
         with self._lock:
             rotate(self.factory, a, b, steps)
+        self.panel.settle()
 
     def outputs(self) -> dict[str, str]:
         """Every LED, the light and the buzzer: ``on``, ``off`` or ``blink``."""

@@ -32,6 +32,7 @@ function h(tag, attrs, ...children) {
 
 const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9], 6: [1, 3, 4, 6, 7, 9]};
 function die(face, extra) {
+  if (!PIPS[face]) return h("span", {class: "die-text", text: String(face)});
   const el = h("span", {class: "die face" + face + (extra ? " " + extra : ""), "aria-label": String(face), role: "img"});
   for (let i = 1; i <= 9; i++) el.append(h("i", {class: PIPS[face].includes(i) ? "pip" : ""}));
   return el;
@@ -115,6 +116,9 @@ function colourOf(state, name) {
 }
 
 function render(state) {
+  const panelSays = (state.display || {}).panel;
+  if (panelSays && panelSays !== page.panelSaid) notice(panelSays, "error");
+  page.panelSaid = panelSays;
   page.state = state;
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
@@ -138,7 +142,8 @@ function renderFaults(state) {
 function renderBanners(state) {
   const pal = $("palifico");
   if (state.palifico && state.phase !== "over") {
-    const mode = state.palifico_mode ? " (" + state.palifico_mode + ")" : "";
+    const declared = (state.options || {}).palifico_choice && state.palifico_mode;
+    const mode = declared ? " (" + state.palifico_mode + ")" : "";
     pal.replaceChildren(h("strong", {text: "PALIFICO" + mode}), h("span", {text: state.palifico + " has one die: aces are not wild, the face is locked"}));
     pal.hidden = false;
     const key = state.round + ":" + state.palifico;
@@ -159,6 +164,7 @@ function renderBanners(state) {
 }
 
 function renderBid(state) {
+  $("bid-card").hidden = state.phase === "over";
   const bid = state.bid;
   const el = $("bid");
   if (bid) {
@@ -199,8 +205,12 @@ function renderPlayers(state) {
   $("dice-totals").textContent = parts.join(" \u00b7 ");
 }
 
+const SAYS = {pass: "passes", dudo: "calls dudo!", calza: "calls calza!", palifico: "declares the round"};
 function bidLine(b) {
-  if (b.action === "pass") return h("li", {}, h("span", {text: b.player + " passes"}));
+  if (b.action && b.action !== "bid") {
+    const mode = b.mode ? " " + b.mode : "";
+    return h("li", {class: "call-line"}, h("span", {text: b.player + " " + (SAYS[b.action] || b.action) + mode}));
+  }
   return h("li", {}, h("span", {text: b.player + " "}), h("b", {text: b.quantity + " \u00d7 "}), die(b.face, "small"));
 }
 function renderRoundBids(state) {
@@ -245,7 +255,7 @@ function resultLines(result) {
   if (!result) return [];
   if (typeof result === "string") return [h("p", {text: result})];
   const lines = [];
-  if (result.text) lines.push(h("p", {text: result.text}));
+  if (result.text) return [h("p", {text: result.text})];
   if (result.count !== undefined && result.bid) lines.push(h("p", {text: "Counted " + result.count + " for the bid " + result.bid.quantity + "\u00d7" + result.bid.face}));
   if (result.loser) lines.push(h("p", {class: "lost", text: result.loser + " loses " + (result.lost || 1) + (result.lost > 1 ? " dice" : " die")}));
   if (result.gainer) lines.push(h("p", {class: "gain", text: result.gainer + " gets a die back"}));
@@ -420,130 +430,3 @@ function connect() {
   es.addEventListener("capture_start", () => notice("Reading the dice\u2026"));
 }
 
-// ---------- the simulated panel ----------
-async function simPress(button, hold) {
-  const body = {button, hold_s: hold || 0};
-  if (page.simSeat && ["dudo", "calza", "pass", "dial", "bid"].includes(button)) body.seat = page.simSeat;
-  page.simSeat = null;
-  await api("POST", "/api/sim/press", body);
-  renderSim(page.state);
-  pollPins();
-}
-document.querySelectorAll("#sim [data-button]").forEach((b) => b.addEventListener("click", () => simPress(b.dataset.button, Number(b.dataset.hold || 0))));
-document.querySelectorAll("#sim [data-steps]").forEach((b) => b.addEventListener("click", async () => {
-  await api("POST", "/api/sim/dial", {steps: Number(b.dataset.steps)});
-}));
-
-function renderSim(state) {
-  const box = $("sim");
-  box.hidden = !page.sim || !page.control || !state || !(state.players || []).length;
-  if (box.hidden) return;
-  const display = state.display || {};
-  const dial = display.dial || display.bid || display.dial_bid;
-  $("sim-dial-bid").textContent = dial ? (typeof dial === "string" ? dial : dial.quantity + "\u00d7" + dial.face) : "\u2013";
-  const seats = Math.min(6, (state.players || []).length);
-  const wrap = $("sim-seats");
-  if (wrap.children.length !== seats) {
-    wrap.replaceChildren();
-    for (let s = 1; s <= seats; s++) {
-      wrap.append(h("button", {type: "button", class: "seat-btn", "data-seat": String(s), onclick: () => { page.simSeat = page.simSeat === s ? null : s; renderSim(page.state); }},
-        h("span", {class: "led", id: "led-seat" + s}), h("span", {text: state.players[s - 1].name})));
-    }
-  }
-  wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
-}
-
-async function pollPins() {
-  if (!page.sim || $("sim").hidden) return;
-  const data = await fetch("/api/sim/pins", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-  if (!data) return;
-  const outs = data.outputs || {};
-  const ledClass = (v) => "led" + (v === "on" ? " on" : v === "blink" ? " blink" : "");
-  for (const [name, value] of Object.entries(outs)) {
-    const seat = /^seat(\d)_led$/.exec(name);
-    if (seat) { const led = $("led-seat" + seat[1]); if (led) led.className = ledClass(value); }
-  }
-  const others = ["palifico_led", "buzzer", "light"].filter((n) => n in outs);
-  $("sim-leds").replaceChildren(...others.map((n) => h("span", {class: "out-pin", "data-pin": n, "data-value": outs[n]},
-    h("span", {class: ledClass(outs[n])}), n.replace("_led", ""))));
-}
-
-// ---------- new game ----------
-const COLOURS = ["#d33", "#2a6ef0", "#2b2", "#e9c531", "#a4e", "#f80", "#eee", "#222", "#1bb", "#b55"];
-function seatRow(name, colour) {
-  const row = h("div", {class: "seat-row"},
-    h("input", {type: "color", value: colour, "aria-label": "colour"}),
-    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24"}),
-    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => { if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling); refreshFirst(); }}, "\u2191"),
-    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => { row.remove(); refreshFirst(); }}, "\u00d7"));
-  row.querySelector('input[type="text"]').addEventListener("input", refreshFirst);
-  return row;
-}
-function seatNames() {
-  return [...document.querySelectorAll("#seats .seat-row input[type=text]")].map((i) => i.value.trim()).filter(Boolean);
-}
-function refreshFirst() {
-  const sel = $("first");
-  const keep = sel.value;
-  sel.replaceChildren(h("option", {value: "", text: "roll-off (table rule)"}), ...seatNames().map((n) => h("option", {value: n, text: n})));
-  sel.value = seatNames().includes(keep) ? keep : "";
-}
-$("add-player").addEventListener("click", () => {
-  const n = $("seats").children.length;
-  $("seats").append(seatRow("", COLOURS[n % COLOURS.length]));
-  refreshFirst();
-});
-
-async function loadRules() {
-  const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-  if (!data) return;
-  page.rules = data;
-  $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p})));
-  $("preset").addEventListener("change", renderOptions);
-  if (!$("seats").children.length) ["Ana", "Ben", "Caro", "Dan"].forEach((n, i) => $("seats").append(seatRow(n, COLOURS[i])));
-  refreshFirst();
-  renderOptions();
-}
-function renderOptions() {
-  const preset = page.rules.presets[$("preset").value] || {};
-  $("dice-each").value = preset.dice || 5;
-  $("options").replaceChildren(...Object.entries(page.rules.options).filter(([name]) => name !== "dice").map(([name, choices]) => {
-    const value = preset[name];
-    const input = choices === "bool"
-      ? h("input", {type: "checkbox", "data-option": name, checked: value === true})
-      : h("select", {"data-option": name}, choices.map((c) => h("option", {value: String(c), selected: c === value, text: String(c)})));
-    return h("label", {class: "option"}, h("span", {text: name.replaceAll("_", " ")}), input);
-  }));
-}
-
-$("new-game").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const names = seatNames();
-  const colours = {};
-  document.querySelectorAll("#seats .seat-row").forEach((row) => {
-    const n = row.querySelector("input[type=text]").value.trim();
-    if (n) colours[n] = row.querySelector("input[type=color]").value;
-  });
-  const preset = page.rules.presets[$("preset").value] || {};
-  const options = {};
-  const dice = Number($("dice-each").value);
-  if (dice && dice !== preset.dice) options.dice = dice;
-  document.querySelectorAll("#options [data-option]").forEach((el) => {
-    const name = el.dataset.option;
-    const value = el.type === "checkbox" ? el.checked : el.value;
-    if (value !== preset[name]) options[name] = value;
-  });
-  const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
-  if ($("first").value) header.first = $("first").value;
-  const data = await api("POST", "/api/game", header);
-  if (data) { $("history").replaceChildren(); applyAnswer(data); }
-});
-
-// ---------- start ----------
-fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
-loadHistory();
-loadGames();
-loadRules();
-connect();
-setControl(page.control);
-if (page.sim) setInterval(pollPins, 500);

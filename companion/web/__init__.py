@@ -13,7 +13,7 @@
 - ``PIN_ATTEMPTS``, ``PIN_WINDOW_S``: wrong PINs a phone may try per window (5 per 60 s).
 - ``SSE_MAX_CLIENTS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``, ``SSE_MAX_AGE_S``: the live
   feed's limits. Each open stream holds one server thread: serve with more threads than
-  ``SSE_MAX_CLIENTS`` (see :data:`SERVER_THREADS`) so actions always find one.
+  ``SSE_MAX_CLIENTS`` so actions always find one.
 """
 
 from __future__ import annotations
@@ -41,11 +41,7 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_NAME": "dudo_session",
     "SESSION_COOKIE_SAMESITE": "Strict",
     "SESSION_COOKIE_HTTPONLY": True,
-    "JSON_SORT_KEYS": False,
 }
-
-# Threads for waitress: every live stream holds one, actions and pages need a few more.
-SERVER_THREADS = DEFAULTS["SSE_MAX_CLIENTS"] + 8
 
 
 def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
@@ -58,6 +54,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config["SECRET_KEY"] = secrets.token_bytes(32)
     app.config.update(config or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep presets in their order
     if app.config["TABLE_PIN"] is not None:
         app.config["TABLE_PIN"] = str(app.config["TABLE_PIN"])
 

@@ -186,8 +186,11 @@ def rules() -> Response:
     from companion.rules import OPTIONS, PRESET_TITLES, PRESETS
 
     presets = {
-        name: {**preset.options(), "title": PRESET_TITLES.get(name, ""),
-               "seats": preset.players_text()}
+        name: {
+            **preset.options(),
+            "title": PRESET_TITLES.get(name, ""),
+            "seats": preset.players_text(),
+        }
         for name, preset in PRESETS.items()
     }
     options: dict[str, Any] = {

@@ -102,9 +102,9 @@ def check_pin(given: str) -> Response | None:
     wait = limiter.retry_after(_client())
     if wait:
         return _error(
-            f"too many wrong PINs from this phone: try again in {wait} s", 429, **{
-                "Retry-After": str(wait)
-            }
+            f"too many wrong PINs from this phone: try again in {wait} s",
+            429,
+            **{"Retry-After": str(wait)},
         )
     if not current_app.config.get("TABLE_PIN"):
         return _error("this table has no PIN set: control from phones is off", 403)

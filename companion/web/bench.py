@@ -88,15 +88,22 @@ def random_actions(rng: random.Random, count: int) -> list[tuple[str, dict[str, 
     game: Game | None = None
     while len(requests) < count:
         if game is None or game.phase == "over":
-            header = {"game": "dudo-record/1", "rules": "perudo", "options": {},
-                      "players": NAMES, "first": NAMES[0]}
+            header = {
+                "game": "dudo-record/1",
+                "rules": "perudo",
+                "options": {},
+                "players": NAMES,
+                "first": NAMES[0],
+            }
             game = Game(make_rules("perudo"), NAMES, first=NAMES[0])
             requests.append(("/api/game", header))
             continue
         action: dict[str, Any]
         if game.phase == "reveal":
-            dice = {name: [rng.randint(1, 6) for _ in range(n)]
-                    for name, n in game.expected_dice().items()}
+            dice = {
+                name: [rng.randint(1, 6) for _ in range(n)]
+                for name, n in game.expected_dice().items()
+            }
             action = {"action": "reveal", "dice": dice}
         else:
             bids = game.legal_bids()
@@ -104,8 +111,12 @@ def random_actions(rng: random.Random, count: int) -> list[tuple[str, dict[str, 
                 action = {"action": "dudo", "player": game.turn}
             else:
                 bid = bids[min(len(bids) - 1, int(rng.expovariate(0.4)))]
-                action = {"action": "bid", "player": game.turn,
-                          "quantity": bid.quantity, "face": bid.face}
+                action = {
+                    "action": "bid",
+                    "player": game.turn,
+                    "quantity": bid.quantity,
+                    "face": bid.face,
+                }
         game.apply(action)
         requests.append(("/api/actions", action))
     return requests
@@ -147,8 +158,9 @@ def run(clients: int, actions: int, seed: int, journal_dir: Path | None) -> dict
     posts: list[float] = []
     for n, (path, body) in enumerate(requests, start=1):
         t0 = time.perf_counter()
-        poster.request("POST", path, json.dumps(body),
-                       {"Content-Type": "application/json", "X-Table-Pin": PIN})
+        poster.request(
+            "POST", path, json.dumps(body), {"Content-Type": "application/json", "X-Table-Pin": PIN}
+        )
         answer = poster.getresponse()
         answer.read()
         posts.append(time.perf_counter() - t0)
@@ -159,12 +171,11 @@ def run(clients: int, actions: int, seed: int, journal_dir: Path | None) -> dict
             if not f.wait_for(n, 10):
                 raise SystemExit(f"bench: a client missed event {n} (waited 10 s)")
 
-    delays = [
-        (f.arrivals[i] - t0) * 1000 for f in followers for i, t0 in enumerate(submitted)
-    ]
+    delays = [(f.arrivals[i] - t0) * 1000 for f in followers for i, t0 in enumerate(submitted)]
     for f in followers:
         f.close()
-    server.close()
+    # The server is left to end with the process: closing its socket under waitress's
+    # select loop (another thread) only makes that loop fail noisily.
     if journal is not None:
         journal.close()
     return {
@@ -184,14 +195,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=50, help="SSE clients (default 50)")
     parser.add_argument("--actions", type=int, default=200, help="actions to submit (200)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-journal", action="store_true",
-                        help="no SQLite journal (by default one in a temp dir, synced)")
+    parser.add_argument(
+        "--no-journal",
+        action="store_true",
+        help="no SQLite journal (by default one in a temp dir, synced)",
+    )
     args = parser.parse_args(argv)
     if args.clients < 1 or args.actions < 1:
         parser.error("--clients and --actions must be at least 1")
     with tempfile.TemporaryDirectory(prefix="dudo-bench-") as tmp:
-        figures = run(args.clients, args.actions, args.seed,
-                      None if args.no_journal else Path(tmp))
+        figures = run(args.clients, args.actions, args.seed, None if args.no_journal else Path(tmp))
     print(
         f"{figures['clients']} SSE clients, {figures['actions']} actions "
         f"({figures['events']} deliveries): submit -> client event "

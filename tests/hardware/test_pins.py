@@ -15,11 +15,13 @@ from hardware.pins import (
     pin_map_from_config,
 )
 
-DESIGN_NAMES = (
-    "dial qty_up qty_down face_up face_down bid dudo calza pass undo "
-    "seat1 seat2 seat3 seat4 seat5 seat6 "
-    "buzzer palifico_led light seat1_led seat2_led seat3_led seat4_led seat5_led seat6_led"
-).split()
+# DESIGN.md, "The physical table": the button and output names.
+DESIGN_NAMES = [
+    "dial", "qty_up", "qty_down", "face_up", "face_down", "bid", "dudo", "calza", "pass",
+    "undo", "seat1", "seat2", "seat3", "seat4", "seat5", "seat6",
+    "buzzer", "palifico_led", "light",
+    "seat1_led", "seat2_led", "seat3_led", "seat4_led", "seat5_led", "seat6_led",
+]
 
 
 def test_the_pin_map_speaks_the_names_of_the_design() -> None:

@@ -46,6 +46,18 @@ def table(journal: Journal) -> Iterator[Table]:
     table.close()
 
 
+@pytest.fixture
+def header() -> dict[str, Any]:
+    """A fresh copy of the three-player perudo header."""
+    return {**HEADER, "players": list(HEADER["players"])}
+
+
+@pytest.fixture
+def opening() -> list[dict[str, Any]]:
+    """A fresh copy of the first round: bid, dudo, reveal."""
+    return [dict(action) for action in OPENING]
+
+
 class Heard:
     """Every event a table subscriber heard, in order."""
 
@@ -58,8 +70,19 @@ class Heard:
         return [event.kind for event in self.events]
 
 
-def play(table: Table, actions: list[dict[str, Any]]) -> None:
-    """Submit actions that must all be accepted."""
+@pytest.fixture
+def heard(table: Table) -> Heard:
+    """What the table's subscribers hear from now on."""
+    return Heard(table)
+
+
+def _play(table: Table, actions: list[dict[str, Any]]) -> None:
     for action in actions:
         outcome = table.submit(action)
         assert outcome.ok, f"{action}: {outcome.error}"
+
+
+@pytest.fixture
+def play() -> Any:
+    """``play(table, actions)``: submit actions that must all be accepted."""
+    return _play

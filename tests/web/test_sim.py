@@ -76,7 +76,8 @@ def test_holding_undo_takes_the_bid_back(
     sim_client.post("/api/sim/press", json={"button": "dial"})
     assert panel.settle()
     assert table.state()["bid"] is not None
-    assert sim_client.post("/api/sim/press", json={"button": "undo", "hold_s": 1.2}).status_code == 200
+    held = sim_client.post("/api/sim/press", json={"button": "undo", "hold_s": 1.2})
+    assert held.status_code == 200
     assert panel.settle()
     assert table.state()["bid"] is None
 

@@ -1,0 +1,51 @@
+// The simulated table panel of `dudo serve --sim`: presses mock pins through /api/sim.
+"use strict";
+
+// ---------- the simulated panel ----------
+async function simPress(button, hold) {
+  const body = {button, hold_s: hold || 0};
+  if (page.simSeat && ["dudo", "calza", "pass", "dial", "bid"].includes(button)) body.seat = page.simSeat;
+  page.simSeat = null;
+  await api("POST", "/api/sim/press", body);
+  renderSim(page.state);
+  pollPins();
+}
+document.querySelectorAll("#sim [data-button]").forEach((b) => b.addEventListener("click", () => simPress(b.dataset.button, Number(b.dataset.hold || 0))));
+document.querySelectorAll("#sim [data-steps]").forEach((b) => b.addEventListener("click", async () => {
+  await api("POST", "/api/sim/dial", {steps: Number(b.dataset.steps)});
+}));
+
+function renderSim(state) {
+  const box = $("sim");
+  box.hidden = !page.sim || !page.control || !state || !(state.players || []).length;
+  if (box.hidden) return;
+  const display = state.display || {};
+  const dial = display.dial || display.bid || display.dial_bid;
+  $("sim-dial-bid").textContent = dial ? (typeof dial === "string" ? dial : dial.quantity + "\u00d7" + dial.face) : "\u2013";
+  const seats = Math.min(6, (state.players || []).length);
+  const wrap = $("sim-seats");
+  if (wrap.children.length !== seats) {
+    wrap.replaceChildren();
+    for (let s = 1; s <= seats; s++) {
+      wrap.append(h("button", {type: "button", class: "seat-btn", "data-seat": String(s), onclick: () => { page.simSeat = page.simSeat === s ? null : s; renderSim(page.state); }},
+        h("span", {class: "led", id: "led-seat" + s}), h("span", {text: state.players[s - 1].name})));
+    }
+  }
+  wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
+}
+
+async function pollPins() {
+  if (!page.sim || $("sim").hidden) return;
+  const data = await fetch("/api/sim/pins", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!data) return;
+  const outs = data.outputs || {};
+  const ledClass = (v) => "led" + (v === "on" ? " on" : v === "blink" ? " blink" : "");
+  for (const [name, value] of Object.entries(outs)) {
+    const seat = /^seat(\d)_led$/.exec(name);
+    if (seat) { const led = $("led-seat" + seat[1]); if (led) led.className = ledClass(value); }
+  }
+  const others = ["palifico_led", "buzzer", "light"].filter((n) => n in outs);
+  $("sim-leds").replaceChildren(...others.map((n) => h("span", {class: "out-pin", "data-pin": n, "data-value": outs[n]},
+    h("span", {class: ledClass(outs[n])}), n.replace("_led", ""))));
+}
+

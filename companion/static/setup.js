@@ -1,0 +1,84 @@
+// The new-game form, then the page's start (this file loads last).
+"use strict";
+
+// ---------- new game ----------
+const COLOURS = ["#d33", "#2a6ef0", "#2b2", "#e9c531", "#a4e", "#f80", "#eee", "#222", "#1bb", "#b55"];
+function seatRow(name, colour) {
+  const row = h("div", {class: "seat-row"},
+    h("input", {type: "color", value: colour, "aria-label": "colour"}),
+    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24"}),
+    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => { if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling); refreshFirst(); }}, "\u2191"),
+    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => { row.remove(); refreshFirst(); }}, "\u00d7"));
+  row.querySelector('input[type="text"]').addEventListener("input", refreshFirst);
+  return row;
+}
+function seatNames() {
+  return [...document.querySelectorAll("#seats .seat-row input[type=text]")].map((i) => i.value.trim()).filter(Boolean);
+}
+function refreshFirst() {
+  const sel = $("first");
+  const keep = sel.value;
+  sel.replaceChildren(h("option", {value: "", text: "the first seat"}), ...seatNames().map((n) => h("option", {value: n, text: n})));
+  sel.value = seatNames().includes(keep) ? keep : "";
+}
+$("add-player").addEventListener("click", () => {
+  const n = $("seats").children.length;
+  $("seats").append(seatRow("", COLOURS[n % COLOURS.length]));
+  refreshFirst();
+});
+
+async function loadRules() {
+  const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!data) return;
+  page.rules = data;
+  $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p + " \u2014 " + data.presets[p].title})));
+  $("preset").value = (data.defaults && data.defaults.rules) || "perudo";
+  const names = (data.defaults && data.defaults.players && data.defaults.players.length) ? data.defaults.players : ["Ana", "Ben", "Caro", "Dan"];
+  $("preset").addEventListener("change", renderOptions);
+  if (!$("seats").children.length) names.forEach((n, i) => $("seats").append(seatRow(n, COLOURS[i % COLOURS.length])));
+  refreshFirst();
+  renderOptions();
+}
+function renderOptions() {
+  const preset = page.rules.presets[$("preset").value] || {};
+  $("dice-each").value = preset.dice || 5;
+  $("options").replaceChildren(...Object.entries(page.rules.options).filter(([name]) => name !== "dice").map(([name, choices]) => {
+    const value = preset[name];
+    const input = choices === "bool"
+      ? h("input", {type: "checkbox", "data-option": name, checked: value === true})
+      : h("select", {"data-option": name}, choices.map((c) => h("option", {value: String(c), selected: c === value, text: String(c)})));
+    return h("label", {class: "option"}, h("span", {text: name.replaceAll("_", " ")}), input);
+  }));
+}
+
+$("new-game").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const names = seatNames();
+  const colours = {};
+  document.querySelectorAll("#seats .seat-row").forEach((row) => {
+    const n = row.querySelector("input[type=text]").value.trim();
+    if (n) colours[n] = row.querySelector("input[type=color]").value;
+  });
+  const preset = page.rules.presets[$("preset").value] || {};
+  const options = {};
+  const dice = Number($("dice-each").value);
+  if (dice && dice !== preset.dice) options.dice = dice;
+  document.querySelectorAll("#options [data-option]").forEach((el) => {
+    const name = el.dataset.option;
+    const value = el.type === "checkbox" ? el.checked : el.value;
+    if (value !== preset[name]) options[name] = value;
+  });
+  const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
+  if ($("first").value) header.first = $("first").value;
+  const data = await api("POST", "/api/game", header);
+  if (data) { $("history").replaceChildren(); applyAnswer(data); }
+});
+
+// ---------- start ----------
+fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
+loadHistory();
+loadGames();
+loadRules();
+connect();
+setControl(page.control);
+if (page.sim) setInterval(pollPins, 500);

@@ -1,0 +1,46 @@
+"""``dudo panel-test``: the builder's wiring check, run here on mock pins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from hardware.pins import default_pin_map, example_pin_map_path
+
+
+@pytest.mark.parametrize(
+    "config", [None, str(example_pin_map_path())], ids=["default panel", "example map"]
+)
+def test_panel_test_prints_the_map_lights_each_led_beeps_and_names_each_button(
+    capsys: pytest.CaptureFixture[str], config: str | None
+) -> None:
+    argv = ["panel-test", "--mock"] + ([] if config is None else ["--config", config])
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    pins = default_pin_map() if config is None else None
+    assert "name          BCM     header  wiring" in out
+    for line in ["  light (GPIO21) on", "  palifico", "  won"]:
+        assert line in out
+    if pins is not None:
+        for spec in pins.buttons:
+            assert f"  pressed {spec.name} (GPIO{spec.pin})" in out
+        assert "  dial turned clockwise" in out and "  dial turned counter-clockwise" in out
+        assert out.rstrip().endswith("all 12 inputs answered")
+    else:
+        assert "  pressed qty_up (GPIO27)" in out and "  pressed pass (GPIO19)" in out
+        assert out.rstrip().endswith("all 13 inputs answered")
+
+
+def test_panel_test_stops_on_a_bad_pin_map_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\ndudo = 5\ncalza = 5\n")
+    assert main(["panel-test", "--mock", "--config", str(config)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == (
+        f"dudo panel-test: pin map {config}: BCM pin 5 is used twice, by 'dudo' and by 'calza'"
+    )

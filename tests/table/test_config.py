@@ -1,0 +1,84 @@
+"""The TOML config of ``dudo serve``: the file's settings, the command line winning over them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.config import DEFAULT_PORT, load_config
+
+FILE = """
+[server]
+host = "127.0.0.1"
+port = 9000
+pin = "0042"
+data = "/srv/dudo"
+
+[table]
+rules = "dudo"
+players = ["Ana", "Ben"]
+options = { pass = true }
+
+[pins]
+dudo = 17
+
+[camera]
+source = "device:0"
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(FILE)
+    return path
+
+
+def test_the_file_sets_the_server_and_the_new_game_defaults(config_file: Path) -> None:
+    config = load_config(config_file)
+    assert (config.host, config.port, config.pin, config.data) == (
+        "127.0.0.1", 9000, "0042", Path("/srv/dudo"))
+    assert config.table.rules == "dudo"
+    assert config.table.players == ("Ana", "Ben")
+    assert dict(config.table.options) == {"pass": True}
+    assert config.path == config_file  # the hardware and vision loaders read the rest
+
+
+def test_the_command_line_wins_over_the_file(config_file: Path, tmp_path: Path) -> None:
+    config = load_config(config_file, host="0.0.0.0", port=8081, pin="9999",
+                         data=tmp_path / "d")
+    assert (config.host, config.port, config.pin, config.data) == (
+        "0.0.0.0", 8081, "9999", tmp_path / "d")
+
+
+def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DUDO_DATA", str(tmp_path))
+    config = load_config(None)
+    assert (config.host, config.port, config.pin, config.data) == (
+        "0.0.0.0", DEFAULT_PORT, None, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[server]\nport = '8080'\n", "[server] port = '8080': must be a whole number"),
+        ("[server]\npin = 42\n", 'write it as a string ("0042")'),
+        ("[server]\npin = '42'\n", "a table PIN is 4 to 12 digits"),
+        ("[table]\nplayers = 'Ana'\n", "[table] players = 'Ana': must be a list of names"),
+        ("[tabel]\nrules = 'dudo'\n", "unknown table(s) tabel"),
+        ("server = 3\n", "[server] must be a table"),
+    ],
+    ids=["port as text", "pin as a number", "short pin", "players not a list", "typo table",
+         "server not a table"],
+)
+def test_a_bad_value_names_the_file_the_table_and_the_key(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=str(path)) as err:
+        load_config(path)
+    assert message in str(err.value)

@@ -1,0 +1,204 @@
+"""``dudo serve`` as a real process: the address and PIN, systemd's messages, faults, restarts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.cli import build_parser
+from companion.crashtest import free_port
+from companion.serve import serve_command
+
+PIN = "1357"
+
+
+class Served:
+    """A running ``dudo serve`` on 127.0.0.1 with everything it printed."""
+
+    def __init__(self, args: list[str], data: Path, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.log = data.parent / f"serve-{self.port}.log"
+        command = [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+                   "--port", str(self.port), "--data", str(data), *args]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+            )
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def request(self, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}", data=data,
+            headers={"Content-Type": "application/json", "X-Table-Pin": PIN},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=20) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.output()
+            try:
+                if self.request("/api/state")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"no answer in {timeout} s:\n{self.output()}")
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+
+
+@pytest.fixture
+def notify_socket(tmp_path: Path) -> Iterator[socket.socket]:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify"))
+    sock.settimeout(60)
+    yield sock
+    sock.close()
+
+
+def messages_until(sock: socket.socket, wanted: bytes) -> list[bytes]:
+    """Every datagram received up to and including ``wanted``."""
+    seen: list[bytes] = []
+    while wanted not in seen:
+        seen.append(sock.recv(256))
+    return seen
+
+
+@pytest.mark.slow
+def test_a_simulated_table_starts_tells_systemd_and_resumes_its_game_after_a_restart(
+    tmp_path: Path, notify_socket: socket.socket
+) -> None:
+    data = tmp_path / "data"
+    env = {"NOTIFY_SOCKET": notify_socket.getsockname(), "WATCHDOG_USEC": "400000"}
+    served = Served(["--sim", "--pin", PIN, "--seed", "7"], data, env)
+    try:
+        seen = messages_until(notify_socket, b"READY=1")
+        assert seen == [b"READY=1"]  # nothing before the page answers
+        assert served.request("/api/state")[0] == 200
+        assert messages_until(notify_socket, b"WATCHDOG=1")[-1] == b"WATCHDOG=1"
+        printed = served.output()
+        assert f"http://127.0.0.1:{served.port}/" in printed
+        assert f"PIN:  {PIN}" in printed
+
+        header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]}
+        assert served.request("/api/game", header)[0] == 201
+        bid = {"action": "bid", "player": "Ana", "quantity": 2, "face": 5}
+        assert served.request("/api/actions", bid)[0] == 200
+    finally:
+        code = served.stop()
+    assert code == 0, served.output()
+    assert b"STOPPING=1" in messages_until(notify_socket, b"STOPPING=1")
+
+    again = Served(["--sim", "--pin", PIN], data)
+    try:
+        again.wait_ready()
+        status, state = again.request("/api/state")
+        assert state["turn"] == "Ben"
+        assert (state["bid"]["player"], state["bid"]["quantity"], state["bid"]["face"]) == (
+            "Ana", 2, 5)
+    finally:
+        again.stop()
+
+
+@pytest.mark.slow
+def test_without_camera_or_gpio_the_page_says_so_and_a_reveal_is_typed_in(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[camera]\nsource = "picamera2"\n')
+    served = Served(["--pin", PIN, "--config", str(config)], tmp_path / "data")
+    try:
+        served.wait_ready()
+        status, state = served.request("/api/state")
+        assert "no camera" in state["faults"]["camera"] and not state["camera"]
+        assert "buttons and lights are not working" in state["faults"]["gpio"]
+        header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+                  "options": {"dice": 1}}
+        assert served.request("/api/game", header)[0] == 201
+        for action in (
+            {"action": "bid", "player": "Ana", "quantity": 1, "face": 6},
+            {"action": "dudo", "player": "Ben"},
+            {"action": "reveal", "dice": {"Ana": [6], "Ben": [2]}},
+        ):
+            status, body = served.request("/api/actions", action)
+            assert status == 200, body
+        assert served.request("/api/state")[1]["winner"] == "Ana"
+    finally:
+        assert served.stop() == 0
+
+
+def run_serve(argv: list[str]) -> int:
+    args: argparse.Namespace = build_parser().parse_args(["serve", *argv])
+    return serve_command(args)
+
+
+@pytest.mark.parametrize(
+    ("argv", "config", "message"),
+    [
+        (["--pin", "12ab"], None, "--pin '12ab': a table PIN is 4 to 12 digits"),
+        (["--port", "70000"], None, "--port 70000: a port is 1-65535"),
+        (["--config", "{missing}"], None, "no such config file"),
+        ([], "[server]\nport = 8080\ncolour = 'red'\n", "unknown key(s) in [server]: colour"),
+        ([], "[server\n", "not valid TOML"),
+        ([], "[seats]\ncount = 3\n", "[seats] count = 3 needs centre"),
+        ([], "[pins]\ndudo = 99\n", "pin map"),
+        ([], "[camera]\nsource = 'webcam'\n", "frame source 'webcam' unknown"),
+    ],
+    ids=["bad pin", "bad port", "missing config", "unknown key", "bad TOML", "bad seats",
+         "bad pin map", "unknown camera"],
+)
+def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], config: str | None,
+    message: str,
+) -> None:
+    argv = [a.replace("{missing}", str(tmp_path / "none.toml")) for a in argv]
+    if config is not None:
+        path = tmp_path / "table.toml"
+        path.write_text(config)
+        argv += ["--config", str(path)]
+    argv += ["--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--port",
+             str(free_port())] if "--port" not in argv else ["--data", str(tmp_path / "data")]
+    assert run_serve(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dudo serve: ")
+    assert message in err
+
+
+def test_a_port_in_use_is_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(port), "--data",
+                          str(tmp_path / "data")])
+    assert code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -1,0 +1,80 @@
+"""The simulated cups of ``--sim``: each round's dice, rolled out of the table's sight."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.sim import SimulatedCups
+from companion.table import Table
+from vision.simulate import SimulatedCamera
+
+
+def cups_on_a_new_table(seed: int, header: dict[str, Any]) -> tuple[Table, SimulatedCups]:
+    # No camera for the table: these tests are about the cups, not the reading.
+    table = Table()
+    cups = SimulatedCups(table, SimulatedCamera(seed=0), seed=seed)
+    table.new_game(header)
+    return table, cups
+
+
+def test_each_player_in_play_holds_as_many_dice_as_the_table_says(
+    header: dict[str, Any], opening: list[dict[str, Any]], play: Any
+) -> None:
+    table, cups = cups_on_a_new_table(1, header)
+    assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 5, "Caro": 5}
+    assert all(1 <= face <= 6 for dice in cups.dice().values() for face in dice)
+    first_round = cups.dice()
+    play(table, opening)  # Ben loses a die
+    assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert cups.dice() != first_round
+
+
+def test_the_dice_go_under_the_simulated_camera_and_nowhere_in_the_tables_state(
+    header: dict[str, Any],
+) -> None:
+    table = Table()
+    camera = SimulatedCamera(seed=0)
+    cups = SimulatedCups(table, camera, seed=5)
+    table.new_game(header)
+    assert camera.last_scene is None  # nothing has looked yet
+    camera.capture()
+    assert camera.last_scene is not None
+    seen = {p: sorted(d.face for d in camera.last_scene.dice if d.player == p)
+            for p in header["players"]}
+    assert seen == {p: sorted(d) for p, d in cups.dice().items()}
+    state = table.state()
+    assert "reading" not in state and state["last_result"] is None
+    assert all(set(player) >= {"name", "dice"} and isinstance(player["dice"], int)
+               for player in state["players"])  # counts only, never faces
+
+
+def test_the_same_seed_rolls_the_same_game(
+    header: dict[str, Any], opening: list[dict[str, Any]], play: Any
+) -> None:
+    rolls = []
+    for _ in range(2):
+        table, cups = cups_on_a_new_table(42, header)
+        first = cups.dice()
+        play(table, opening)
+        rolls.append((first, cups.dice()))
+    assert rolls[0] == rolls[1]
+    other, cups = cups_on_a_new_table(43, header)
+    assert cups.dice() != rolls[0][0]
+
+
+def test_an_undo_back_into_a_round_finds_the_same_dice_under_the_cups(
+    header: dict[str, Any], opening: list[dict[str, Any]], play: Any
+) -> None:
+    table, cups = cups_on_a_new_table(3, header)
+    first_round = cups.dice()
+    play(table, [*opening, {"action": "undo"}])
+    assert table.state()["phase"] == "reveal"
+    assert cups.dice() == first_round
+
+
+def test_a_player_who_leaves_takes_their_dice_away(
+    header: dict[str, Any], play: Any
+) -> None:
+    table, cups = cups_on_a_new_table(4, header)
+    play(table, [{"action": "leave", "player": "Caro"}])
+    assert sorted(cups.dice()) == ["Ana", "Ben"]

@@ -1,0 +1,237 @@
+"""After a power cut: the game resumes, a torn last write is dropped, a bad disk refuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.journal import DATABASE_NAME, Journal, checksum
+from companion.table import Table
+
+
+def restart(data_dir: Path) -> tuple[Table, Journal]:
+    """A new table on the journal of the data directory, as after a power cut."""
+    journal = Journal.in_directory(data_dir)
+    return Table(journal=journal), journal
+
+
+def rewrite_row(data_dir: Path, seq: int, body: str, *, fix_checksum: bool) -> None:
+    """Change a stored action row behind the journal's back (as a torn write leaves it)."""
+    with sqlite3.connect(data_dir / DATABASE_NAME) as db:
+        (game_id,) = db.execute("SELECT MAX(id) FROM games").fetchone()
+        if fix_checksum:
+            db.execute(
+                "UPDATE actions SET body = ?, checksum = ? WHERE game_id = ? AND seq = ?",
+                (body, checksum(game_id, seq, body), game_id, seq),
+            )
+        else:
+            db.execute(
+                "UPDATE actions SET body = ? WHERE game_id = ? AND seq = ?", (body, game_id, seq)
+            )
+
+
+def rows(data_dir: Path, table_name: str = "actions") -> list[tuple[Any, ...]]:
+    with sqlite3.connect(data_dir / DATABASE_NAME) as db:
+        return db.execute(f"SELECT seq, body FROM {table_name} ORDER BY seq").fetchall()
+
+
+def test_a_restarted_table_resumes_the_game_exactly_where_it_stopped(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, [*opening, {"action": "bid", "player": "Ben", "quantity": 2, "face": 6}])
+    before = table.state()
+    journal.close()
+    resumed, journal2 = restart(data_dir)
+    try:
+        after = resumed.state()
+        for key in ("phase", "round", "players", "turn", "bid", "dice_lost", "game_id"):
+            assert after[key] == before[key], key
+        assert resumed.record() == table.record()
+        assert resumed.submit({"action": "dudo", "player": "Caro"}).ok
+    finally:
+        journal2.close()
+
+
+def test_a_game_cut_in_the_middle_of_a_reveal_resumes_in_the_reveal(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, opening[:2])
+    journal.close()
+    resumed, journal2 = restart(data_dir)
+    try:
+        assert resumed.state()["phase"] == "reveal"
+        assert resumed.submit(opening[2]).ok
+    finally:
+        journal2.close()
+
+
+@pytest.mark.parametrize(
+    ("torn_body", "fix_checksum", "reason"),
+    [
+        ('{"action": "bid", "player": "Ben", "quantity": 2, "face": 6}', False, "checksum"),
+        ('{"action": "bid", "player": "Ben", "quan', True, "not valid JSON"),
+        ('{"action": "bid", "player": "Caro", "quantity": 2, "face": 6}', True, "engine refuses"),
+    ],
+    ids=["checksum", "half a line of JSON", "an action the engine refuses"],
+)
+def test_a_torn_last_write_is_dropped_with_a_log_line_and_the_game_goes_on(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any, caplog: pytest.LogCaptureFixture,
+    torn_body: str, fix_checksum: bool, reason: str,
+) -> None:
+    table.new_game(header)
+    play(table, [*opening, {"action": "bid", "player": "Ben", "quantity": 2, "face": 5}])
+    journal.close()
+    rewrite_row(data_dir, 4, torn_body, fix_checksum=fix_checksum)
+
+    resumed, journal2 = restart(data_dir)
+    try:
+        state = resumed.state()
+        assert state["round"] == 2 and state["bid"] is None and state["turn"] == "Ben"
+        assert state["faults"] == {}
+        assert "torn last row 4 of game 1" in caplog.text and reason in caplog.text
+        assert [seq for seq, _ in rows(data_dir)] == [1, 2, 3]
+        assert rows(data_dir, "dropped") == [(4, torn_body)]  # kept aside, not lost
+        # The next action takes the dropped row's place in the journal.
+        assert resumed.submit({"action": "bid", "player": "Ben", "quantity": 2, "face": 6}).ok
+        assert [seq for seq, _ in rows(data_dir)] == [1, 2, 3, 4]
+    finally:
+        journal2.close()
+
+
+def test_a_damaged_row_before_the_last_stops_the_resume_and_keeps_the_journal(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, opening)
+    journal.close()
+    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    stored = rows(data_dir)
+
+    resumed, journal2 = restart(data_dir)
+    try:
+        state = resumed.state()
+        assert state["phase"] == "setup"
+        assert "cannot resume game 1: row 2 of 3 is damaged" in state["fault"]
+        assert "the journal is kept" in state["faults"]["resume"]
+        assert rows(data_dir) == stored
+        assert [g.id for g in journal2.games()] == [1]
+        # The table still works: a new game starts beside the damaged one.
+        assert resumed.new_game(header).ok
+        assert [g.id for g in journal2.games()] == [2, 1]
+    finally:
+        journal2.close()
+
+
+def test_a_damaged_header_stops_the_resume_with_a_clear_message(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    journal.close()
+    with sqlite3.connect(data_dir / DATABASE_NAME) as db:
+        db.execute("UPDATE games SET header = ? WHERE id = 1", ('{"game": "dudo-rec',))
+    resumed, journal2 = restart(data_dir)
+    try:
+        assert resumed.state()["phase"] == "setup"
+        assert "the header of game 1 is damaged" in resumed.state()["fault"]
+    finally:
+        journal2.close()
+
+
+def read_only_table(data_dir: Path) -> tuple[Table, Journal]:
+    """The table on its journal opened read-only, as on a card the kernel made read-only."""
+    journal = Journal(f"file:{data_dir / DATABASE_NAME}?mode=ro", uri=True)
+    return Table(journal=journal), journal
+
+
+def test_a_read_only_card_makes_the_table_refuse_actions_and_say_so(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, opening[:1])
+    journal.close()
+
+    stuck, ro_journal = read_only_table(data_dir)
+    try:
+        before = stuck.state()
+        assert before["turn"] == "Ben"  # the game still shows
+        outcome = stuck.submit({"action": "dudo", "player": "Ben"})
+        assert not outcome.ok
+        assert outcome.error is not None
+        assert outcome.error.startswith("cannot save the game: ")
+        assert "readonly" in outcome.error and outcome.error.endswith("nothing was changed")
+        state = stuck.state()
+        assert state["fault"] == outcome.error
+        assert state["phase"] == "bidding" and state["turn"] == "Ben"
+        assert stuck.record() == table.record()
+        assert not stuck.new_game(header).ok
+        assert [g.id for g in ro_journal.games()] == [1]
+    finally:
+        ro_journal.close()
+
+
+def test_a_full_disk_refuses_the_action_and_the_table_recovers_once_there_is_room(
+    table: Table, journal: Journal, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    db = journal._db  # the real SQLite connection: cap its file at its current size
+    (pages,) = db.execute("PRAGMA page_count").fetchone()
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    refused = None
+    for quantity in range(1, 200):
+        player = table.state()["turn"]
+        outcome = table.submit({"action": "bid", "player": player, "quantity": quantity,
+                                "face": 2, "note": "x" * 2000})
+        if not outcome.ok:
+            refused = outcome
+            break
+    assert refused is not None and "disk is full" in (refused.error or "")
+    assert table.state()["faults"]["journal"] == refused.error
+    assert len(table.state()["bids"]) == quantity - 1
+    db.execute("PRAGMA max_page_count = 1000000")
+    assert table.submit({"action": "bid", "player": table.state()["turn"],
+                         "quantity": quantity, "face": 2}).ok
+    assert table.state()["faults"] == {}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file permissions; "
+                    "the read-only card is tested with a read-only SQLite connection above")
+def test_a_journal_file_without_write_permission_refuses_actions(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    journal.close()
+    (data_dir / DATABASE_NAME).chmod(0o444)
+    data_dir.chmod(0o555)
+    try:
+        stuck, journal2 = read_only_table(data_dir)
+        outcome = stuck.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 2})
+        assert not outcome.ok and "cannot save the game" in (outcome.error or "")
+        journal2.close()
+    finally:
+        data_dir.chmod(0o755)
+
+
+def test_the_journal_lists_every_game_and_gives_each_record_for_replay(
+    table: Table, journal: Journal, header: dict[str, Any], opening: list[dict[str, Any]],
+    play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, opening)
+    (game,) = journal.games()
+    assert (game.id, game.players, game.rules, game.finished) == (
+        1, ["Ana", "Ben", "Caro"], "perudo", False)
+    lines = journal.record(1).splitlines()
+    assert json.loads(lines[0])["players"] == ["Ana", "Ben", "Caro"]
+    assert [json.loads(line) for line in lines[1:]] == opening

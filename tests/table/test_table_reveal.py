@@ -1,0 +1,243 @@
+"""The reveal: one picture after the call, read by the real reader from the simulated camera.
+
+The camera is ``vision.simulate.SimulatedCamera`` with the simulated cups under it; the reader
+is the real one (``companion.reveal.VisionReader``: ``read_dice``, ``assign_owners``,
+``annotate``). A camera that fails is a real ``FolderSource`` on a corrupt photograph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.reveal import VisionReader
+from companion.sim import SimulatedCups
+from companion.table import Table, TableEvent
+from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR
+from vision.simulate import SimulatedCamera
+from vision.sources import FolderSource
+
+BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
+DUDO = {"action": "dudo", "player": "Ben"}
+
+needs_reader = pytest.mark.skipif(
+    not ((MODELS_DIR / LOCATOR_FILE).is_file() and (MODELS_DIR / FACE_FILE).is_file()),
+    reason="the reader's models (vision/models/*.onnx) are not in the tree yet",
+)
+
+
+class CameraTable:
+    """A table with the simulated camera, the simulated cups and the real reader."""
+
+    def __init__(self, config: Path | None = None, seed: int = 1) -> None:
+        self.camera = SimulatedCamera(seed=seed)
+        self.camera.start()
+        reader = VisionReader(config, calibration=lambda: self.camera.calibration,
+                              seat_of=self.camera.seat_of)
+        self.table = Table(camera=self.camera, reader=reader)
+        self.cups = SimulatedCups(self.table, self.camera, seed=seed)
+        self.events: list[TableEvent] = []
+        self.table.subscribe(self.events.append)
+
+    def call(self, header: dict[str, Any]) -> dict[str, Any]:
+        """A new game, a bid, a dudo, and the reveal's picture taken and read."""
+        assert self.table.new_game(header).ok
+        assert self.table.submit(BID).ok
+        assert self.table.submit(DUDO).ok
+        assert self.table.wait_idle(60)
+        return self.table.state()
+
+
+@pytest.fixture
+def camera_table() -> Iterator[CameraTable]:
+    setup = CameraTable()
+    yield setup
+    setup.table.close()
+
+
+def test_the_camera_takes_no_picture_before_a_call(
+    camera_table: CameraTable, header: dict[str, Any]
+) -> None:
+    table = camera_table.table
+    table.new_game(header)
+    table.submit(BID)
+    table.submit({"action": "bid", "player": "Ben", "quantity": 4, "face": 4})
+    assert table.wait_idle(5)
+    assert camera_table.camera.last_scene is None
+    assert "capture_start" not in [e.kind for e in camera_table.events]
+    assert "reading" not in table.state()
+    assert table.reveal_picture() is None
+
+
+def test_the_light_goes_on_only_around_the_one_picture_after_the_call(
+    camera_table: CameraTable, header: dict[str, Any]
+) -> None:
+    camera_table.call(header)
+    kinds = [e.kind for e in camera_table.events]
+    assert kinds.count("capture_start") == kinds.count("capture_end") == 1
+    start = kinds.index("capture_start")
+    assert kinds[start + 1] == "capture_end"
+    # The call itself is heard first, with the phase at the reveal.
+    assert camera_table.events[start - 1].state["phase"] == "reveal"
+    assert camera_table.events[start - 1].state["capturing"]
+
+
+def test_a_failing_camera_leaves_the_reveal_to_be_typed_in(
+    tmp_path: Path, header: dict[str, Any], play: Any
+) -> None:
+    (tmp_path / "frame.jpg").write_bytes(b"not a photograph")
+    camera = FolderSource(tmp_path)
+    camera.start()
+    table = Table(camera=camera, reader=VisionReader())
+    try:
+        table.new_game(header)
+        play(table, [BID, DUDO])
+        assert table.wait_idle(30)
+        state = table.state()
+        assert state["phase"] == "reveal" and not state["capturing"]
+        assert "the camera failed" in state["faults"]["camera"]
+        assert "enter the dice by hand" in state["faults"]["camera"]
+        assert state["camera"] is False and "reading" not in state
+        play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
+        assert table.state()["round"] == 2
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("request_name", "reason"),
+    [("retake", "only at a reveal"), ("confirm_reading", "no reveal to confirm")],
+)
+def test_no_picture_is_taken_or_confirmed_outside_a_reveal(
+    camera_table: CameraTable, header: dict[str, Any], request_name: str, reason: str
+) -> None:
+    camera_table.table.new_game(header)
+    outcome = getattr(camera_table.table, request_name)()
+    assert not outcome.ok and reason in (outcome.error or "")
+    assert camera_table.camera.last_scene is None
+
+
+def test_without_a_camera_a_retake_asks_for_the_dice_by_hand(
+    table: Table, header: dict[str, Any], play: Any
+) -> None:
+    table.new_game(header)
+    play(table, [BID, DUDO])
+    outcome = table.retake()
+    assert not outcome.ok and outcome.error == "there is no camera: enter the dice by hand"
+    assert table.state()["camera"] is False
+
+
+def test_taking_back_the_call_forgets_the_picture(
+    camera_table: CameraTable, header: dict[str, Any], play: Any
+) -> None:
+    camera_table.call(header)
+    table = camera_table.table
+    while table.state()["phase"] != "bidding" or table.state()["round"] != 1:
+        play(table, [{"action": "undo"}])
+    assert table.wait_idle(30)
+    assert "reading" not in table.state()
+    assert table.reveal_picture() is None
+
+
+@needs_reader
+def test_a_reading_that_agrees_is_applied_at_once_as_the_reveal(
+    camera_table: CameraTable, header: dict[str, Any]
+) -> None:
+    dice = None
+    camera_table.table.new_game(header)
+    dice = camera_table.cups.dice()
+    camera_table.table.submit(BID)
+    camera_table.table.submit(DUDO)
+    assert camera_table.table.wait_idle(60)
+    state = camera_table.table.state()
+    assert state["round"] == 2, state.get("reading")
+    assert state["last_result"]["dice"] == dice
+    reading = state["reading"]
+    assert reading["matched"] and reading["applied"] and not reading["confirmed"]
+    assert reading["total"] == 15
+    assert (camera_table.table.reveal_picture() or b"")[:2] == b"\xff\xd8"  # a JPEG
+
+
+@needs_reader
+def test_the_reading_stays_on_the_page_until_the_next_rounds_first_bid(
+    camera_table: CameraTable, header: dict[str, Any], play: Any
+) -> None:
+    state = camera_table.call(header)
+    assert state["round"] == 2 and "reading" in state
+    opener = state["turn"]
+    play(camera_table.table, [{"action": "bid", "player": opener, "quantity": 2, "face": 3}])
+    assert "reading" not in camera_table.table.state()
+
+
+@needs_reader
+def test_a_reading_missing_a_die_waits_for_the_players_and_a_retake_fixes_it(
+    camera_table: CameraTable, header: dict[str, Any]
+) -> None:
+    table, camera = camera_table.table, camera_table.camera
+    table.new_game(header)
+    dice = camera_table.cups.dice()
+    table.submit(BID)
+    # One of Ben's dice rolled off the glass before the picture.
+    camera.set_dice({**dice, "Ben": dice["Ben"][:-1]})
+    table.submit(DUDO)
+    assert table.wait_idle(60)
+    state = table.state()
+    assert state["phase"] == "reveal"
+    reading = state["reading"]
+    assert not reading["matched"] and not reading["applied"]
+    assert any("Ben should show 5 dice, 4 seen" in d for d in reading["disagreements"])
+    assert (table.reveal_picture() or b"")[:2] == b"\xff\xd8"
+    # Confirming cannot make 14 dice into 15.
+    assert not table.confirm_reading().ok
+    camera.set_dice(dice)
+    assert table.retake().ok
+    assert table.wait_idle(60)
+    assert table.state()["round"] == 2
+    assert table.state()["last_result"]["dice"] == dice
+
+
+@needs_reader
+def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # every die is doubtful
+    setup = CameraTable(config)
+    try:
+        state = setup.call(header)
+        reading = state["reading"]
+        assert state["phase"] == "reveal" and not reading["matched"]
+        assert reading["doubtful"] == list(range(reading["total"]))
+        first = reading["dice"][0]
+        corrected = first["face"] % 6 + 1
+        outcome = setup.table.confirm_reading({0: corrected})
+        assert outcome.ok, outcome.error
+        after = setup.table.state()
+        assert after["round"] == 2
+        assert after["reading"]["confirmed"] and after["reading"]["applied"]
+        assert after["reading"]["dice"][0]["face"] == corrected
+        shown = after["last_result"]["dice"]
+        owner = first["owner"]
+        assert corrected in shown[owner]
+    finally:
+        setup.table.close()
+
+
+@needs_reader
+def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")
+    setup = CameraTable(config)
+    try:
+        before = setup.call(header)
+        for corrections, reason in (({99: 3}, "die 99"), ({0: 7}, "faces are 1-6")):
+            outcome = setup.table.confirm_reading(corrections)
+            assert not outcome.ok and reason in (outcome.error or "")
+        assert setup.table.state()["reading"] == before["reading"]
+    finally:
+        setup.table.close()

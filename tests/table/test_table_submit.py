@@ -1,0 +1,233 @@
+"""The table as players meet it: actions accepted or refused, the page and panel told."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from companion.journal import Journal
+from companion.record import replay
+from companion.table import Table, TableEvent
+
+
+def test_an_accepted_action_is_in_the_journal_before_any_subscriber_hears_of_it(
+    table: Table, journal: Journal, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    seen_in_journal: list[str] = []
+
+    def look(event: TableEvent) -> None:
+        seen_in_journal.append(journal.record(event.state["game_id"]))
+
+    table.subscribe(look)
+    bid = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
+    assert table.submit(bid).ok
+    assert '"quantity": 3, "face": 4' in seen_in_journal[-1]
+
+
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        ({"action": "bid", "player": "Ben", "quantity": 3, "face": 4}, "not Ben's turn"),
+        ({"action": "bid", "player": "Ana", "quantity": 3, "face": 7}, "face 7"),
+        ({"action": "bid", "player": "Zed", "quantity": 3, "face": 4}, "Zed"),
+        ({"action": "shout", "player": "Ana"}, "shout"),
+        ({"action": "reveal", "faces": [1, 2, 3]}, "reveal"),
+        (["bid", 3, 4], "JSON object"),
+    ],
+    ids=["out of turn", "face 7", "unknown player", "unknown action", "reveal too early",
+         "not an object"],
+)
+def test_a_refused_action_changes_nothing_and_says_why(
+    table: Table,
+    journal: Journal,
+    header: dict[str, Any],
+    heard: Any,
+    action: Any,
+    reason: str,
+) -> None:
+    table.new_game(header)
+    before = table.state()
+    record_before = journal.record(before["game_id"])
+    outcome = table.submit(action)
+    assert not outcome.ok
+    assert reason in (outcome.error or "")
+    assert table.state() == before
+    assert journal.record(before["game_id"]) == record_before
+    assert heard.kinds[-1] == "rejected"
+
+
+def test_an_action_without_a_game_is_refused_with_a_hint_to_start_one(table: Table) -> None:
+    outcome = table.submit({"action": "dudo", "player": "Ben"})
+    assert not outcome.ok
+    assert outcome.error == "there is no game: start a new game first"
+    assert table.state()["phase"] == "setup"
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        ({"game": "dudo-record/1", "rules": "poker", "players": ["Ana", "Ben"]}, "poker"),
+        ({"game": "dudo-record/1", "players": ["Ana"]}, "player"),
+        ({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+          "options": {"dice": 11}}, "dice"),
+        ({"rules": "perudo", "players": ["Ana", "Ben"]}, "dudo-record/1"),
+    ],
+    ids=["unknown preset", "one player", "eleven dice", "not a record header"],
+)
+def test_a_bad_new_game_is_refused_and_the_journal_keeps_no_trace_of_it(
+    table: Table, journal: Journal, header: dict[str, Any], reason: str
+) -> None:
+    outcome = table.new_game(header)
+    assert not outcome.ok
+    assert reason in (outcome.error or "")
+    assert journal.games() == []
+    assert table.state()["phase"] == "setup"
+
+
+def test_a_failing_subscriber_never_stops_the_table_nor_the_others(
+    table: Table, header: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(event: TableEvent) -> None:
+        raise RuntimeError("the buzzer fell off")
+
+    later: list[str] = []
+    table.subscribe(broken)
+    table.subscribe(lambda event: later.append(event.kind))
+    assert table.new_game(header).ok
+    assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
+    assert later == ["state", "state"]
+    assert "the buzzer fell off" in caplog.text
+
+
+def test_an_unsubscribed_listener_hears_nothing_more(table: Table, header: dict[str, Any]) -> None:
+    heard: list[str] = []
+    unsubscribe = table.subscribe(lambda event: heard.append(event.kind))
+    table.new_game(header)
+    unsubscribe()
+    table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3})
+    assert heard == ["state"]
+
+
+def test_each_accepted_action_is_announced_with_the_new_state(
+    table: Table, header: dict[str, Any], opening: list[dict[str, Any]], heard: Any, play: Any
+) -> None:
+    table.new_game(header)
+    play(table, opening)
+    last = heard.events[-1]
+    assert last.kind == "state"
+    assert last.state["round"] == 2 and last.state["turn"] == "Ben"
+    assert [a.kind for a in last.announcements] == ["reveal", "lose", "round"]
+
+
+def test_the_state_is_a_snapshot_a_caller_cannot_spoil(
+    table: Table, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    spoiled = table.state()
+    spoiled["players"][0]["dice"] = 99
+    spoiled["turn"] = "Zed"
+    assert table.state()["players"][0]["dice"] == 5
+    assert table.state()["turn"] == "Ana"
+
+
+def test_the_state_answers_while_another_thread_holds_the_table(
+    table: Table, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with table._lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    try:
+        answers: list[dict[str, Any]] = []
+        reader = threading.Thread(target=lambda: answers.append(table.state()))
+        reader.start()
+        reader.join(5)
+        assert answers and answers[0]["turn"] == "Ana"
+        assert not table.healthy(timeout=0.05)
+    finally:
+        release.set()
+        holder.join()
+    assert table.healthy(timeout=1.0)
+
+
+def test_show_puts_a_value_on_the_page_that_is_never_journaled(
+    table: Table, journal: Journal, header: dict[str, Any], heard: Any
+) -> None:
+    table.new_game(header)
+    record = journal.record(table.state()["game_id"])
+    table.show("dial", "4x5")
+    assert table.state()["display"] == {"dial": "4x5"}
+    assert heard.events[-1].kind == "state"
+    assert heard.events[-1].state["display"] == {"dial": "4x5"}
+    table.show("dial", None)
+    assert table.state()["display"] == {}
+    assert journal.record(table.state()["game_id"]) == record
+
+
+def test_legal_bids_start_at_the_lowest_raise_and_stop_outside_bidding(
+    table: Table, header: dict[str, Any], play: Any
+) -> None:
+    assert table.legal_bids() == []
+    table.new_game(header)
+    play(table, [{"action": "bid", "player": "Ana", "quantity": 3, "face": 4}])
+    assert str(table.legal_bids()[0]) == "3x5"
+    play(table, [{"action": "dudo", "player": "Ben"}])
+    assert table.legal_bids() == []
+
+
+def test_a_new_game_leaves_the_unfinished_one_listed_in_the_journal(
+    table: Table, journal: Journal, header: dict[str, Any], play: Any
+) -> None:
+    table.new_game(header)
+    play(table, [{"action": "bid", "player": "Ana", "quantity": 3, "face": 4}])
+    table.new_game({**header, "players": ["Dani", "Eli"]})
+    games = journal.games()
+    assert [(g.id, g.players, g.finished) for g in games] == [
+        (2, ["Dani", "Eli"], False),
+        (1, ["Ana", "Ben", "Caro"], False),
+    ]
+    assert journal.record(1).count("\n") == 2
+    assert table.state()["players"][0]["name"] == "Dani"
+
+
+def test_a_finished_game_is_listed_with_its_winner_and_its_record_replays(
+    table: Table, journal: Journal, play: Any
+) -> None:
+    table.new_game({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+                    "options": {"dice": 1}})
+    play(table, [
+        {"action": "bid", "player": "Ana", "quantity": 1, "face": 6},
+        {"action": "dudo", "player": "Ben"},
+        {"action": "reveal", "dice": {"Ana": [2], "Ben": [3]}},
+    ])
+    assert table.state()["winner"] == "Ben"
+    (game,) = journal.games()
+    assert game.finished and game.winner == "Ben"
+    assert replay(journal.record(game.id).splitlines()).winner == "Ben"
+    assert table.record() == journal.record(game.id)
+
+
+def test_undo_after_the_end_makes_the_game_unfinished_again(
+    table: Table, journal: Journal, play: Any
+) -> None:
+    table.new_game({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+                    "options": {"dice": 1}})
+    play(table, [
+        {"action": "bid", "player": "Ana", "quantity": 1, "face": 6},
+        {"action": "dudo", "player": "Ben"},
+        {"action": "reveal", "dice": {"Ana": [2], "Ben": [3]}},
+        {"action": "undo"},
+    ])
+    assert table.state()["phase"] == "reveal"
+    (game,) = journal.games()
+    assert not game.finished and game.winner is None

@@ -1,0 +1,109 @@
+"""The evaluation command scores a labelled folder and names every error it finds."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vision.evaluate import LabelledDie, load_labels, main, score_image
+from vision.reading import Die, Reading
+
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+
+
+def die(face: int, x: int, y: int, confidence: float = 0.99) -> Die:
+    return Die(face=face, pips=face, x=x, y=y, size=40, confidence=confidence, colour="red")
+
+
+LABELS = [LabelledDie(1, 100, 100, 40), LabelledDie(6, 200, 100, 40), LabelledDie(3, 300, 100, 40)]
+
+
+@pytest.mark.parametrize(
+    "dice, right, wrong, missed, extra, exact, confident_errors",
+    [
+        ([die(1, 102, 98), die(6, 199, 103), die(3, 300, 100)], 3, 0, 0, 0, True, 0),
+        ([die(1, 102, 98), die(5, 199, 103), die(3, 300, 100)], 2, 1, 0, 0, False, 1),
+        ([die(1, 102, 98), die(5, 199, 103, 0.4), die(3, 300, 100)], 2, 1, 0, 0, False, 0),
+        ([die(1, 102, 98), die(6, 199, 103)], 2, 0, 1, 0, False, 1),
+        ([die(1, 102, 98), die(6, 199, 103), die(3, 300, 100), die(2, 500, 500)], 3, 0, 0, 1,
+         False, 1),
+        # Two errors that cancel out in the counts: the image is exact, the dice are not.
+        ([die(6, 102, 98), die(1, 199, 103), die(3, 300, 100)], 1, 2, 0, 0, True, 2),
+        # A reading far from its die (more than half a die away) does not match it.
+        ([die(1, 125, 100), die(6, 199, 103), die(3, 300, 100)], 2, 0, 1, 1, False, 2),
+    ],
+    ids=["all right", "wrong face", "wrong but flagged", "missed", "extra", "swapped", "far"],
+)
+def test_each_kind_of_error_is_counted(
+    dice: list[Die], right: int, wrong: int, missed: int, extra: int, exact: bool,
+    confident_errors: int,
+) -> None:
+    reading = Reading(tuple(dice), "above", {"total": 5.0}, 640, 640)
+    score = score_image("x.jpg", LABELS, reading)
+    assert (score.right, score.wrong, score.missed, score.extra) == (right, wrong, missed, extra)
+    assert score.exact == exact
+    assert score.confident_errors == confident_errors
+    assert len(score.errors) == wrong + missed + extra
+
+
+def test_labels_seen_from_below_are_mirrored_and_seven_minus(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("0 0.25 0.5 0.1 0.1\n5 0.75 0.25 0.1 0.1\n")
+    above = load_labels(path, 400, 200, "above")
+    below = load_labels(path, 400, 200, "below")
+    assert [(d.face, d.x, d.y) for d in above] == [(1, 100, 100), (6, 300, 50)]
+    assert [(d.face, d.x, d.y) for d in below] == [(6, 300, 100), (1, 100, 50)]
+
+
+@pytest.mark.parametrize("line, message", [("7 0.5 0.5 0.1 0.1", "class 7"), ("1 0.5", "cx cy")])
+def test_a_bad_label_line_names_the_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("0 0.5 0.5 0.1 0.1\n" + line + "\n")
+    with pytest.raises(ValueError, match=f"a.txt:2: .*{message}"):
+        load_labels(path, 640, 640, "above")
+
+
+@pytest.fixture
+def small_folder(tmp_path: Path) -> Path:
+    """Three dev photographs and their labels, in the dev set's layout."""
+    names = sorted(p.stem for p in (DEV / "images").glob("*.jpg"))[20:23]
+    for sub, suffix in (("images", ".jpg"), ("labels", ".txt")):
+        (tmp_path / sub).mkdir()
+        for name in names:
+            shutil.copy(DEV / sub / (name + suffix), tmp_path / sub / (name + suffix))
+    return tmp_path
+
+
+@pytest.mark.parametrize("view", ["above", "below"])
+def test_the_command_prints_the_scores_and_writes_one_row_per_image(
+    small_folder: Path, view: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = small_folder / "scores.csv"
+    assert main([str(small_folder), "--view", view, "--csv", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for phrase in ("dice right:", "images exact", "aces read right:", "median ms per image:"):
+        assert phrase in printed
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 3
+    assert sum(int(r["right"]) for r in rows) >= 0.95 * sum(int(r["dice"]) for r in rows)
+    assert set(rows[0]) >= {"image", "dice", "right", "wrong", "missed", "extra", "exact", "error"}
+
+
+def test_a_folder_without_images_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "images").mkdir()
+    assert main([str(tmp_path)]) == 2
+    assert "no images" in capsys.readouterr().err
+
+
+def test_a_corrupt_photograph_in_the_folder_is_named(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = sorted((small_folder / "images").iterdir())[1]
+    victim.write_bytes(b"garbage")
+    assert main([str(small_folder)]) == 2
+    assert victim.name in capsys.readouterr().err

@@ -1,0 +1,171 @@
+"""The reader tells how many dice show each face, on real photographs and simulated frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.config import ReaderConfig, config_from_dict, load_config
+from vision.evaluate import load_labels, score_image
+from vision.reader import Reading, UnreadableImage, load_image, read_dice
+
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+# A fixed slice of the dev photographs, spread over the capture session (every 10th image).
+DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
+
+
+def read_photo(path: Path, view: str) -> tuple[Reading, list]:
+    image = load_image(path)
+    if view == "below":
+        image = np.ascontiguousarray(cv2.flip(image, 1))
+    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, view)
+    return read_dice(image, view=view), labels
+
+
+@pytest.mark.parametrize("view", ["above", "below"])
+def test_a_slice_of_real_photographs_is_read_die_for_die(view: str) -> None:
+    assert len(DEV_SLICE) >= 12, f"dev photographs missing at {DEV}"
+    scores = [score_image(p.name, labels, reading)
+              for p in DEV_SLICE for reading, labels in [read_photo(p, view)]]
+    dice = sum(s.dice for s in scores)
+    right = sum(s.right for s in scores)
+    errors = [e for s in scores for e in s.errors]
+    assert right >= 0.99 * dice, errors
+    assert sum(s.exact for s in scores) >= len(scores) - 1, errors
+
+
+def test_from_below_the_face_that_counts_is_seven_minus_the_pips_seen() -> None:
+    path = DEV_SLICE[3]
+    above = read_dice(load_image(path), view="above")
+    below = read_dice(np.ascontiguousarray(cv2.flip(load_image(path), 1)), view="below")
+    assert above.total == below.total > 0
+    assert {f: n for f, n in above.counts.items()} == {7 - f: n for f, n in below.counts.items()}
+    assert all(d.face == 7 - d.pips for d in below.dice)
+    assert all(d.face == d.pips for d in above.dice)
+
+
+@pytest.mark.parametrize("factor", [0.6, 2.5])
+def test_a_photograph_at_another_scale_reads_the_same(factor: float) -> None:
+    path = DEV_SLICE[5]
+    image = load_image(path)
+    truth = read_dice(image, view="above").counts
+    resized = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    reading = read_dice(resized, view="above")
+    assert reading.counts == truth
+    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
+    median_size = float(np.median([lab.size for lab in labels]))
+    assert np.median([d.size for d in reading.dice]) == pytest.approx(
+        median_size * factor, rel=0.25
+    )
+
+
+def test_a_die_size_from_the_config_is_used_instead_of_guessing() -> None:
+    path = DEV_SLICE[2]
+    image = load_image(path)
+    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
+    size = float(np.median([lab.size for lab in labels]))
+    reading = read_dice(image, ReaderConfig(die_size=size), view="above")
+    assert score_image(path.name, labels, reading).exact
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        np.full((480, 640, 3), 200, np.uint8),
+        np.full((480, 640, 3), 20, np.uint8),
+        np.zeros((480, 640), np.uint8),
+        np.random.default_rng(3).integers(0, 40, (480, 640, 3), dtype=np.uint8),
+    ],
+    ids=["light glass", "dark glass", "black grey-scale frame", "dark noise"],
+)
+def test_an_empty_table_is_zero_dice_not_an_error(frame: np.ndarray) -> None:
+    reading = read_dice(frame)
+    assert reading.total == 0
+    assert reading.counts == {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}
+
+
+def test_the_table_seen_without_dice_in_a_real_photograph_is_empty() -> None:
+    # The dev photographs' table with its dice painted over by the table's own colour.
+    image = load_image(DEV_SLICE[4])
+    for lab in load_labels(DEV / "labels" / (DEV_SLICE[4].stem + ".txt"), 640, 640, "above"):
+        r = int(lab.size * 0.8)
+        x, y = int(lab.x), int(lab.y)
+        image[y - r : y + r, x - r : x + r] = np.median(image[y + r : y + 2 * r, x - r : x + r],
+                                                        axis=(0, 1))
+    assert read_dice(image, view="above").total == 0
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [(b"", "empty file"), (b"\xff\xd8\xff\xe0 not really a jpeg", "cannot decode")],
+    ids=["empty", "corrupt"],
+)
+def test_a_corrupt_file_is_unreadable_and_named(tmp_path: Path, content: bytes, reason: str) -> None:
+    path = tmp_path / "reveal.jpg"
+    path.write_bytes(content)
+    with pytest.raises(UnreadableImage, match=f"reveal.jpg.*{reason}"):
+        load_image(path)
+
+
+def test_a_missing_file_is_unreadable_and_named(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableImage, match="nowhere.jpg: no such file"):
+        load_image(tmp_path / "nowhere.jpg")
+
+
+@pytest.mark.parametrize(
+    "frame, reason",
+    [
+        (np.zeros((0, 0, 3), np.uint8), "empty or too small"),
+        (np.zeros((480, 640, 3), np.float32), "8-bit"),
+        (np.zeros((480, 640, 2), np.uint8), "2 channels"),
+        (None, "not an image array"),
+    ],
+    ids=["empty", "float", "two channels", "none"],
+)
+def test_a_malformed_frame_is_unreadable_with_the_reason(frame: object, reason: str) -> None:
+    with pytest.raises(UnreadableImage, match=reason):
+        read_dice(frame)  # type: ignore[arg-type]
+
+
+def test_a_view_that_is_neither_above_nor_below_is_refused() -> None:
+    with pytest.raises(ValueError, match="view 'side'"):
+        read_dice(np.zeros((64, 64, 3), np.uint8), view="side")
+
+
+def test_the_scan_json_has_every_field_of_the_contract() -> None:
+    reading = read_dice(load_image(DEV_SLICE[0]), view="below")
+    data = reading.to_json("a.jpg")
+    assert list(data) == ["image", "view", "total", "counts", "dice", "ms"]
+    assert data["image"] == "a.jpg" and data["view"] == "below"
+    assert list(data["counts"]) == ["1", "2", "3", "4", "5", "6"]  # type: ignore[arg-type]
+    assert sum(data["counts"].values()) == data["total"] == reading.total  # type: ignore[attr-defined]
+    die = data["dice"][0]  # type: ignore[index]
+    assert list(die) == ["face", "pips", "x", "y", "size", "confidence", "colour"]
+    assert set(reading.ms) == {"locate", "read", "colour", "total"}
+
+
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ("[vision]\ndie_size = 'big'\n", "die_size = 'big': must be a number"),
+        ("[vision]\ndie_size = 2\n", "die_size 2.0: must be 8..1000"),
+        ("[vision]\ndoubt_threshold = 1.5\n", "doubt_threshold 1.5"),
+        ("[vision]\nspeed = 3\n", "unknown key.*speed"),
+        ("[vision\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_vision_config_names_the_key_and_file(tmp_path: Path, toml: str, message: str) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(toml)
+    with pytest.raises(ValueError, match=message):
+        load_config(path)
+
+
+def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text("[camera]\nsource = 'sim'\n[vision]\ndie_size = 64\ndoubt_threshold = 0.9\n")
+    assert load_config(path) == ReaderConfig(die_size=64.0, doubt_threshold=0.9)
+    assert config_from_dict({}) == ReaderConfig() == load_config(None)

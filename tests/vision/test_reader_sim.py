@@ -1,0 +1,110 @@
+"""The reader reads the simulated camera under the glass: every face, colour and trouble.
+
+A degraded frame (dark, overexposed, blurred, glare, noise) may make the reader unsure,
+but it must never be confidently wrong: every die is either read right or flagged doubtful.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.evaluate import LabelledDie, score_image
+from vision.reader import Reading, read_dice
+from vision.simulate import Scene, render_dice
+
+COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
+
+
+def score(scene: Scene, reading: Reading):  # type: ignore[no-untyped-def]
+    labels = [LabelledDie(d.face, d.x, d.y, d.size) for d in scene.dice]
+    return score_image("sim", labels, reading)
+
+
+def faces_for(seed: int, count: int) -> list[int]:
+    return [int(f) for f in np.random.default_rng(seed).integers(1, 7, count)]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_every_face_of_every_colour_is_read_from_below(colour: str) -> None:
+    faces = [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]
+    scene = render_dice(faces, colours=colour, seed=COLOURS.index(colour), width=960,
+                        height=720, die_size=48)
+    reading = read_dice(scene.image, view="below")
+    result = score(scene, reading)
+    assert reading.counts == scene.counts, result.errors
+    assert result.confident_errors == 0, result.errors
+
+
+@pytest.mark.parametrize("pips", ["white", "black", "red"])
+def test_pips_of_any_colour_are_counted(pips: str) -> None:
+    faces = faces_for(11, 10)
+    body = "white" if pips != "white" else "blue"
+    scene = render_dice(faces, colours=body, pip_colours=pips, seed=5, width=960, height=720)
+    reading = read_dice(scene.image, view="below")
+    assert reading.counts == scene.counts, score(scene, reading).errors
+
+
+def test_seen_from_above_the_face_is_the_pips() -> None:
+    scene = render_dice(faces_for(4, 12), colours="red", seed=4, view="above")
+    reading = read_dice(scene.image, view="above")
+    assert reading.counts == scene.counts, score(scene, reading).errors
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_touching_dice_are_told_apart(seed: int) -> None:
+    faces = faces_for(seed, 16)
+    colours = ["red"] * 8 + ["white"] * 8
+    scene = render_dice(faces, colours=colours, seed=seed, touching_pairs=8)
+    reading = read_dice(scene.image, view="below")
+    assert reading.total == 16, score(scene, reading).errors
+    assert reading.counts == scene.counts, score(scene, reading).errors
+
+
+def test_a_large_frame_of_thirty_dice_is_read() -> None:
+    faces = faces_for(30, 30)
+    colours = [COLOURS[i % len(COLOURS)] for i in range(30)]
+    scene = render_dice(faces, colours=colours, seed=30, touching_pairs=5, width=2028,
+                        height=1520, die_size=64)
+    reading = read_dice(scene.image, view="below")
+    assert reading.counts == scene.counts, score(scene, reading).errors
+
+
+@pytest.mark.parametrize(
+    "trouble",
+    [
+        {"exposure": 0.3},
+        {"exposure": 0.15},
+        {"exposure": 2.0},
+        {"exposure": 3.5},
+        {"motion_blur": 6.0},
+        {"motion_blur": 14.0},
+        {"noise": 12.0},
+        {"noise": 30.0},
+        {"blur": 2.5},
+        {"translucent": True},
+        {"background": "light"},
+        {"background": "grey", "glare": True},
+    ],
+    ids=lambda t: ",".join(f"{k}={v}" for k, v in t.items()),
+)
+def test_a_degraded_frame_is_read_right_or_flagged_never_confidently_wrong(
+    trouble: dict[str, object],
+) -> None:
+    for seed in (1, 2):
+        faces = faces_for(100 + seed, 12)
+        colours = [COLOURS[(i + seed) % len(COLOURS)] for i in range(12)]
+        scene = render_dice(faces, colours=colours, seed=seed, touching_pairs=2, **trouble)
+        reading = read_dice(scene.image, view="below")
+        result = score(scene, reading)
+        assert result.confident_errors == 0, result.errors
+
+
+def test_the_reader_names_the_colour_of_each_die() -> None:
+    colours = ["red", "green", "blue", "yellow", "white", "black"]
+    scene = render_dice([2] * 6, colours=colours, seed=8, background="grey")
+    reading = read_dice(scene.image, view="below")
+    seen = {(round(d.x), round(d.y)): d.colour for d in reading.dice}
+    for die in scene.dice:
+        nearest = min(seen, key=lambda p: (p[0] - die.x) ** 2 + (p[1] - die.y) ** 2)
+        assert seen[nearest] == die.colour
