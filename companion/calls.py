@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from companion.bid import Bid
+from companion.bid import bid_words
 from companion.rules import Rules
 
 EXACT_CALL_NAMES = {
@@ -170,7 +170,7 @@ def describe_call(rules: Rules, call: Call, names: Sequence[str]) -> str:
     caller, target = names[call.caller], names[call.target]
     if call.kind == "pass":
         return f"{caller} calls {target}'s pass"
-    bid = Bid(call.quantity, call.face).words()
+    bid = bid_words(call.quantity, call.face)
     if call.kind == "dudo":
         how = "dudo cruzado" if call.cruzado else "dudo"
         return f"{caller} calls {how} on {target}'s {bid}"

@@ -17,7 +17,7 @@ other one of the two opens the next round.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from companion import bidding, notation, rounds
@@ -28,6 +28,9 @@ from companion.actions import (
     exact_call_problem,
     locked_face,
     pass_problem,
+)
+from companion.actions import (
+    check_undo as _check_undo,
 )
 from companion.announcement import Announcement
 from companion.bid import Bid
@@ -254,26 +257,20 @@ class Game:
 
     def check(self, action: Mapping[str, Any]) -> None:
         """Raise MalformedAction or IllegalAction if ``action`` may not be applied now."""
-        self._validate(action)
+        kind = action.get("action") if type(action) is dict else None
+        check = CHECKS.get(kind) if type(kind) is str else None
+        (check or _checker(action))(self, action)
 
     def apply(self, action: Mapping[str, Any]) -> list[Announcement]:
         """Check ``action``, apply it, keep it in ``actions``; return what to announce."""
-        effect, args, record = self._validate(action)
-        if record["action"] != "undo":
+        # The common case (a dict naming a known action) in one lookup: this is the hot path.
+        kind = action.get("action") if type(action) is dict else None
+        check = CHECKS.get(kind) if type(kind) is str else None
+        effect, args, record = (check or _checker(action))(self, action)
+        if check is not _check_undo:
             self._history.append((self._snapshot(), record))
         self.actions.append(record)
         return effect(*args)
-
-    def _validate(self, action: Mapping[str, Any]) -> Checked:
-        if type(action) is not dict and not isinstance(action, Mapping):
-            raise MalformedAction(f"an action must be a JSON object, not {action!r}")
-        kind = action.get("action")
-        validator = CHECKS.get(kind) if isinstance(kind, str) else None
-        if validator is None:
-            if kind is None:
-                raise MalformedAction("missing field 'action'")
-            raise MalformedAction(f"unknown action {kind!r} (actions: {', '.join(ACTIONS)})")
-        return validator(self, action)
 
     def _next_active(self, seat: int, step: int) -> int:
         """The next seat with dice after ``seat`` going ``step`` (+1 clockwise)."""
@@ -300,6 +297,19 @@ class Game:
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
             self._wild,
         ) = snapshot  # fmt: skip
+
+
+def _checker(action: object) -> Callable[[Game, Mapping[str, Any]], Checked]:
+    """The check for ``action``'s kind, or MalformedAction saying why there is none."""
+    if not isinstance(action, Mapping):
+        raise MalformedAction(f"an action must be a JSON object, not {action!r}")
+    kind = action.get("action")
+    check = CHECKS.get(kind) if isinstance(kind, str) else None
+    if check is None:
+        if kind is None:
+            raise MalformedAction("missing field 'action'")
+        raise MalformedAction(f"unknown action {kind!r} (actions: {', '.join(ACTIONS)})")
+    return check
 
 
 def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:

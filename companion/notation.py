@@ -17,7 +17,8 @@ def notation(game: Game) -> str:
     """One line for messages and logs: ``perudo r3 Ana:4 Ben:5* Caro:1 bid=5x3 palifico=Caro``.
 
     Each player is ``name:dice`` (``-`` once they left), ``*`` marks the player to act;
-    then the standing bid, ``dir=ccw`` in an anticlockwise round, the palifico player,
+    then the standing bid, ``dir=ccw`` while a round is played anticlockwise, the palifico
+    player, the passer whose pass stands (``pass=Ben``),
     a pending call (``call=dudo:Ben``) and the winner.
     """
     names, dice, turn = game._names, game._dice, game._turn
@@ -27,7 +28,7 @@ def notation(game: Game) -> str:
         parts.append(f"{name}:{count}{'*' if seat == turn else ''}")
     if game._bid_f:
         parts.append(f"bid={game._bid_q}x{game._bid_f}")
-    if game._direction == -1:
+    if game._direction == -1 and game.phase != "over":
         parts.append("dir=ccw")
     if game._palifico is not None:
         parts.append(f"palifico={names[game._palifico]}")

@@ -76,21 +76,26 @@ def parse_reveal(
     if type(raw) is not dict and not isinstance(raw, Mapping):
         raise MalformedAction(f"reveal: dice must map each player to their faces, not {raw!r}")
     by_seat: dict[int, list[int]] = {}
+    shown: dict[str, list[int]] = {}
     every: list[int] = []
+    in_order, last = True, -1
     for name, faces in raw.items():
         seat = seats.get(name) if isinstance(name, str) else None
         if seat is None:
             raise MalformedAction(f"reveal: unknown player {name!r}")
         if type(faces) is not list and type(faces) is not tuple:
             raise MalformedAction(_faces_problem(faces, f"{name}'s dice"))
-        copied = by_seat[seat] = list(faces)  # the record keeps its own lists
+        copied = by_seat[seat] = shown[name] = list(faces)  # the record keeps its own lists
         every += copied
+        in_order, last = in_order and seat > last, seat
     if not _all_faces(every):
         for name, faces in raw.items():
             reason = _faces_problem(faces, f"{name}'s dice")
             if reason:
                 raise MalformedAction(reason)
-    record = {"action": "reveal", "dice": {names[s]: by_seat[s] for s in sorted(by_seat)}}
+    if not in_order:  # the record lists players in seat order
+        shown = {names[s]: by_seat[s] for s in sorted(by_seat)}
+    record = {"action": "reveal", "dice": shown}
     return Shown(by_seat, None, record)
 
 
@@ -306,7 +311,8 @@ def _end(game: Game) -> list[Announcement]:
     game._turn = None
     game._call = None
     game._bid_q = game._bid_f = 0
-    game._bidder = game._passer = None
+    game._bidder = game._passer = game._palifico = game._palifico_mode = None
+    game._wild = game.rules.wild_aces
     name = game._names[winner]
     return [Announcement("winner", name, f"{name} wins the game")]
 

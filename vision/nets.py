@@ -19,8 +19,8 @@ FACE_FILE = "face.onnx"
 # The geometry both models were trained with (see vision/training/models.py).
 DETECT_DIE_PX = 16.0
 STRIDE = 4
-CROP_PX = 36
-CROP_DIE_PX = 24.0
+CROP_PX = 48
+CROP_DIE_PX = 32.0
 NOT_A_DIE = 6
 
 

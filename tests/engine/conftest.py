@@ -37,7 +37,9 @@ def script_actions(text: str) -> list[dict[str, Any]]:
                 actions.append({"action": "reveal", "dice": dice})
         elif len(words) == 2 and "x" in words[1]:
             q, f = words[1].split("x")
-            actions.append({"action": "bid", "player": words[0], "quantity": int(q), "face": int(f)})
+            actions.append(
+                {"action": "bid", "player": words[0], "quantity": int(q), "face": int(f)}
+            )
         elif len(words) == 2 and words[1] in ("open", "closed"):
             actions.append({"action": "palifico", "player": words[0], "mode": words[1]})
         elif len(words) == 2 and words[1] in ("dudo", "calza", "pass", "leave"):

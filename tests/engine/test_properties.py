@@ -21,7 +21,7 @@ from companion.record import dumps, replay
 from companion.rules import OPTIONS, PRESETS, Rules, make_rules
 
 SETTINGS = settings(
-    max_examples=40,
+    max_examples=150,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -133,9 +133,8 @@ def test_every_generated_bid_is_accepted_and_every_other_bid_rejected(
     rnd = random.Random(seed)
     game = Game(rules, players)
     for _ in range(stop):
-        if game.phase != "bidding":
-            if game.phase == "over":
-                break
+        if game.phase == "over":
+            break
         game.apply(random_action(game, rnd, undo=False, leave=False))
     if game.phase != "bidding":
         return
@@ -187,7 +186,7 @@ def test_undo_gives_back_exactly_the_state_before(table: tuple[Rules, list[str],
 
 @SETTINGS
 @given(tables(), st.integers(0, 300))
-def test_a_rejected_action_changes_nothing(
+def test_a_rejected_action_changes_nothing_and_calls_match_can_call(
     table: tuple[Rules, list[str], int], stop: int
 ) -> None:
     rules, players, seed = table
@@ -198,6 +197,7 @@ def test_a_rejected_action_changes_nothing(
             break
         game.apply(random_action(game, rnd, undo=False, leave=False))
     before, record = game.state(), list(game.actions)
+    can_call = before["can_call"]
     candidates = [
         {"action": "bid", "player": rnd.choice(players), "quantity": q, "face": f}
         for q in (0, 1, 3, 99)
@@ -206,12 +206,16 @@ def test_a_rejected_action_changes_nothing(
     candidates += [{"action": a, "player": p} for a in ("dudo", "calza", "pass") for p in players]
     candidates += [{"action": "reveal", "faces": [1, 2]}, {"action": "palifico", "player": "Ana"}]
     for action in candidates:
+        trial = game.copy()
         try:
-            game.apply(action)
+            trial.apply(action)
         except (IllegalAction, MalformedAction):
-            assert game.state() == before
-            assert game.actions == record
+            assert trial.state() == before
+            assert trial.actions == record
+            accepted = False
         else:
-            game.apply({"action": "undo"})
-            game.actions[-2:] = []
-            assert game.state() == before
+            accepted = True
+        if action["action"] in can_call:
+            # A call is accepted exactly when the state says this player may make it.
+            assert accepted == (action["player"] in can_call[action["action"]]), action
+    assert game.state() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -29,3 +30,18 @@ def _sounds(pin: Any) -> int:
 def sounds() -> Callable[[Any], int]:
     """How many separate sounds (or flashes) a mock output pin went through."""
     return _sounds
+
+
+def _eventually(check: Callable[[], object], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+@pytest.fixture
+def eventually() -> Callable[..., bool]:
+    """Wait (up to a few seconds) for something gpiozero's threads do in the background."""
+    return _eventually

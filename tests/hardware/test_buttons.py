@@ -94,14 +94,21 @@ def test_turning_the_dial_reports_each_detent_and_its_direction(
 
 
 def test_holding_undo_acts_once_and_a_short_press_does_not(
-    controls: Controls, pin_factory: MockFactory, heard: Heard
+    pin_factory: MockFactory, heard: Heard
 ) -> None:
-    undo = default_pin_map()["undo"]
-    tap(pin_factory, undo)
-    assert ("hold", "undo") not in heard.calls
-    tap(pin_factory, undo, hold_s=HOLD_S * 2.5)
-    assert heard.calls.count(("hold", "undo")) == 1
-    assert ("stuck", "undo") not in heard.calls
+    pins = default_pin_map()
+    controls = Controls(pins, on_press=lambda n: heard.record("press", n),
+                        on_hold=lambda n: heard.record("hold", n),
+                        on_stuck=lambda n, s: heard.record("stuck" if s else "unstuck", n),
+                        holds={"undo": HOLD_S}, stuck_after_s=5.0, pin_factory=pin_factory)
+    try:
+        tap(pin_factory, pins["undo"])
+        assert ("hold", "undo") not in heard.calls
+        tap(pin_factory, pins["undo"], hold_s=HOLD_S * 3.5)
+        assert heard.calls.count(("hold", "undo")) == 1
+        assert ("stuck", "undo") not in heard.calls
+    finally:
+        controls.close()
 
 
 @pytest.mark.parametrize("name", ["dudo", "undo", "dial"])

@@ -19,7 +19,7 @@ from hardware.pins import PinMap, default_pin_map, example_pin_map_path, load_pi
 from hardware.sim import MockPanelDriver
 
 UNDO_S = 0.1
-STUCK_S = 0.4
+STUCK_S = 1.0
 TICK_S = 0.003
 PINS = default_pin_map()
 BUZZER = PINS["buzzer"].pin
@@ -196,7 +196,7 @@ def test_holding_undo_takes_back_the_last_bid_and_a_short_press_does_nothing(
     assert heard(lambda: driver.press("undo")) == 0
     assert table.record() == record
 
-    assert heard(lambda: driver.press("undo", hold_s=UNDO_S * 3)) == 1
+    assert heard(lambda: driver.press("undo", hold_s=UNDO_S * 4)) == 1
     state = table.state()
     assert state["turn"] == "Ben" and state["bid"]["player"] == "Ana"
     assert lit_seats(panel) == [2]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,25 +39,29 @@ def test_a_signal_sounds_its_notes_then_falls_silent(
         signals.close()
 
 
-def test_a_tonal_signal_plays_notes_of_different_pitch(pin_factory: MockFactory) -> None:
+def test_a_tonal_signal_plays_notes_of_different_pitch(
+    pin_factory: MockFactory, eventually: Callable[..., bool]
+) -> None:
     signals = Signals(default_pin_map(), tick_s=0.05, pin_factory=pin_factory)
     try:
         pin = pin_factory.pin(18)
-        signals.play("won")  # C5 first: below the buzzer's middle A5
-        assert pin.frequency == pytest.approx(523.25, abs=0.5)
+        signals.play("won")  # C5, E5, G5, C6...: around the buzzer's middle A5
+        heard: set[int] = set()
+        assert eventually(lambda: heard.add(round(pin.frequency or 0)) or len(heard) >= 4)
+        assert {523, 659, 784} <= heard
     finally:
         signals.close()
 
 
 def test_signals_play_in_the_background_and_the_next_one_cuts_in(
-    pin_factory: MockFactory, sounds: Callable[[Any], int]
+    pin_factory: MockFactory, sounds: Callable[[Any], int], eventually: Callable[..., bool]
 ) -> None:
     signals = Signals(default_pin_map(), tick_s=0.05, pin_factory=pin_factory)
     try:
         pin = pin_factory.pin(18)
         signals.play("won")  # about 2 s long
         assert not signals.wait(timeout=0)
-        assert pin.state  # sounding while the caller goes on
+        assert eventually(lambda: pin.state)  # sounding while the caller goes on
         signals.tick_s = TICK_S
         signals.buzzer.source_delay = TICK_S  # type: ignore[union-attr]
         pin.clear_states()
@@ -111,7 +114,7 @@ def test_the_seat_leds_light_the_seats_asked_and_nothing_else(
 
 
 def test_blinking_seats_flash_until_told_otherwise(
-    pin_factory: MockFactory, sounds: Callable[[Any], int]
+    pin_factory: MockFactory, sounds: Callable[[Any], int], eventually: Callable[..., bool]
 ) -> None:
     pins = default_pin_map()
     signals = Signals(pins, blink_s=0.01, pin_factory=pin_factory)
@@ -119,8 +122,7 @@ def test_blinking_seats_flash_until_told_otherwise(
         led = pin_factory.pin(pins["seat3_led"].pin)
         signals.show_seats(blinking=[1, 3])
         assert signals.states()["seat3_led"] == "blink"
-        time.sleep(0.1)  # ten blink periods
-        assert sounds(led) >= 2
+        assert eventually(lambda: sounds(led) >= 3)
         signals.show_seats(lit=[3])
         assert signals.states()["seat3_led"] == "on"
         assert led.state

@@ -9,7 +9,7 @@ JPEG loss. Nothing here is tuned to single images.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -20,11 +20,16 @@ from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, 
 
 @dataclass(frozen=True)
 class Photo:
-    """One labelled photograph: ``dice`` rows are (pips, cx, cy, size) in pixels."""
+    """One labelled photograph: ``dice`` rows are (pips, cx, cy, size) in pixels.
+
+    ``decoys`` rows are (cx, cy, size) of places the locator took for dice that are not
+    (filled in by hard-negative mining once a locator is trained).
+    """
 
     name: str
     image: np.ndarray
     dice: np.ndarray
+    decoys: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))
 
 
 def load_photos(root: Path) -> list[Photo]:
@@ -120,7 +125,7 @@ def locator_sample(
     h, w = photo.image.shape[:2]
     median = float(np.median(dice[:, 3])) if len(dice) else 37.0
     scale = math.exp(rng.uniform(math.log(9.0), math.log(30.0))) / median
-    if len(dice) and rng.random() < 0.8:
+    if len(dice) and rng.random() < 0.6:
         i = int(rng.integers(len(dice)))
         centre = (
             float(dice[i, 1] + rng.normal(0, out_size / scale / 6)),
@@ -178,7 +183,8 @@ def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int
     """One augmented crop for the face reader and its class (pips - 1, or NOT_A_DIE).
 
     A die's crop is centred within 12% of its size; a "not a die" crop is centred at least
-    45% of a die's size from every die (between touching dice, on an edge, or on the table).
+    45% of a die's size from every die (between touching dice, on an edge, or on the table),
+    or on one of the photograph's decoys.
     """
     dice = photo.dice
     h, w = photo.image.shape[:2]
@@ -189,6 +195,9 @@ def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int
         cx += rng.normal(0, 0.05) * size
         cy += rng.normal(0, 0.05) * size
         label = int(pips) - 1
+    elif len(photo.decoys) and rng.random() < 0.3:
+        cx, cy, size = (float(v) for v in photo.decoys[int(rng.integers(len(photo.decoys)))])
+        label = NOT_A_DIE
     else:
         size = median * math.exp(rng.normal(0, 0.1))
         for _ in range(20):

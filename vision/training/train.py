@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,45 @@ def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 1
     return net.eval()
 
 
+def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
+    """The photographs with the places the trained locator mistakes for dice (its decoys).
+
+    The face reader then learns these as "not a die": hard-negative mining.
+    """
+    from vision.config import ReaderConfig
+    from vision.locate import locate_dice
+    from vision.nets import load_nets
+
+    mined = []
+    with tempfile.TemporaryDirectory() as tmp:
+        export(locator, face, Path(tmp))
+        config = ReaderConfig(
+            model_path=str(Path(tmp) / FACE_FILE), detector_path=str(Path(tmp) / LOCATOR_FILE)
+        )
+        nets = load_nets(config)
+        for photo in photos:
+            decoys = [
+                (c.x, c.y, c.size)
+                for c in locate_dice(photo.image, config, nets)
+                if c.score >= 0.1
+                and (
+                    not len(photo.dice)
+                    or (np.hypot(photo.dice[:, 1] - c.x, photo.dice[:, 2] - c.y)
+                        / photo.dice[:, 3]).min() > 0.45
+                )
+            ]
+            mined.append(replace(photo, decoys=np.array(decoys, np.float32).reshape(-1, 3)))
+    logger.info("mined %d decoys", sum(len(p.decoys) for p in mined))
+    return mined
+
+
+def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tuple[Any, Any]:
+    """The locator, then the face reader trained with the locator's decoys as negatives."""
+    locator = train_locator(photos, args.locator_steps, seed)
+    photos = mine_decoys(photos, locator, make_face_reader().eval())
+    return locator, train_face_reader(photos, args.face_steps, seed)
+
+
 def export(locator: Any, face: Any, out_dir: Path) -> None:
     """Write both nets as ONNX files the reader loads with cv2.dnn."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -149,8 +189,7 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
         logger.info(
             "fold %d/%d: %d training images, %d held out", k + 1, args.folds, len(train), len(names)
         )
-        locator = train_locator(train, args.locator_steps, args.seed + k)
-        face = train_face_reader(train, args.face_steps, args.seed + k)
+        locator, face = train_both(train, args, args.seed + k)
         with tempfile.TemporaryDirectory() as tmp:
             export(locator, face, Path(tmp))
             config = ReaderConfig(
@@ -180,8 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True, help="folder in the dev set's format")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the models")
     parser.add_argument("--folds", type=int, default=0, help="cross-validate over K folds")
-    parser.add_argument("--locator-steps", type=int, default=1600)
-    parser.add_argument("--face-steps", type=int, default=2000)
+    parser.add_argument("--locator-steps", type=int, default=1200)
+    parser.add_argument("--face-steps", type=int, default=1800)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
@@ -197,8 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"--folds {args.folds}: must be 2..{len(photos)}", file=sys.stderr)
             return 2
         return cross_validate(args.data, photos, args)
-    locator = train_locator(photos, args.locator_steps, args.seed)
-    face = train_face_reader(photos, args.face_steps, args.seed)
+    locator, face = train_both(photos, args, args.seed)
     export(locator, face, args.out)
     for name in (LOCATOR_FILE, FACE_FILE):
         size = (args.out / name).stat().st_size

@@ -1,0 +1,124 @@
+"""The game record: whole games replayed from ``tests/games``, and ``dudo replay``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.errors import IllegalAction, MalformedAction
+from companion.game import Game
+from companion.record import dumps, replay, replay_file
+from companion.rules import make_rules
+
+GAMES = Path(__file__).parent.parent / "games"
+RECORDS = sorted(GAMES.glob("*.jsonl"))
+HEADER = '{"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben", "Caro"]}'
+
+
+def test_there_are_a_handful_of_games_for_every_preset() -> None:
+    presets = [json.loads(p.read_text().splitlines()[0])["rules"] for p in RECORDS]
+    assert {preset: presets.count(preset) >= 2 for preset in presets} == {
+        "perudo": True, "dudo": True, "payroodo": True, "jinto": True,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[p.stem for p in RECORDS])
+def test_each_recorded_game_replays_to_its_expected_final_state(record: Path) -> None:
+    expected = json.loads(record.with_name(record.stem + ".expected.json").read_text())
+    state = replay_file(record).state()
+    assert {key: state[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[p.stem for p in RECORDS])
+def test_a_replayed_game_writes_back_the_same_record(record: Path) -> None:
+    lines = record.read_text().splitlines()
+    game = replay(lines)
+    assert [json.loads(line) for line in dumps(game).splitlines()[1:]] == [
+        json.loads(line) for line in lines[1:]
+    ]
+
+
+def test_a_record_header_without_first_or_options_starts_with_the_first_listed_player() -> None:
+    game = replay([HEADER])
+    assert game.turn == "Ana"
+    assert game.header == {
+        "game": "dudo-record/1", "rules": "perudo", "options": {},
+        "players": ["Ana", "Ben", "Caro"], "first": "Ana",
+    }  # fmt: skip
+
+
+def test_a_new_games_header_lists_only_the_options_that_differ_from_its_preset() -> None:
+    game = Game(make_rules("dudo", {"dice": 3, "pass": True}), ["Ana", "Ben"], first="Ben")
+    assert game.header["options"] == {"dice": 3}
+    assert replay([json.dumps(game.header)]).state() == game.state()
+
+
+@pytest.mark.parametrize(
+    ("lines", "error", "message"),
+    [
+        ([], MalformedAction, "line 1: empty record: the header line is missing"),
+        (["{not json"], MalformedAction, "line 1: bad JSON: Expecting property name"),
+        ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 3, "face": 7}'],
+         MalformedAction, "line 2: malformed bid: face 7 (faces are 1-6)"),
+        ([HEADER, "", '{"action": "bid", "player": "Ana", "quantity": 3}'],
+         MalformedAction, "line 3: bid needs a 'face'"),
+        ([HEADER, "[1, 2]"], MalformedAction, "line 2: an action must be a JSON object"),
+        ([HEADER, '{"action": "shout", "player": "Ana"}'], MalformedAction,
+         "line 2: unknown action 'shout'"),
+        ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 5, "face": 3}',
+          '{"action": "bid", "player": "Ben", "quantity": 4, "face": 3}'],
+         IllegalAction, "line 3: illegal bid 4x3 over 5x3: quantity must rise"),
+        (['{"game": "dudo-record/1", "rules": "poker", "players": ["Ana", "Ben"]}'],
+         MalformedAction, "line 1: unknown preset 'poker'"),
+    ],
+)  # fmt: skip
+def test_the_first_bad_line_stops_the_replay_with_its_number_and_reason(
+    lines: list[str], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        replay(lines)
+    assert str(caught.value).startswith(message)
+
+
+def test_dudo_replay_prints_the_final_state_readably(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(GAMES / "jinto-house.jsonl")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "jinto r9 Ana:0 Ben:3 Caro:0 winner=Ben"
+    assert out[1] == "rules jinto, round 9, over"
+    assert "  Ben   3 dice" in out
+    assert out[-1] == "winner: Ben"
+
+
+def test_dudo_replay_json_prints_one_object_the_games_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    record = GAMES / "perudo-calza-leave.jsonl"
+    assert main(["replay", str(record), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert json.loads(out) == replay_file(record).state()
+
+
+def test_dudo_replay_of_a_bad_record_exits_2_naming_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "bad.jsonl"
+    record.write_text(
+        HEADER + "\n"
+        '{"action": "bid", "player": "Ana", "quantity": 5, "face": 3}\n'
+        '{"action": "bid", "player": "Ben", "quantity": 4, "face": 3}\n'
+    )
+    assert main(["replay", str(record)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "line 3: illegal bid 4x3 over 5x3: quantity must rise\n"
+
+
+def test_dudo_replay_of_a_missing_file_exits_2_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
+    assert "dudo replay: no such file:" in capsys.readouterr().err

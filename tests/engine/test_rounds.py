@@ -1,0 +1,197 @@
+"""Rounds: who opens, the direction of play, elimination, the winner, leaving and undo."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from companion.announcement import Announcement
+from companion.errors import IllegalAction
+from companion.game import Game
+from companion.rules import make_rules
+
+Script = Callable[[Game, str], list[Announcement]]
+DiceOf = Callable[[Game], dict[str, int]]
+THREE = ["Ana", "Ben", "Caro"]
+FOUR = ["Ana", "Ben", "Caro", "Dan"]
+
+
+def game_of(preset: str, players: list[str] = THREE, **options: Any) -> Game:
+    return Game(make_rules(preset, options), players)
+
+
+def test_rounds_count_from_one_and_end_at_their_reveal(play: Script) -> None:
+    game = game_of("perudo")
+    assert game.round == 1
+    play(game, "Ana 2x3; Ben dudo")
+    assert (game.round, game.phase, game.turn) == (1, "reveal", None)
+    play(game, "reveal Ana:22222 Ben:22222 Caro:22222")
+    assert (game.round, game.phase) == (2, "bidding")
+
+
+def test_the_first_player_named_in_the_header_opens() -> None:
+    assert Game(make_rules("perudo"), THREE, first="Caro").turn == "Caro"
+    assert Game(make_rules("jinto"), THREE).turn == "Ana"
+
+
+@pytest.mark.parametrize(
+    ("script", "opener"),
+    [
+        ("Ana 1x2; Ben dudo; reveal Ana:6 Ben:6 Caro:6", "Ben"),
+        ("Ana 1x2; Ben 1x3; Caro dudo; reveal Ana:6 Ben:6 Caro:6", "Caro"),
+        ("Ana 1x2; Ben 1x3; Caro dudo; reveal Ana:3 Ben:6 Caro:6", "Ana"),
+    ],
+    ids=["Ana out: Ben on her left", "Ben out: Caro", "Caro out: Ana on her left"],
+)
+def test_a_loser_knocked_out_is_replaced_by_the_player_on_their_left(
+    script: str, opener: str, play: Script
+) -> None:
+    game = game_of("perudo", dice=1)
+    said = play(game, script)
+    assert game.turn == opener
+    assert [a.kind for a in said][-3:] == ["lose", "out", "round"]
+
+
+def test_the_house_winner_opens_the_next_round(play: Script) -> None:
+    game = game_of("jinto")
+    play(game, "Ana 5x2; Ben dudo; reveal Ana:666 Ben:666 Caro:666")
+    assert game.dice("Ana") == 2
+    assert game.turn == "Ben"
+
+
+def test_alternating_direction_reverses_play_each_round(play: Script) -> None:
+    game = game_of("perudo", FOUR, direction="alternating")
+    play(game, "Ana 1x2")
+    assert game.turn == "Ben"
+    play(game, "Ben dudo; reveal Ana:66666 Ben:66666 Caro:66666 Dan:66666")
+    state = game.state()
+    assert (state["turn"], state["direction"]) == ("Ana", "anticlockwise")
+    assert "dir=ccw" in game.notation()
+    play(game, "Ana 1x2")
+    assert game.turn == "Dan"
+    play(game, "Dan dudo; reveal Ana:6666 Ben:66666 Caro:66666 Dan:66666")
+    assert game.state()["direction"] == "clockwise"
+    play(game, "Ana 1x2")
+    assert game.turn == "Ben"
+
+
+def test_the_last_player_with_dice_wins_and_the_game_accepts_nothing_but_undo(
+    play: Script,
+) -> None:
+    game = game_of("perudo", ["Ana", "Ben"], dice=1)
+    said = play(game, "Ana 1x2; Ben dudo; reveal Ana:6 Ben:6")
+    assert [a.kind for a in said][-3:] == ["lose", "out", "winner"]
+    assert said[-1].text == "Ben wins the game"
+    state = game.state()
+    assert (state["phase"], state["winner"], state["turn"], state["bid"]) == (
+        "over",
+        "Ben",
+        None,
+        None,
+    )
+    with pytest.raises(IllegalAction, match="the game is over: Ben won"):
+        play(game, "Ben 1x3")
+    play(game, "undo")
+    assert game.phase == "reveal"
+    assert game.winner is None
+
+
+def test_dice_in_play_and_lost_are_kept_per_player_and_in_all(play: Script) -> None:
+    game = game_of("perudo")
+    play(game, "Ana 1x2; Ben dudo; reveal Ana:66666 Ben:66666 Caro:66666")
+    play(game, "Ana 1x2; Ben dudo; reveal Ana:6666 Ben:66666 Caro:66666")
+    state = game.state()
+    assert [p["dice"] for p in state["players"]] == [3, 5, 5]
+    assert (state["dice_in_play"], state["dice_lost"], state["dice_start"]) == (13, 2, 15)
+
+
+class TestLeave:
+    """A player who leaves is out at once; their dice leave play, not counted as lost."""
+
+    def test_a_player_leaving_on_their_turn_passes_it_on(self, play: Script) -> None:
+        game = game_of("perudo", FOUR)
+        play(game, "Ana 2x3; Ben leave")
+        state = game.state()
+        assert (state["turn"], state["dice_in_play"], state["dice_lost"]) == ("Caro", 15, 0)
+        assert state["players"][1] == {
+            "name": "Ben", "dice": 0, "out": True, "left": True, "palifico_used": False,
+        }  # fmt: skip
+        assert game.dice_left_with_players == 5
+
+    def test_a_bid_whose_bidder_left_still_stands_but_cannot_be_doubted(self, play: Script) -> None:
+        game = game_of("perudo", FOUR)
+        play(game, "Ana 2x3; Ana leave")
+        assert game.state()["bid"]["player"] == "Ana"
+        assert game.state()["can_call"]["dudo"] == []
+        with pytest.raises(IllegalAction, match="Ana has left the table: Ben must raise"):
+            play(game, "Ben dudo")
+        play(game, "Ben 2x4; Caro dudo")
+        assert game.phase == "reveal"
+
+    def test_the_dial_still_offers_a_raise_when_the_bid_that_left_tops_the_dice(
+        self, play: Script
+    ) -> None:
+        game = game_of("perudo", dice=1)
+        play(game, "Ana 5x6; Ana leave")
+        # Two dice left: no raise of five 6s fits, so each face's lowest raise is offered.
+        assert [str(b) for b in game.legal_bids()] == ["6x2", "6x3", "6x4", "6x5", "6x6", "3x1"]
+
+    def test_leaving_during_a_reveal_takes_the_leaver_out_of_the_count(self, play: Script) -> None:
+        game = game_of("perudo", FOUR)
+        play(game, "Ana 2x3; Ben dudo; Dan leave")
+        assert game.expected_dice() == {"Ana": 5, "Ben": 5, "Caro": 5}
+        play(game, "reveal Ana:33666 Ben:66666 Caro:66666")
+        assert game.dice("Ben") == 4
+
+    def test_the_caller_or_bidder_leaving_during_a_reveal_voids_the_call(
+        self, play: Script, dice_of: DiceOf
+    ) -> None:
+        game = game_of("perudo", FOUR)
+        play(game, "Ana 2x3; Ben dudo; Ana leave")
+        assert dice_of(game) == {"Ana": 0, "Ben": 5, "Caro": 5, "Dan": 5}
+        assert (game.phase, game.round, game.turn) == ("bidding", 2, "Ben")
+        assert game.state()["last_result"]["void"] is True
+        assert game.dice_lost == 0
+
+    def test_the_last_player_left_at_the_table_wins(self, play: Script) -> None:
+        game = game_of("perudo")
+        said = play(game, "Ana leave; Caro leave")
+        assert game.winner == "Ben"
+        assert [a.kind for a in said] == ["leave", "leave", "winner"]
+
+    def test_a_player_who_is_out_cannot_leave_again(self, play: Script) -> None:
+        game = game_of("perudo")
+        play(game, "Ana leave")
+        with pytest.raises(IllegalAction, match="Ana has left the table"):
+            play(game, "Ana leave")
+
+
+class TestUndo:
+    """Undo takes back the last accepted action still standing, and is kept in the record."""
+
+    def test_several_undos_walk_back_and_are_kept_in_the_record(self, play: Script) -> None:
+        game = game_of("perudo")
+        play(game, "Ana 2x3")
+        start = game.state()
+        said = play(game, "Ben 3x3; Caro 4x3; undo; undo")
+        assert game.state() == start
+        assert said[-1] == Announcement("undo", "Ben", "Undone: Ben's bid of three 3s")
+        assert [a["action"] for a in game.actions] == ["bid", "bid", "bid", "undo", "undo"]
+        play(game, "undo")
+        assert game.state() == Game(make_rules("perudo"), THREE).state()
+
+    def test_undo_at_the_start_of_the_game_is_refused(self) -> None:
+        with pytest.raises(IllegalAction, match="nothing to undo"):
+            game_of("perudo").apply({"action": "undo"})
+
+    def test_undoing_a_reveal_gives_the_dice_back_and_waits_for_the_reveal_again(
+        self, play: Script
+    ) -> None:
+        game = game_of("perudo")
+        play(game, "Ana 2x3; Ben dudo")
+        before = game.state()
+        play(game, "reveal Ana:66666 Ben:66666 Caro:66666; undo")
+        assert game.state() == before
+        assert game.expected_dice() == {"Ana": 5, "Ben": 5, "Caro": 5}

@@ -1,0 +1,96 @@
+"""The four presets as RULES.md sets them, options by name, and ``dudo rules``."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.cli import main
+from companion.errors import MalformedAction
+from companion.rules import OPTIONS, PRESETS, make_rules
+
+# RULES.md, "Options, and which preset sets what", column by column.
+PRESET_TABLE = {
+    "perudo": {
+        "dice": 5, "raise": "quantity_or_face", "to_aces": "ceil_half", "open_on_aces": "never",
+        "exact_call": "none", "pass": False, "starter": "loser", "palifico": "once",
+        "palifico_face_change": "nobody", "palifico_choice": False, "loss": "one",
+    },
+    "dudo": {
+        "dice": 5, "raise": "quantity_or_face", "to_aces": "ceil_half", "open_on_aces": "one_die",
+        "exact_call": "spot_on", "pass": True, "starter": "loser", "palifico": "once",
+        "palifico_face_change": "one_die", "palifico_choice": True, "loss": "one",
+    },
+    "payroodo": {
+        "dice": 5, "raise": "quantity_or_face", "to_aces": "half_plus_one",
+        "open_on_aces": "never", "exact_call": "none", "pass": False, "starter": "loser",
+        "palifico": "once", "palifico_face_change": "one_die", "palifico_choice": False,
+        "loss": "one",
+    },
+    "jinto": {
+        "dice": 3, "raise": "quantity", "to_aces": "ceil_half", "open_on_aces": "never",
+        "exact_call": "jinto", "pass": False, "starter": "winner", "palifico": "every_time",
+        "palifico_face_change": "nobody", "palifico_choice": False, "loss": "one",
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLE))
+def test_each_preset_sets_the_options_of_the_rules_table(preset: str) -> None:
+    options = PRESETS[preset].options()
+    assert {k: options[k] for k in PRESET_TABLE[preset]} == PRESET_TABLE[preset]
+    assert options["wild_aces"] and not options["cruzado"]
+    assert options["direction"] == "clockwise"
+
+
+def test_perudo_is_the_default_and_options_override_a_preset_by_name() -> None:
+    assert make_rules() == PRESETS["perudo"]
+    rules = make_rules("perudo", {"exact_call": "calza", "pass": True})
+    assert (rules.exact_call, rules.pass_, rules.preset) == ("calza", True, "perudo")
+    assert rules.overrides() == {"exact_call": "calza", "pass": True}
+
+
+def test_every_option_of_rules_md_has_a_name_and_values() -> None:
+    assert list(OPTIONS) == [
+        "dice", "wild_aces", "raise", "to_aces", "open_on_aces", "exact_call", "pass", "starter",
+        "palifico", "palifico_face_change", "palifico_choice", "loss", "cruzado", "direction",
+        "lost_dice_visible",
+    ]  # fmt: skip
+    for name, option in OPTIONS.items():
+        for value in option.values:
+            assert make_rules("perudo", {name: value}).options()[name] == value
+
+
+def test_an_unknown_option_value_is_malformed_and_lists_the_values() -> None:
+    with pytest.raises(MalformedAction, match=r"option loss: unknown value 'all' \(values: one, "):
+        make_rules("dudo", {"loss": "all"})
+
+
+def test_dudo_rules_prints_every_preset_and_every_option_with_its_values(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    for name in PRESETS:
+        assert name in out
+    for name, option in OPTIONS.items():
+        assert f"{name} " in out
+        assert option.values_text() in out
+        assert option.meaning in out
+    assert "none, calza, spot_on, exactomundo, jinto" in out
+
+
+def test_dudo_rules_with_a_preset_prints_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "jinto"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("jinto: a club's house rules")
+    assert "exact_call            jinto" in out
+    assert "players               2-20" in out
+
+
+def test_dudo_rules_with_an_unknown_preset_exits_2_with_a_clear_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules", "poker"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "unknown preset 'poker' (presets: perudo, dudo, payroodo, jinto)" in captured.err
