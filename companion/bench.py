@@ -21,7 +21,16 @@ from companion.errors import IllegalAction
 from companion.game import Game
 from companion.rules import PRESETS, Rules, make_rules
 
-FACES = (1, 2, 3, 4, 5, 6)
+
+def roll(rnd: random.Random, n: int) -> list[int]:
+    """``n`` fair dice: random bytes below 252 (= 6 x 42) taken modulo 6, others redrawn.
+
+    About twice as fast as ``rnd.choices`` for the bench's one roll per reveal.
+    """
+    faces: list[int] = []
+    while len(faces) < n:
+        faces += [b % 6 + 1 for b in rnd.randbytes(n - len(faces)) if b < 252]
+    return faces
 
 
 def play_random_game(rules: Rules, names: Sequence[str], rnd: random.Random) -> int:
@@ -29,7 +38,6 @@ def play_random_game(rules: Rules, names: Sequence[str], rnd: random.Random) -> 
     game = Game(rules, names)
     apply = game.apply
     random_ = rnd.random
-    choices = rnd.choices
     exact = rules.exact_call != "none"
     actions = 0
     while True:
@@ -57,7 +65,7 @@ def play_random_game(rules: Rules, names: Sequence[str], rnd: random.Random) -> 
             actions += 1
         # One roll of every die under the cups, then each player's share of it.
         expected = game.expected_dice()
-        faces = choices(FACES, k=sum(expected.values()))
+        faces = roll(rnd, sum(expected.values()))
         shown, start = {}, 0
         for name, n in expected.items():
             shown[name] = faces[start : start + n]
@@ -76,13 +84,13 @@ def _try(game: Game, action: dict[str, str | None]) -> bool:
     return True
 
 
-def run(rules: Rules, games: int, players: int, seed: int) -> tuple[float, int]:
-    """Play ``games`` random games; return the seconds taken and the actions applied."""
+def run(rules: Rules, games: int, players: int, seed: int) -> tuple[float, float, int]:
+    """Play ``games`` random games: (wall seconds, CPU seconds of this process, actions)."""
     rnd = random.Random(seed)
     names = [f"P{i + 1}" for i in range(players)]
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     actions = sum(play_random_game(rules, names, rnd) for _ in range(games))
-    return time.perf_counter() - start, actions
+    return time.perf_counter() - wall, time.process_time() - cpu, actions
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,22 +103,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rules = make_rules(args.rules, {"dice": args.dice})
-    games_rates, action_rates = [], []
+    games, wall_rates, cpu_rates, action_rates = args.games, [], [], []
     print(
-        f"{args.games} random games of {args.players} players x {args.dice} dice "
+        f"{games} random games of {args.players} players x {args.dice} dice "
         f"({args.rules}), {args.runs} runs, one core"
     )
     for i in range(args.runs):
-        seconds, actions = run(rules, args.games, args.players, args.seed + i)
-        games_rates.append(args.games / seconds)
-        action_rates.append(actions / seconds)
+        wall, cpu, actions = run(rules, games, args.players, args.seed + i)
+        wall_rates.append(games / wall)
+        cpu_rates.append(games / cpu if cpu else 0.0)
+        action_rates.append(actions / wall)
         print(
-            f"run {i + 1}: {seconds:.3f} s, {args.games / seconds:,.0f} games/s, "
-            f"{actions / seconds:,.0f} actions/s ({actions / args.games:.1f} actions a game)"
+            f"run {i + 1}: {wall:.3f} s, {games / wall:,.0f} games/s, {actions / wall:,.0f} "
+            f"actions/s ({actions / games:.1f} actions a game); "
+            f"by CPU time {cpu_rates[-1]:,.0f} games/s"
         )
+    # Wall time is what a table would see; CPU time leaves out other processes sharing
+    # the core, so the two differ on a busy machine.
     print(
-        f"median: {statistics.median(games_rates):,.0f} games/s, "
-        f"{statistics.median(action_rates):,.0f} actions/s"
+        f"median: {statistics.median(wall_rates):,.0f} games/s, "
+        f"{statistics.median(action_rates):,.0f} actions/s "
+        f"(by CPU time {statistics.median(cpu_rates):,.0f} games/s)"
     )
     return 0
 

@@ -70,6 +70,7 @@ class Tracked:
     inflight: tuple[str, dict[str, Any]] | None = None
     # Counted by reconcile: requests saved though their answer never came; camera reveals.
     inflight_saved: int = 0
+    inflight_unsaved: int = 0
     camera_reveals: int = 0
 
     def replica(self) -> Game | None:
@@ -318,6 +319,8 @@ def reconcile(tracked: Tracked, record: list[dict[str, Any]], game_id: int | Non
             tracked.camera_reveals += 1
             continue
         raise Mismatch(f"an action nobody acknowledged appeared (or was doubled): {action}")
+    if inflight is not None:
+        tracked.inflight_unsaved += 1  # killed before it was saved: it never happened
     tracked.inflight = None
     return len(extra)
 
@@ -410,7 +413,8 @@ def run(kills: int, seed: int, data: Path | None = None, *, verbose: bool = True
         print(
             f"crash test: {done} SIGKILLs, {player.acknowledged} acknowledged requests "
             f"({player.games} games started): {verdict}; "
-            f"{tracked.inflight_saved} requests killed in flight were saved (kept once), "
+            f"of the requests killed in flight {tracked.inflight_saved} were saved (kept once) "
+            f"and {tracked.inflight_unsaved} were not (never applied), "
             f"{tracked.camera_reveals} reveals applied by the camera itself",
             flush=True,
         )

@@ -24,13 +24,11 @@ from companion import bidding, notation, rounds
 from companion.actions import (
     CHECKS,
     Checked,
+    check_undo,
     dudo_call,
     exact_call_problem,
     locked_face,
     pass_problem,
-)
-from companion.actions import (
-    check_undo as _check_undo,
 )
 from companion.announcement import Announcement
 from companion.bid import Bid
@@ -267,7 +265,7 @@ class Game:
         kind = action.get("action") if type(action) is dict else None
         check = CHECKS.get(kind) if type(kind) is str else None
         effect, args, record = (check or _checker(action))(self, action)
-        if check is not _check_undo:
+        if check is not check_undo:  # an undo pops the stack, it pushes nothing
             self._history.append((self._snapshot(), record))
         self.actions.append(record)
         return effect(*args)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from vision.calibration import Calibration
+    from vision.reading import Reading
 
 logger = logging.getLogger(__name__)
 
@@ -195,6 +196,12 @@ class VisionReader:
             return self._calibration()
         return self._calibration
 
+    def read_dice(self, frame: np.ndarray) -> Reading:
+        """The dice in the frame, seen from below the glass (``vision.reader.read_dice``)."""
+        from vision.reader import read_dice
+
+        return read_dice(frame, self.config, view="below")
+
     def read(
         self,
         frame: np.ndarray,
@@ -206,9 +213,8 @@ class VisionReader:
 
         from vision.annotate import annotate
         from vision.owners import assign_owners
-        from vision.reader import read_dice
 
-        reading = read_dice(frame, self.config, view="below")
+        reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
         disagreements: tuple[str, ...] = ()
         calibration = self.calibration()

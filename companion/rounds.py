@@ -80,14 +80,16 @@ def parse_reveal(
     every: list[int] = []
     in_order, last = True, -1
     for name, faces in raw.items():
-        seat = seats.get(name) if isinstance(name, str) else None
+        seat = seats.get(name) if type(name) is str else None
         if seat is None:
             raise MalformedAction(f"reveal: unknown player {name!r}")
         if type(faces) is not list and type(faces) is not tuple:
             raise MalformedAction(_faces_problem(faces, f"{name}'s dice"))
         copied = by_seat[seat] = shown[name] = list(faces)  # the record keeps its own lists
         every += copied
-        in_order, last = in_order and seat > last, seat
+        if seat < last:
+            in_order = False
+        last = seat
     if not _all_faces(every):
         for name, faces in raw.items():
             reason = _faces_problem(faces, f"{name}'s dice")
@@ -141,7 +143,7 @@ def check_counts(shown: Shown, call: Call, dice: Sequence[int], names: Sequence[
 def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcement]:
     """Settle the pending call on the revealed dice and open the next round (or end)."""
     rules, names, call = game.rules, game._names, game._call
-    assert call is not None  # _v_reveal checked the phase
+    assert call is not None  # check_reveal made sure a call waits
     old = game._dice
     s = settle(rules, call, old, counted, wild=game._wild, names=names)
     new = list(old)

@@ -286,6 +286,14 @@ def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     for name, message in companion.table.state().get("faults", {}).items():
         lines.append(f"  fault ({name}): {message}")
     print("\n".join(lines), flush=True)
+    if sys.stdout.isatty():
+        # A phone's camera opens the page from the terminal (not in systemd's journal).
+        try:
+            from companion.web.qr import qr_text
+
+            print(qr_text(page_addresses(config)[0]), flush=True)
+        except ImportError:
+            pass
 
 
 def _stop_on_sigterm(signum: int, frame: object) -> None:

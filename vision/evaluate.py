@@ -40,7 +40,13 @@ class LabelledDie:
 
 @dataclass
 class ImageScore:
-    """How the reader did on one photograph."""
+    """How the reader did on one photograph.
+
+    ``confident_errors``: errors the reading does not flag itself (a wrong or extra die at
+    or above the doubt threshold, or a missed die); ``confidently_wrong``: those of them
+    that are a die read wrong or a die that is not there (a missed die still shows, as a
+    total below the dice the referee expects).
+    """
 
     image: str
     dice: int = 0
@@ -55,6 +61,7 @@ class ImageScore:
     read_as_ace_right: int = 0
     doubtful: int = 0
     confident_errors: int = 0
+    confidently_wrong: int = 0
     exact: bool = False
     ms: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -99,8 +106,9 @@ class Summary:
             f" dice read as aces that are aces: "
             f"{self._sum('read_as_ace_right')}/{self._sum('read_as_ace')}",
             f"  doubtful dice flagged: {self._sum('doubtful')};"
-            f" errors not flagged (confident and wrong, missed or extra):"
-            f" {self._sum('confident_errors')}",
+            f" errors not flagged: {self._sum('confident_errors')}"
+            f" (of which confidently wrong or extra: {self._sum('confidently_wrong')},"
+            f" the rest missed)",
             f"  median ms per image: {statistics.median(ms) if ms else 0.0:.1f}",
         ]
 
@@ -154,6 +162,7 @@ def score_image(name: str, labels: list[LabelledDie], reading: Reading) -> Image
         else:
             score.wrong += 1
             score.confident_errors += die.confidence >= threshold
+            score.confidently_wrong += die.confidence >= threshold
             score.errors.append(
                 f"read {die.face} for a {lab.face} at ({die.x},{die.y}),"
                 f" confidence {die.confidence:.2f}"
@@ -165,6 +174,7 @@ def score_image(name: str, labels: list[LabelledDie], reading: Reading) -> Image
         else:
             score.extra += 1
             score.confident_errors += die.confidence >= threshold
+            score.confidently_wrong += die.confidence >= threshold
             score.errors.append(
                 f"extra {die.face} at ({die.x},{die.y}), confidence {die.confidence:.2f}"
             )

@@ -42,6 +42,11 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     scale = min(1.0, _FIRST_PASS_SIDE / max(h, w))
     found = _pass(image, scale, nets)
     confident = [c.size for c in found if c.score >= 0.5]
+    if not confident and scale < 0.5:
+        # Nothing sure in a big frame: the dice may be too small to see at that scale.
+        scale *= 2
+        found = _pass(image, scale, nets)
+        confident = [c.size for c in found if c.score >= 0.5]
     if confident:
         seen = float(np.median(confident)) * scale
         if not _GOOD_BAND[0] <= seen <= _GOOD_BAND[1]:

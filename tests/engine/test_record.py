@@ -122,3 +122,14 @@ def test_dudo_replay_of_a_missing_file_exits_2_with_a_clear_message(
 ) -> None:
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "dudo replay: no such file:" in capsys.readouterr().err
+
+
+def test_a_reveal_is_recorded_with_its_players_in_seat_order() -> None:
+    game = Game(make_rules("perudo", {"dice": 1}), ["Ana", "Ben", "Caro"])
+    for action in (
+        {"action": "bid", "player": "Ana", "quantity": 1, "face": 2},
+        {"action": "dudo", "player": "Ben"},
+        {"action": "reveal", "dice": {"Caro": [6], "Ana": [2], "Ben": [5]}},
+    ):
+        game.apply(action)
+    assert list(game.actions[-1]["dice"]) == ["Ana", "Ben", "Caro"]

@@ -97,7 +97,10 @@ def test_a_degraded_frame_is_read_right_or_flagged_never_confidently_wrong(
         scene = render_dice(faces, colours=colours, seed=seed, touching_pairs=2, **trouble)
         reading = read_dice(scene.image, view="below")
         result = score(scene, reading)
-        assert result.confident_errors == 0, result.errors
+        # A missed die is not flagged by the reader but by the total: fewer dice than the
+        # referee expects is shown to the players. A die read wrong must be doubtful.
+        assert result.confidently_wrong == 0, result.errors
+        assert reading.total >= 0.75 * len(faces), result.errors
 
 
 def test_the_reader_names_the_colour_of_each_die() -> None:
