@@ -159,8 +159,9 @@ def exact_call_problem(game: Game, seat: int) -> str:
         return "no exact call at this table (exact_call is none)"
     call = EXACT_CALL_NAMES[exact].lower()
     bidder = game._bidder
-    if game._passer is not None:
-        # RULES.md: after a pass the next player "can only call the pass" (or raise).
+    if game._passer is not None and seat == game._turn:
+        # RULES.md: after a pass the next player raises or calls the pass; the others keep
+        # the exact calls the table gives them on the standing bid.
         return f"after {game._names[game._passer]}'s pass only a raise or a call on the pass"
     if bidder is None:
         return f"no bid to call {call} on yet"
@@ -213,9 +214,8 @@ def pass_problem(game: Game, seat: int) -> str:
         return "no pass at this table (pass is false)"
     if seat != game._turn:
         return not_turn(game, seat)
-    if not game._bid_f:
-        # Decision: a pass answers a bid; the round's opener must bid.
-        return "nothing to pass on: the round opens with a bid"
+    # RULES.md: "a player may pass instead of bidding": the round's opener too. The next
+    # player then opens the bidding or calls the pass.
     if game._passer is not None:
         return "two passes in a row are not allowed"
     if seat in game._passed:

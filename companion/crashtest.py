@@ -219,7 +219,7 @@ class Player:
         turn = game.turn
         calls = game.can_call()
         roll = self.rng.random()
-        if game.actions and roll < 0.06:
+        if roll < 0.06 and _legal(game, {"action": "undo"}):
             return {"action": "undo"}
         bids = game.legal_bids()[:6]
         if turn in calls["dudo"] and (roll < 0.45 or not bids):
@@ -323,6 +323,15 @@ def reconcile(tracked: Tracked, record: list[dict[str, Any]], game_id: int | Non
         tracked.inflight_unsaved += 1  # killed before it was saved: it never happened
     tracked.inflight = None
     return len(extra)
+
+
+def _legal(game: Game, action: dict[str, Any]) -> bool:
+    """Whether the engine accepts ``action`` now (the client only sends legal actions)."""
+    try:
+        game.check(action)
+    except ValueError:
+        return False
+    return True
 
 
 def _same(game: Game, sent: dict[str, Any], stored: dict[str, Any]) -> bool:

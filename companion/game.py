@@ -44,7 +44,7 @@ _POSITION = (
     "_dice", "_left", "_palifico_used", "phase", "round", "_turn", "_direction",
     "_bid_q", "_bid_f", "_bidder", "_bids", "_passed", "_passer", "_palifico",
     "_palifico_mode", "_call", "_winner", "_last_result", "_dice_lost", "_dice_regained",
-    "_dice_left", "_wild",
+    "_dice_left", "_wild", "_lifted",
 )  # fmt: skip
 
 
@@ -82,6 +82,7 @@ class Game:
     _dice_regained: int
     _dice_left: int
     _wild: bool
+    _lifted: frozenset[int]  # lifted off one die by a calza: no palifico at their next fall
 
     def __init__(self, rules: Rules | str, players: Iterable[str], first: str | None = None):
         if isinstance(rules, str):
@@ -105,7 +106,7 @@ class Game:
         self.actions = []
         self._history = []
         self._dice = (rules.dice,) * self._n
-        self._left = self._palifico_used = frozenset()
+        self._left = self._palifico_used = self._lifted = frozenset()
         self.phase = "bidding"
         self.round = 1
         self._turn = self._seat[first]
@@ -171,7 +172,8 @@ class Game:
 
     @property
     def dice_lost(self) -> int:
-        """Dice lost so far (out of sight, in the bag or lid)."""
+        """Dice out of sight now, in the bag or lid: lost and not won back by an exact call
+        (with the dice in play and those taken by leavers, they make the starting dice)."""
         return self._dice_lost
 
     @property
@@ -284,7 +286,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild,
+            self._wild, self._lifted,
         )  # fmt: skip
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
@@ -293,7 +295,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild,
+            self._wild, self._lifted,
         ) = snapshot  # fmt: skip
 
 

@@ -243,9 +243,9 @@ class Journal:
         return SavedGame(game_id, header, rows, bool(finished))
 
     def drop(self, row: Row, reason: str) -> None:
-        """Move a torn last row out of the game into the ``dropped`` table (kept, not lost)."""
+        """Move a row out of its game into the ``dropped`` table (kept there, not lost)."""
         logger.warning(
-            "journal: dropping the torn last row %d of game %d (%s): %r",
+            "journal: row %d of game %d moved aside (%s): %r",
             row.seq,
             row.game_id,
             reason,

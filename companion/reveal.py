@@ -14,7 +14,9 @@ never loads OpenCV.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JPEG_QUALITY = 85
+
+# Which picture a reading answers: (game id, actions accepted when it was asked, serial).
+Token = tuple[int | None, int, int]
 
 
 @dataclass(frozen=True)
@@ -250,3 +255,103 @@ def ownership_owners(ownership: Any, reading: Any) -> list[str | None]:
             if i is not None:
                 owners[i] = player
     return owners
+
+
+class RevealCamera:
+    """The camera at a reveal: the one picture taken and read on a worker thread.
+
+    Reading a frame may take a second on a Pi; doing it here keeps the table answering. For
+    each :meth:`take` the worker calls ``started(token)`` (the table says whether the
+    picture is still wanted, and switches the light on), takes the frame, calls ``ended()``
+    (the light goes off), reads it and calls ``done(token, reading, problem)``: a reading,
+    or None and why the players must enter the dice by hand.
+    """
+
+    def __init__(self, camera: Any, reader: Reader | None = None) -> None:
+        self.camera = camera
+        self._reader = reader
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
+
+    def reader(self) -> Reader:
+        """The reader (the vision package's, loaded at the first reveal, when none was given)."""
+        if self._reader is None:
+            self._reader = VisionReader()
+        return self._reader
+
+    def take(
+        self,
+        token: Token,
+        expected: Mapping[str, int],
+        seats: Mapping[str, int],
+        *,
+        started: Callable[[Token], bool],
+        ended: Callable[[], None],
+        done: Callable[[Token, CameraReading | None, str], None],
+    ) -> bool:
+        """Queue one picture; False when the worker is closed."""
+        with self._idle:
+            self._pending += 1
+        try:
+            self._worker.submit(self._work, token, dict(expected), dict(seats), started, ended,
+                                done)
+        except RuntimeError:
+            self._finished()
+            return False
+        return True
+
+    def _work(
+        self,
+        token: Token,
+        expected: dict[str, int],
+        seats: dict[str, int],
+        started: Callable[[Token], bool],
+        ended: Callable[[], None],
+        done: Callable[[Token, CameraReading | None, str], None],
+    ) -> None:
+        try:
+            if not started(token):
+                return
+            reading, problem = self._take_and_read(expected, seats, ended)
+            done(token, reading, problem)
+        except Exception:
+            logger.exception("the reveal's picture failed")
+            try:
+                done(token, None, "the reveal's picture failed: enter the dice by hand")
+            except Exception:
+                logger.exception("the table could not take the failed picture back")
+        finally:
+            self._finished()
+
+    def _take_and_read(
+        self, expected: dict[str, int], seats: dict[str, int], ended: Callable[[], None]
+    ) -> tuple[CameraReading | None, str]:
+        try:
+            frame = self.camera.capture()
+        except Exception as err:
+            logger.exception("the camera failed to take the reveal's picture")
+            return None, f"the camera failed ({err}): enter the dice by hand"
+        finally:
+            ended()
+        try:
+            reading = self.reader().read(frame, expected, seats)
+        except Exception as err:
+            logger.exception("the reader failed on the reveal's picture")
+            return None, f"the picture could not be read ({err}): enter the dice by hand"
+        logger.info("reveal read in %.0f ms: %s", reading.ms, reading.problems or "matched")
+        return reading, ""
+
+    def _finished(self) -> None:
+        with self._idle:
+            self._pending -= 1
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def close(self) -> None:
+        """Stop the worker, waiting for a picture under way."""
+        self._worker.shutdown(wait=True)

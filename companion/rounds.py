@@ -150,7 +150,8 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     for seat, delta in s.changes.items():
         new[seat] += delta
     game._dice = tuple(new)
-    game._dice_lost += s.dice_lost
+    # dice_lost counts the dice out of sight now: a die won back leaves the bag.
+    game._dice_lost += s.dice_lost - s.dice_regained
     game._dice_regained += s.dice_regained
 
     summary = _reveal_text(game, call, s)
@@ -160,15 +161,17 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     palifico = None
     if rules.palifico != "none":
         for seat, delta in s.changes.items():
-            if (
-                delta < 0
-                and old[seat] >= 2
-                and new[seat] == 1
-                and (rules.palifico == "every_time" or seat not in game._palifico_used)
-            ):
-                palifico = seat
+            if delta < 0 and old[seat] >= 2 and new[seat] == 1:
+                if seat in game._lifted:
+                    # RULES.md: a calza that lifted them off one die does not trigger a
+                    # second palifico when they fall back to one, whatever the trigger.
+                    game._lifted = game._lifted - {seat}
+                elif rules.palifico == "every_time" or seat not in game._palifico_used:
+                    palifico = seat
     if palifico is not None:
         game._palifico_used = game._palifico_used | {palifico}
+    if s.dice_regained and rules.exact_call == "calza" and old[call.caller] == 1:
+        game._lifted = game._lifted | {call.caller}
 
     game._last_result = Result(game.round, call, s, shown, game._wild, summary, said[1:])
     if new.count(0) == len(new) - 1:

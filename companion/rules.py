@@ -152,6 +152,11 @@ PRESETS: dict[str, Rules] = {
     ),
 }
 
+# The exact call a preset plays when a record turns it on with ``"calza": true``.
+EXACT_CALL_OPTION = {
+    "perudo": "calza", "dudo": "spot_on", "payroodo": "exactomundo", "jinto": "jinto",
+}  # fmt: skip
+
 PRESET_TITLES = {
     "perudo": "the Asmodée edition as an online table plays it (default)",
     "dudo": "the encyclopedia's Dudo",
@@ -173,6 +178,10 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
         raise MalformedAction(f"options must be a JSON object of option: value, not {options!r}")
     changes: dict[str, object] = {}
     for name, value in options.items():
+        if name == "calza" and type(value) is bool:
+            # DESIGN.md's record example spells the exact call {"calza": true}: the preset's
+            # exact call (perudo: calza, payroodo: exactomundo); false: none.
+            name, value = "exact_call", EXACT_CALL_OPTION[preset] if value else "none"
         option = OPTIONS.get(name)
         if option is None:
             raise MalformedAction(f"unknown option {name!r} (options: {', '.join(OPTIONS)})")
@@ -219,7 +228,8 @@ def overview() -> str:
     lines.append("")
     lines.append(
         'A record header\'s "options" overrides any option by name, e.g. '
-        '{"rules": "perudo", "options": {"exact_call": "calza"}}.'
+        '{"rules": "perudo", "options": {"exact_call": "calza"}}; '
+        '{"calza": true} turns on the preset\'s exact call (DESIGN.md\'s spelling).'
     )
     return "\n".join(lines)
 

@@ -23,13 +23,13 @@ import threading
 import time
 import urllib.request
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion import notify
 from companion.config import Config, load_config
-from companion.journal import Journal, JournalError
+from companion.journal import DATABASE_NAME, Journal, JournalError
 from companion.reveal import VisionReader
 from companion.sim import SimulatedCups
 from companion.table import Table
@@ -57,7 +57,6 @@ class Companion:
     cups: SimulatedCups | None = None
     panel: Any = None
     driver: Any = None
-    faults: dict[str, str] = field(default_factory=dict)
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -75,10 +74,12 @@ def serve_command(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         try:
             companion = build(config, sim=args.sim, seed=args.seed, stack=stack)
-            server = _create_server(companion, config, sim=args.sim)
+            server = _create_server(companion, config)
         except StartError as err:
             print(f"dudo serve: {err}", file=sys.stderr)
             return 2
+        previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        stack.callback(signal.signal, signal.SIGTERM, previous)
         stack.callback(lambda: notify.notify("STOPPING=1"))
         _announce(config, companion, sim=args.sim)
         watchdog = _Watchdog(companion.table)
@@ -89,8 +90,6 @@ def serve_command(args: argparse.Namespace) -> int:
         if companion.table.state().get("phase") == "reveal" and companion.camera is not None:
             # Resumed in the middle of a reveal: the cups are up, take the picture now.
             companion.table.retake()
-        previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
-        stack.callback(signal.signal, signal.SIGTERM, previous)
         logger.info("serving on %s:%d", config.host, config.port)
         server.run()  # returns on SIGTERM / Ctrl-C (waitress closes on SystemExit)
     logger.info("stopped")
@@ -100,15 +99,7 @@ def serve_command(args: argparse.Namespace) -> int:
 def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> Companion:
     """Open the journal, camera, table, cups and panel; each is closed by ``stack``."""
     pin = config.pin or f"{secrets.randbelow(10_000):04d}"
-    try:
-        journal = Journal.in_directory(config.data)
-    except JournalError as err:
-        try:
-            # A read-only card: the page still shows the game and refuses every action.
-            journal = Journal(f"file:{Path(config.data) / 'journal.sqlite3'}?mode=ro", uri=True)
-            logger.error("%s; the journal is opened read-only", err)
-        except JournalError:
-            raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+    journal = _open_journal(Path(config.data))
     stack.callback(journal.close)
 
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
@@ -129,6 +120,26 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     if gpio_fault:
         table.set_fault("gpio", gpio_fault)
     return companion
+
+
+def _open_journal(data: Path) -> Journal:
+    """The journal in the data directory; read-only when the card is (StartError if neither)."""
+    try:
+        return Journal.in_directory(data)
+    except JournalError as err:
+        path = data / DATABASE_NAME
+        # A read-only card: the page still shows the game and refuses every action. SQLite
+        # needs `immutable` to read a WAL database whose -shm file it cannot create.
+        for query in ("mode=ro", "mode=ro&immutable=1"):
+            if not path.is_file():
+                break
+            try:
+                journal = Journal(f"file:{path}?{query}", uri=True)
+            except JournalError:
+                continue
+            logger.error("%s; the journal is opened read-only", err)
+            return journal
+        raise StartError(f"{err} (use --data DIR for a writable directory)") from err
 
 
 def _open_camera(
@@ -197,7 +208,7 @@ def _open_panel(table: Table, config: Config, *, sim: bool) -> tuple[Any, Any, s
         )
 
 
-def _create_server(companion: Companion, config: Config, *, sim: bool) -> Any:
+def _create_server(companion: Companion, config: Config) -> Any:
     """The waitress server for the web app, bound to its port (StartError if it is taken)."""
     from waitress import create_server
 
@@ -278,8 +289,8 @@ def _lan_address() -> str | None:
 
 def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     """Print where the page is and the PIN (the first thing a newcomer needs)."""
-    mode = "simulated table (mock pins, simulated camera)" if sim else "table"
-    lines = [f"dudo serve: {mode} ready to start"]
+    mode = "the simulated table (mock pins, simulated camera)" if sim else "the table"
+    lines = [f"dudo serve: {mode}; open the page and enter the PIN to play"]
     lines += [f"  page: {address}" for address in page_addresses(config)]
     lines.append(f"  PIN:  {companion.pin}")
     lines.append(f"  data: {config.data}")

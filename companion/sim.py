@@ -44,7 +44,6 @@ class SimulatedCups:
         self.seed = seed if seed is not None else secrets.randbits(32)
         self._lock = threading.Lock()
         self._dice: dict[str, list[int]] = {}
-        self._round: tuple[object, object] | None = None
         self._unsubscribe = table.subscribe(self._on_event)
         self._roll_for(table.state())
 
@@ -79,6 +78,6 @@ class SimulatedCups:
         with self._lock:
             if dice == self._dice:
                 return
-            self._dice, self._round = dice, (game_id, round_number)
+            self._dice = dice
         logger.debug("simulated cups: game %s round %s rolled", game_id, round_number)
         self.camera.set_dice(dice)

@@ -18,15 +18,15 @@ import copy
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.announcement import Announcement
 from companion.bid import Bid
 from companion.game import Game
-from companion.journal import Journal, JournalError, encode
-from companion.reveal import CameraReading, Reader
+from companion.journal import Journal, JournalError, Row, checksum, encode
+from companion.resume import resume_latest
+from companion.reveal import CameraReading, Reader, RevealCamera, Token
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,6 @@ class Table:
     ) -> None:
         self.journal = journal
         self.camera = camera
-        self._reader = reader
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
         self._game: Game | None = None
@@ -94,12 +93,10 @@ class Table:
         self._display: dict[str, object] = {}
         self._faults: dict[str, str] = {}
         self._reading: CameraReading | None = None
-        self._capture_token: tuple[int | None, int, int] | None = None
+        self._capture_token: Token | None = None
         self._capture_serial = 0
         self._version = 0
-        self._pending_captures = 0
-        self._idle = threading.Condition(threading.Lock())
-        self._captures = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
+        self._photographer = RevealCamera(camera, reader) if camera is not None else None
         self._snapshot: dict[str, Any] = {}
         self._publish()
         if journal is not None:
@@ -235,12 +232,12 @@ class Table:
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending_captures == 0, timeout)
+        return self._photographer is None or self._photographer.wait_idle(timeout)
 
     def close(self) -> None:
         """Stop the reveal worker (waiting for a reading under way) and drop the subscribers."""
-        self._captures.shutdown(wait=True)
+        if self._photographer is not None:
+            self._photographer.close()
         with self._lock:
             self._subscribers = []
 
@@ -266,16 +263,17 @@ class Table:
                 self.journal.append(self._game_id, len(game.actions) + 1, action)
             except JournalError as err:
                 return self._journal_failed(err)
-        phase_before = game.phase
+        phase_before, accepted_before = game.phase, list(game.actions)
         try:
             announcements = game.apply(action)
         except Exception as err:
-            # check() passed, so this is a bug in the engine: say so rather than hide it.
+            # check() passed, so this is a bug in the engine: undo everything and say so.
             logger.exception("the engine failed to apply %s after accepting it", action)
+            self._take_back(action, accepted_before, f"the engine failed on it: {err}")
             self._set_fault("engine", f"internal error applying {action}: {err}")
             self._publish()
             self._emit("state")
-            return Outcome(False, f"internal error: {err}", self.state())
+            return Outcome(False, f"internal error: {err}; nothing was changed", self.state())
         self._set_fault("journal", None)
         self._after_action(action, phase_before, reading)
         self._mark_finished(phase_before)
@@ -289,7 +287,7 @@ class Table:
         """Keep, clear or start the reading after an accepted action."""
         assert self._game is not None
         phase, kind = self._game.phase, action.get("action")
-        round_now = self._game.state().get("round", 0)
+        round_now = self._game.round
         if phase != "reveal":
             self._capture_token = None  # a picture under way no longer applies
         if reading is not None:
@@ -310,6 +308,24 @@ class Table:
             self._reading = None  # the next round's first bid: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
             self._reading = replace(self._reading, round=round_now)
+
+    def _take_back(
+        self, action: dict[str, Any], accepted_before: list[dict[str, Any]], reason: str
+    ) -> None:
+        """Rebuild the game without ``action`` and move its journal row aside."""
+        assert self._game is not None
+        game = Game.from_header(self._game.header)
+        for accepted in accepted_before:
+            game.apply(accepted)
+        self._game = game
+        if self.journal is not None and self._game_id is not None:
+            seq = len(accepted_before) + 1
+            body = encode(action)
+            try:
+                self.journal.drop(Row(self._game_id, seq, body, checksum(self._game_id, seq, body)),
+                                  reason)
+            except JournalError as err:
+                logger.error("journal: %s", err)
 
     def _mark_finished(self, phase_before: str) -> None:
         """Keep the journal's finished flag in step (a cache: resuming recomputes it)."""
@@ -381,54 +397,45 @@ class Table:
     # -- the camera at a reveal -----------------------------------------------------------
 
     def _start_capture(self) -> None:
-        """Queue the one picture of this reveal on the reveal worker."""
-        assert self._game is not None
+        """Ask for the one picture of this reveal (taken and read on the reveal worker)."""
+        assert self._game is not None and self._photographer is not None
         self._capture_serial += 1
         token = (self._game_id, len(self._game.actions), self._capture_serial)
         self._capture_token = token
-        expected = dict(self._game.expected_dice())
         seats = {player: seat for seat, player in enumerate(self._game.players, start=1)}
-        with self._idle:
-            self._pending_captures += 1
-        try:
-            self._captures.submit(self._capture, token, expected, seats)
-        except RuntimeError:  # the table is closing
-            self._capture_token = None
-            with self._idle:
-                self._pending_captures -= 1
-                self._idle.notify_all()
+        if not self._photographer.take(
+            token, self._game.expected_dice(), seats,
+            started=self._capture_started, ended=self._capture_ended, done=self._capture_done,
+        ):
+            self._capture_token = None  # the table is closing
 
-    def _capture(
-        self,
-        token: tuple[int | None, int, int],
-        expected: dict[str, int],
-        seats: dict[str, int],
-    ) -> None:
-        """Take one frame, read it, then apply it or leave it for the players (worker thread)."""
-        try:
-            with self._lock:
-                if self._capture_token != token:
-                    return  # taken back before the picture: the camera does not look
-                # Under the lock, so subscribers hear events one at a time, in order.
-                self._emit("capture_start")
-            reading, problem = self._take_and_read(expected, seats)
-            with self._lock:
-                game = self._game
-                if self._capture_token != token or game is None:
-                    return  # a newer picture was asked for, or the call was taken back
-                self._capture_token = None
-                if (self._game_id, len(game.actions)) != token[:2]:
-                    # The game moved on while the picture was read: it no longer applies.
-                    self._publish()
-                    self._emit("state")
-                    return
-                if reading is None:
-                    self._set_fault("camera", problem)
-                    self._publish()
-                    self._emit("state")
-                    return
+    def _capture_started(self, token: Token) -> bool:
+        """Whether the picture is still wanted; if so the light goes on (``capture_start``)."""
+        with self._lock:
+            if self._capture_token != token:
+                return False  # taken back before the picture: the camera does not look
+            # Under the lock, so subscribers hear events one at a time, in order.
+            self._emit("capture_start")
+            return True
+
+    def _capture_ended(self) -> None:
+        with self._lock:
+            self._emit("capture_end")
+
+    def _capture_done(self, token: Token, reading: CameraReading | None, problem: str) -> None:
+        """Apply the reading, or leave it (or the camera's fault) for the players."""
+        with self._lock:
+            game = self._game
+            if self._capture_token != token or game is None:
+                return  # a newer picture was asked for, or the call was taken back
+            self._capture_token = None
+            if (self._game_id, len(game.actions)) != token[:2]:
+                pass  # the game moved on while the picture was read: it no longer applies
+            elif reading is None:
+                self._set_fault("camera", problem)
+            else:
                 self._set_fault("camera", None)
-                reading = replace(reading, round=game.state().get("round", 0))
+                reading = replace(reading, round=game.round)
                 if reading.matched:
                     outcome = self._submit(reading.reveal_action(), reading=reading)
                     if outcome.ok:
@@ -437,101 +444,17 @@ class Table:
                         reading, disagreements=(*reading.disagreements, outcome.error or "")
                     )
                 self._reading = reading
-                self._publish()
-                self._emit("state")
-        except Exception:
-            logger.exception("the reveal's capture failed")
-            with self._lock:
-                if self._capture_token == token:
-                    self._capture_token = None
-                    self._publish()
-                    self._emit("state")
-        finally:
-            with self._idle:
-                self._pending_captures -= 1
-                self._idle.notify_all()
-
-    def _take_and_read(
-        self, expected: dict[str, int], seats: dict[str, int]
-    ) -> tuple[CameraReading | None, str]:
-        """The frame's reading, or None and why the players must enter the dice by hand."""
-        try:
-            frame = self.camera.capture()
-        except Exception as err:
-            logger.exception("the camera failed to take the reveal's picture")
-            return None, f"the camera failed ({err}): enter the dice by hand"
-        finally:
-            with self._lock:
-                self._emit("capture_end")
-        try:
-            reading = self._get_reader().read(frame, expected, seats)
-        except Exception as err:
-            logger.exception("the reader failed on the reveal's picture")
-            return None, f"the picture could not be read ({err}): enter the dice by hand"
-        logger.info("reveal read in %.0f ms: %s", reading.ms, reading.problems or "matched")
-        return reading, ""
-
-    def _get_reader(self) -> Reader:
-        if self._reader is None:
-            from companion.reveal import VisionReader
-
-            self._reader = VisionReader()
-        return self._reader
+            self._publish()
+            self._emit("state")
 
     # -- resuming after a restart ---------------------------------------------------------
 
     def _resume(self, journal: Journal) -> None:
-        """Replay the journal's most recent game through the engine, dropping a torn last row."""
-        try:
-            saved = journal.latest()
-        except JournalError as err:
-            self._set_fault("resume", f"cannot resume the last game: {err}; the journal is kept")
-            self._publish()
-            return
-        if saved is None:
-            return
-        try:
-            game = Game.from_header(saved.header)
-        except ValueError as err:
-            self._set_fault(
-                "resume", f"cannot resume game {saved.id}: its header is refused: {err}"
-            )
-            self._publish()
-            return
-        for i, row in enumerate(saved.rows):
-            problem = row.problem()
-            if problem is None and row.seq != i + 1:
-                problem = f"it is row {row.seq} where row {i + 1} should be"
-            if problem is None:
-                try:
-                    game.apply(row.action())
-                except ValueError as err:
-                    problem = f"the engine refuses it: {err}"
-            if problem is None:
-                continue
-            if i == len(saved.rows) - 1:
-                # The last write was torn by a power cut: it was never acknowledged.
-                try:
-                    journal.drop(row, problem)
-                except JournalError as err:
-                    logger.error("journal: %s (the row is skipped)", err)
-                break
-            self._set_fault(
-                "resume",
-                f"cannot resume game {saved.id}: row {row.seq} of {len(saved.rows)} is damaged"
-                f" ({problem}); the journal is kept as it is",
-            )
-            logger.error("%s", self._faults["resume"])
-            self._publish()
-            return
-        self._game, self._game_id = game, saved.id
-        self._games_started = saved.id
-        if (game.phase == "over") != saved.finished:
-            try:
-                journal.set_finished(saved.id, game.state().get("winner"))
-            except JournalError as err:
-                logger.warning("journal: %s", err)
-        logger.info(
-            "resumed game %d after %d actions: %s", saved.id, len(game.actions), game.notation()
-        )
+        """Take up the journal's most recent game (see :mod:`companion.resume`)."""
+        resumed = resume_latest(journal)
+        if resumed.fault is not None:
+            self._set_fault("resume", resumed.fault)
+        if resumed.game is not None:
+            self._game, self._game_id = resumed.game, resumed.game_id
+            self._games_started = resumed.game_id or 0
         self._publish()

@@ -242,7 +242,7 @@ class TestPass:
     @pytest.mark.parametrize(
         ("script", "reason"),
         [
-            ("Ana pass", "nothing to pass on: the round opens with a bid"),
+            ("Ana pass; Ben pass", "two passes in a row are not allowed"),
             ("Ana 3x4; Ben pass; Caro pass", "two passes in a row are not allowed"),
             ("Ana 3x4; Ben pass; Caro 4x4; Ana 5x4; Ben pass", "Ben has already passed"),
             (

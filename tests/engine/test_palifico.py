@@ -61,12 +61,15 @@ def test_the_palifico_lasts_one_round(play: Script) -> None:
 def test_a_second_fall_to_one_die_is_a_palifico_only_every_time(
     trigger: str, again: bool, play: Script
 ) -> None:
-    game = game_of("perudo", exact_call="calza", palifico=trigger)
+    game = game_of("perudo", exact_call="jinto", palifico=trigger)
     play(game, ANA_DOWN_TO_ONE)
-    # Ana's exact calza gives her die back (2 threes, aces not wild), then she loses it.
-    play(game, "Ana 1x3; Ben 2x3; Ana calza; reveal Ana:3 Ben:36 Caro:66")
+    # Ana's exact jinto takes a die from Caro (3 threes, aces not wild); Caro's palifico
+    # follows, she loses her last die, Ana opens and loses her die again. (An exact calza
+    # would not do: a calza lifting its caller off one die triggers no second palifico.)
+    play(game, "Ana 1x3; Ben 2x3; Caro 3x3; Ana calza; reveal Ana:3 Ben:33 Caro:66")
     assert game.dice("Ana") == 2
-    play(game, ANA_DOWN_TO_ONE)
+    play(game, "Caro 1x4; Ana dudo; reveal Ana:66 Ben:66 Caro:6")
+    play(game, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66")
     assert game.dice("Ana") == 1
     assert (game.state()["palifico"] == "Ana") is again
 

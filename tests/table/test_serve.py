@@ -202,3 +202,14 @@ def test_a_port_in_use_is_a_clear_message(
                           str(tmp_path / "data")])
     assert code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_a_data_directory_that_cannot_be_made_stops_serve_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "card").write_text("a file, not a directory")
+    code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(free_port()), "--data",
+                      str(tmp_path / "card" / "data")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "cannot create the data directory" in err and "use --data DIR" in err
