@@ -229,7 +229,7 @@ def overview() -> str:
     lines.append(
         'A record header\'s "options" overrides any option by name, e.g. '
         '{"rules": "perudo", "options": {"exact_call": "calza"}}; '
-        '{"calza": true} turns on the preset\'s exact call (DESIGN.md\'s spelling).'
+        "{\"calza\": true} turns on the preset's exact call (DESIGN.md's spelling)."
     )
     return "\n".join(lines)
 

@@ -290,8 +290,9 @@ def test_options_table_in_palifico_only_one_die_players_change_face_where_the_pr
         refused(game, bid("Caro", 4, 4), "the face is locked to 3s")
 
 
-@pytest.mark.parametrize(("preset", "choice"), [("perudo", False), ("dudo", True),
-                                                ("payroodo", False), ("jinto", False)])
+@pytest.mark.parametrize(
+    ("preset", "choice"), [("perudo", False), ("dudo", True), ("payroodo", False), ("jinto", False)]
+)
 def test_options_table_only_the_encyclopedia_declares_an_open_or_closed_palifico(
     preset: str, choice: bool, play: Script
 ) -> None:
@@ -486,8 +487,11 @@ def test_exact_calls_an_exact_call_by_a_player_at_the_starting_dice(
     game = game_of(preset, dice=5, exact_call=exact_call)
     bids = "Ana 2x3" if exact_call == "exactomundo" else "Ana 1x3; Ben 2x3; Caro 3x3"
     caller = "Caro" if exact_call == "exactomundo" else "Ana"
-    count = "Ana:33666 Ben:66666 Caro:66666" if exact_call == "exactomundo" else (
-        "Ana:33366 Ben:66666 Caro:66666")
+    count = (
+        "Ana:33666 Ben:66666 Caro:66666"
+        if exact_call == "exactomundo"
+        else ("Ana:33366 Ben:66666 Caro:66666")
+    )
     play(game, f"{bids}; {caller} calza; reveal {count}")
     assert game.dice(caller) == caller_after
     assert game.dice_lost == 0
@@ -500,8 +504,10 @@ def test_exact_calls_the_bidder_never_loses_a_die_to_spot_on(play: Script) -> No
 
 
 @pytest.mark.parametrize(
-    ("in_play", "allowed"), [(3, True), (2, False)], ids=["3 of 4: more than half",
-                                                         "2 of 4: only half"])
+    ("in_play", "allowed"),
+    [(3, True), (2, False)],
+    ids=["3 of 4: more than half", "2 of 4: only half"],
+)
 def test_exact_calls_spot_on_only_while_more_than_half_the_starting_dice_are_in_play(
     in_play: int, allowed: bool, play: Script
 ) -> None:
@@ -515,7 +521,9 @@ def test_exact_calls_spot_on_only_while_more_than_half_the_starting_dice_are_in_
     if allowed:
         game.check(act("calza", other))
     else:
-        refused(game, act("calza", other), r"more than half the starting dice in play \(2 of 4 left\)")
+        refused(
+            game, act("calza", other), r"more than half the starting dice in play \(2 of 4 left\)"
+        )
 
 
 @pytest.mark.parametrize("trigger", ["once", "every_time"])
@@ -631,8 +639,14 @@ def test_palifico_aces_are_not_wild_and_may_open_the_round(preset: str, play: Sc
 @pytest.mark.parametrize(
     ("quantity", "face", "legal"),
     [(2, 1, False), (4, 1, False), (5, 1, True), (4, 5, True), (4, 3, False), (5, 2, True)],
-    ids=["no halving to aces", "aces are below 4s", "more aces", "a higher face",
-         "a lower face", "more of a lower face"],
+    ids=[
+        "no halving to aces",
+        "aces are below 4s",
+        "more aces",
+        "a higher face",
+        "a lower face",
+        "more of a lower face",
+    ],
 )
 def test_palifico_a_one_die_player_changing_face_raises_normally_with_the_ace_lowest(
     quantity: int, face: int, legal: bool, play: Script
@@ -682,15 +696,18 @@ def test_leaving_takes_the_players_dice_out_of_play_uncounted_and_the_round_goes
 
 
 @pytest.mark.parametrize(
-    ("direction", "after"), [("clockwise", "Caro"), ("alternating", "Caro")]
-)
+    ("direction", "script", "after"),
+    [("clockwise", "Ana 2x3; Ben leave", "Caro"),
+     ("alternating", f"Ana 9x2; Ben dudo; reveal {'3' * 15}; Ana 2x3; Caro leave", "Ben")],
+    ids=["clockwise", "a round played anticlockwise"],
+)  # fmt: skip
 def test_leaving_on_your_turn_hands_it_to_the_next_player(
-    direction: str, after: str, play: Script
+    direction: str, script: str, after: str, play: Script
 ) -> None:
     game = game_of("perudo", direction=direction)
-    play(game, "Ana 2x3; Ben leave")
+    play(game, script)
     assert game.turn == after
-    game.check(act("dudo", "Caro"))
+    game.check(act("dudo", after))
 
 
 def test_leaving_with_one_player_remaining_makes_them_the_winner(play: Script) -> None:
@@ -971,13 +988,13 @@ def test_state_turn_always_names_a_player_with_dice_in_seeded_random_games() -> 
                     game.apply({"action": "reveal", "dice": shown})
                     continue
                 assert turn is not None and game.dice(turn) > 0
-                choice = rnd.random()
-                if game.bid is not None and choice < 0.35:
-                    game.apply(act("dudo", turn))
-                elif choice < 0.4 and not game.can_call()["pass"] == []:
-                    game.apply(act("pass", game.can_call()["pass"][0]))
-                elif choice < 0.45 and game.can_call()["calza"]:
-                    game.apply(act("calza", rnd.choice(game.can_call()["calza"])))
+                choice, can = rnd.random(), game.can_call()
+                if choice < 0.35 and can["dudo"]:
+                    game.apply(act("dudo", rnd.choice(can["dudo"])))
+                elif choice < 0.4 and can["pass"]:
+                    game.apply(act("pass", turn))
+                elif choice < 0.45 and can["calza"]:
+                    game.apply(act("calza", rnd.choice(can["calza"])))
                 elif choice < 0.47:
                     game.apply(act("leave", rnd.choice([n for n in FOUR if game.dice(n)])))
                 else:
