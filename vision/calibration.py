@@ -18,7 +18,6 @@ from pathlib import Path
 
 from vision.tomlwrite import save_tables
 
-CALIBRATION_TABLES = ("camera", "seats", "colours")
 _CAMERA_KEYS = (
     "source",
     "width",
@@ -36,9 +35,10 @@ class CameraSettings:
     """How to open the camera under the glass, and the exposure locked at calibration.
 
     ``source``: a frame source spec for ``open_source`` (``picamera2``, ``device:N``,
-    ``folder:DIR``, ``sim``). ``exposure_us``, ``analogue_gain`` and ``colour_gains``
-    (red, blue) are None until calibration locks them. ``empty`` is the photograph of the
-    empty glass taken at calibration and ``brightness`` its median grey level.
+    ``folder:DIR``, ``sim``; ``dudo serve`` also takes ``none``: no camera, reveals typed
+    by hand). ``exposure_us``, ``analogue_gain`` and ``colour_gains`` (red, blue) are None
+    until calibration locks them. ``empty`` is the photograph of the empty glass taken at
+    calibration (a path relative to the config file) and ``brightness`` its median grey.
     """
 
     source: str = "picamera2"

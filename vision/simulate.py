@@ -15,6 +15,7 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def render_dice(
     seed: int = 0,
     touching_pairs: int = 0,
     options: RenderOptions | None = None,
-    **option_values: object,
+    **option_values: Any,
 ) -> Scene:
     """Render dice showing ``faces`` (the values that count) at random places on the glass.
 
@@ -78,7 +79,7 @@ def render_dice(
     pairs of dice are laid side by side, touching. Options are a RenderOptions or its
     fields as keywords (``render_dice([1, 6], background="light", exposure=0.3)``).
     """
-    opts = replace(options or RenderOptions(), **option_values)  # type: ignore[arg-type]
+    opts = replace(options or RenderOptions(), **option_values)
     rng = np.random.default_rng(seed)
     bodies = _per_die(colours, len(faces), "colours")
     pips = _per_die(pip_colours, len(faces), "pip_colours") if pip_colours else None
@@ -118,15 +119,12 @@ class SimulatedCamera:
         self._order: list[str] = list(seats_order)
         self._dice: dict[str, list[int]] = {}
         self._colours: dict[str, str] = {}
-        self._started = False
 
     def start(self) -> None:
         """Nothing to open: a simulated camera is always ready."""
-        self._started = True
 
     def close(self) -> None:
         """Nothing to release."""
-        self._started = False
 
     def set_dice(
         self, dice_by_player: Mapping[str, Sequence[int]], colours: Mapping[str, str] | None = None
@@ -177,7 +175,6 @@ class SimulatedCamera:
 
     def capture(self) -> np.ndarray:
         """Render the dice last set, at new random places; the truth goes to ``last_scene``."""
-        self._started = True
         zones = self.zones
         items = []
         for player, faces in self._dice.items():
@@ -186,7 +183,8 @@ class SimulatedCamera:
             items += [((face, self.colour_of(player), None), region, player) for face in faces]
         pairs = sum(int(self._rng.random() < self.touching) for _ in range(len(items) // 2))
         placed = _place(items, self.options, self._rng, pairs)
-        self.last_scene = Scene(draw_frame(placed, self.options, self._rng), tuple(placed), "below")
+        image = draw_frame(placed, self.options, self._rng)
+        self.last_scene = Scene(image, tuple(placed), self.options.view)
         return self.last_scene.image
 
 

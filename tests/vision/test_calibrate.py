@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -144,7 +146,7 @@ def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
     assert calibration.camera.empty == "table-empty.png"
     assert (tmp_path / "table-empty.png").is_file()
     reader = load_config(config)
-    assert reader.die_size is not None and 40 <= reader.die_size <= 58
+    assert reader.die_size is not None and 40 <= reader.die_size <= 70  # 48 px sides, turned
     assert reader.doubt_threshold == 0.7  # the rest of [vision] kept
     assert tomllib.loads(config.read_text())["pins"]["dudo"] == 17
 
@@ -167,15 +169,18 @@ def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
     [
         (lambda p: render_dice([], seed=1, exposure=0.2).image, "too dark"),
         (lambda p: render_dice([], seed=1, exposure=3.0, background="light").image, "burnt out"),
-        (lambda p: render_dice([3, 4, 6], seed=1, background="light").image, "shows 3 dice"),
+        (
+            lambda p: render_dice([3, 4, 6], seed=1, background="light").image,
+            "the empty glass shows",
+        ),
     ],
     ids=["dark", "burnt-out", "not-empty"],
 )
 def test_a_bad_empty_glass_is_refused_and_nothing_is_written(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    make,
-    message: str,  # type: ignore[no-untyped-def]
+    make: Callable[[Path], np.ndarray],
+    message: str,
 ) -> None:
     empty = tmp_path / "empty.png"
     cv2.imwrite(str(empty), make(tmp_path))

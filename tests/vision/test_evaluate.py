@@ -32,8 +32,9 @@ LABELS = [LabelledDie(1, 100, 100, 40), LabelledDie(6, 200, 100, 40), LabelledDi
          False, 1),
         # Two errors that cancel out in the counts: the image is exact, the dice are not.
         ([die(6, 102, 98), die(1, 199, 103), die(3, 300, 100)], 1, 2, 0, 0, True, 2),
-        # A reading far from its die (more than half a die away) does not match it.
-        ([die(1, 125, 100), die(6, 199, 103), die(3, 300, 100)], 2, 0, 1, 1, False, 2),
+        # A reading far from its die (more than half a die away) does not match it,
+        # though the counts come out right.
+        ([die(1, 125, 100), die(6, 199, 103), die(3, 300, 100)], 2, 0, 1, 1, True, 2),
     ],
     ids=["all right", "wrong face", "wrong but flagged", "missed", "extra", "swapped", "far"],
 )

@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 
 from vision.colour import colour_name
-from vision.reader import read_dice
-from vision.reading import DEFAULT_DOUBT_THRESHOLD, Die
 from vision.simulate import (
     DIE_COLOURS,
     PIP_COLOURS,
@@ -211,54 +209,3 @@ def test_each_capture_throws_the_dice_again_at_new_places() -> None:
     second = camera.capture()
     assert first.shape == (480, 640, 3)
     assert not np.array_equal(first, second)
-
-
-# -- the reader reads the simulator like a photograph ----------------------------------------
-
-
-def read(scene: Scene) -> list[tuple[PlacedDie | None, Die]]:
-    """Each die read, with the rendered die it lies on (None: nothing was rendered there)."""
-    reading = read_dice(scene.image, view=scene.view)
-    pairs = []
-    for seen in reading.dice:
-        near = [d for d in scene.dice if math.hypot(d.x - seen.x, d.y - seen.y) < d.size * 0.5]
-        pairs.append((near[0] if near else None, seen))
-    return pairs
-
-
-@pytest.mark.parametrize("background", ["dark", "grey", "light"])
-@pytest.mark.parametrize("colour", ["white", "black", "red", "blue", "green", "yellow"])
-def test_the_reader_reads_every_face_of_every_colour_in_the_simulator(
-    colour: str, background: str
-) -> None:
-    scene = render_dice([1, 2, 3, 4, 5, 6], colours=colour, seed=len(colour), background=background)
-    pairs = read(scene)
-    assert sorted((truth.face if truth else 0, seen.face) for truth, seen in pairs) == [
-        (face, face) for face in range(1, 7)
-    ]
-    assert all(seen.colour == colour for _, seen in pairs)
-
-
-def test_the_reader_reads_touching_pairs_in_glare_as_separate_dice() -> None:
-    scene = render_dice([6, 6, 1, 1, 3, 4, 2, 5], seed=13, touching_pairs=4, background="grey")
-    pairs = read(scene)
-    assert len(pairs) == 8
-    assert all(truth is not None and truth.face == seen.face for truth, seen in pairs)
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"exposure": 0.3},
-        {"exposure": 2.2, "background": "light"},
-        {"motion_blur": 9.0},
-        {"translucent": True, "background": "light"},
-        {"noise": 12.0},
-    ],
-    ids=["dark", "overexposed", "motion-blur", "translucent", "noisy"],
-)
-def test_on_a_degraded_frame_no_die_is_read_wrong_with_confidence(options: dict) -> None:
-    scene = render_dice([1, 2, 3, 4, 5, 6, 2, 5], seed=17, touching_pairs=1, **options)
-    for truth, seen in read(scene):
-        if seen.confidence >= DEFAULT_DOUBT_THRESHOLD:
-            assert truth is not None and truth.face == seen.face, (truth, seen)

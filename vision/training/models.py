@@ -53,9 +53,9 @@ def make_face_reader() -> Any:
         *_conv(32, 48),
         *_conv(48, 48),
         nn.MaxPool2d(2),
-        *_conv(48, 64),
+        *_conv(48, 96),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.1),
-        nn.Linear(64, NOT_A_DIE + 1),
+        nn.Linear(96, NOT_A_DIE + 1),
     )

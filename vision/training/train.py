@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the models")
     parser.add_argument("--folds", type=int, default=0, help="cross-validate over K folds")
     parser.add_argument("--locator-steps", type=int, default=1200)
-    parser.add_argument("--face-steps", type=int, default=1800)
+    parser.add_argument("--face-steps", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
