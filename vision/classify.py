@@ -10,14 +10,18 @@ import numpy as np
 from vision.locate import Candidate
 from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 
+# A first reading at least this sure is not read a second time.
+_SURE = 0.98
+_BATCH = 4
+
 
 @dataclass(frozen=True)
 class FaceRead:
     """What the face reader made of one candidate.
 
-    ``pips``: most likely pips seen (1..6); ``probability``: its probability, both views
-    of the crop averaged; ``die_probability``: probability that it is a die at all;
-    ``agree``: the two views of the crop gave the same pips.
+    ``pips``: most likely pips seen (1..6); ``probability``: its probability (both views
+    of the crop averaged when read twice); ``die_probability``: probability that it is a
+    die at all; ``agree``: the two views of the crop gave the same answer.
     """
 
     pips: int
@@ -29,23 +33,23 @@ class FaceRead:
 def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> list[FaceRead]:
     """The face read for each candidate, in the candidates' order.
 
-    Each die is cut out upright and scaled to the size the reader was trained on; it is
-    read twice, as cut and turned a quarter and mirrored (a die looks the same both ways),
-    and the two readings are averaged so a doubtful die shows as doubtful.
+    Each die is cut out upright and scaled to the size the reader was trained on. A die
+    not read with near certainty is read a second time, turned a quarter and mirrored (a
+    die looks the same both ways), and the two readings are averaged, so that a doubtful
+    die shows as doubtful.
     """
     if not candidates:
         return []
-    crops = np.empty((2 * len(candidates), 3, CROP_PX, CROP_PX), np.float32)
-    for i, c in enumerate(candidates):
-        crop = _cut(image, c)
-        crops[2 * i] = normalise(crop)
-        crops[2 * i + 1] = normalise(np.ascontiguousarray(np.rot90(crop)[:, ::-1]))
-    logits = nets.read(crops).astype(np.float64)
-    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)
+    cuts = [_cut(image, c) for c in candidates]
+    first = _probabilities(nets, [normalise(cut) for cut in cuts])
+    unsure = [i for i, p in enumerate(first) if p.max() < _SURE]
+    second = _probabilities(
+        nets, [normalise(np.ascontiguousarray(np.rot90(cuts[i])[:, ::-1])) for i in unsure]
+    )
+    again = dict(zip(unsure, second, strict=True))
     reads = []
-    for i in range(len(candidates)):
-        a, b = probs[2 * i], probs[2 * i + 1]
+    for i, a in enumerate(first):
+        b = again.get(i, a)
         mean = (a + b) / 2
         best = int(np.argmax(mean[:NOT_A_DIE]))
         reads.append(
@@ -57,6 +61,23 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
             )
         )
     return reads
+
+
+def _probabilities(nets: Nets, crops: list[np.ndarray]) -> list[np.ndarray]:
+    """Softmax of the face reader for each crop, run in batches of one fixed size.
+
+    A fixed batch shape matters: OpenCV's dnn re-plans the whole net for every new input
+    shape, which costs more than reading a few padding crops.
+    """
+    out: list[np.ndarray] = []
+    for start in range(0, len(crops), _BATCH):
+        chunk = crops[start : start + _BATCH]
+        batch = np.zeros((_BATCH, 3, CROP_PX, CROP_PX), np.float32)
+        batch[: len(chunk)] = chunk
+        logits = nets.read(batch)[: len(chunk)].astype(np.float64)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out.extend(probs / probs.sum(axis=1, keepdims=True))
+    return out
 
 
 def _cut(image: np.ndarray, c: Candidate) -> np.ndarray:

@@ -39,7 +39,8 @@ def colour_name(bgr: np.ndarray) -> str:
     if val < 50:
         return "black"
     if sat < 45:
-        return "white" if val > 150 else "grey"
+        # Glare on the glass lifts a black die's body well above black.
+        return "white" if val > 150 else "grey" if val >= 85 else "black"
     if 6 <= hue < 25 and val < 140:
         return "brown"
     return next(name for bound, name in _HUES if hue < bound)

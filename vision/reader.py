@@ -47,7 +47,7 @@ def read_dice(
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
 
-    candidates = locate_dice(image, config, nets)
+    candidates = [c for c in locate_dice(image, config, nets) if c.score >= config.min_detection]
     t = _lap(ms, "locate", t)
 
     sizes = [c.size for c in candidates if c.score >= 0.5]
@@ -64,7 +64,7 @@ def read_dice(
     kept = [
         (c, s, f)
         for c, s, f in zip(candidates, scaled, faces, strict=True)
-        if c.score >= config.min_detection and f.die_probability >= _MIN_DIE_PROBABILITY
+        if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
     colours = name_colours(source, [s for _, s, _ in kept])
     t = _lap(ms, "colour", t)

@@ -9,7 +9,7 @@ JPEG loss. Nothing here is tuned to single images.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -48,6 +48,25 @@ def load_photos(root: Path) -> list[Photo]:
                 rows.append((k + 1, cx * w, cy * h, math.sqrt(bw * w * bh * h)))
         photos.append(Photo(image_path.name, image, np.array(rows, np.float32).reshape(-1, 4)))
     return photos
+
+
+def on_a_dark_table(photo: Photo, rng: np.random.Generator) -> Photo:
+    """The photograph with the table around the dice darkened (and tinted), dice untouched.
+
+    The dev set's tables are light; under the glass the camera looks up at a room that is
+    often dark, where a black die shows only by its edges.
+    """
+    h, w = photo.image.shape[:2]
+    mask = np.zeros((h, w), np.float32)
+    for _, cx, cy, size in photo.dice:
+        cv2.circle(mask, (int(cx), int(cy)), int(0.45 * size), 1.0, -1, cv2.LINE_AA)
+    median = float(np.median(photo.dice[:, 3])) if len(photo.dice) else 37.0
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 0.04 * median), np.float32)[:, :, None]
+    gain = rng.uniform(0.08, 0.5)
+    tint = rng.uniform(0.8, 1.2, 3).astype(np.float32)
+    table = photo.image.astype(np.float32) * gain * tint
+    image = photo.image.astype(np.float32) * mask + table * (1.0 - mask)
+    return replace(photo, name=photo.name + "#dark", image=np.clip(image, 0, 255).astype(np.uint8))
 
 
 def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -182,9 +201,9 @@ def locator_sample(
 def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """One augmented crop for the face reader and its class (pips - 1, or NOT_A_DIE).
 
-    A die's crop is centred near its middle (as the locator finds it); a "not a die" crop is centred at least
-    45% of a die's size from every die (between touching dice, on an edge, or on the table),
-    or on one of the photograph's decoys.
+    A die's crop is centred near its middle, as far off as the locator's centres; a "not a
+    die" crop is centred at least 45% of a die's size from every die (between touching
+    dice, on an edge, or on the table), or on one of the photograph's decoys.
     """
     dice = photo.dice
     h, w = photo.image.shape[:2]

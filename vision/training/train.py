@@ -25,7 +25,13 @@ from typing import Any
 import numpy as np
 
 from vision.nets import CROP_PX, FACE_FILE, LOCATOR_FILE, MODELS_DIR
-from vision.training.data import Photo, face_sample, load_photos, locator_sample
+from vision.training.data import (
+    Photo,
+    face_sample,
+    load_photos,
+    locator_sample,
+    on_a_dark_table,
+)
 from vision.training.models import make_face_reader, make_locator
 
 torch: Any = importlib.import_module("torch")
@@ -144,7 +150,12 @@ def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
 
 
 def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tuple[Any, Any]:
-    """The locator, then the face reader trained with the locator's decoys as negatives."""
+    """The locator, then the face reader trained with the locator's decoys as negatives.
+
+    Every photograph is also given once on a darkened table (``on_a_dark_table``).
+    """
+    rng = np.random.default_rng(seed + 2)
+    photos = photos + [on_a_dark_table(p, rng) for p in photos]
     locator = train_locator(photos, args.locator_steps, seed)
     photos = mine_decoys(photos, locator, make_face_reader().eval())
     return locator, train_face_reader(photos, args.face_steps, seed)
