@@ -13,6 +13,8 @@ from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 # A first reading at least this sure is not read a second time.
 _SURE = 0.98
 _BATCH = 4
+# The second reading also sees the die a little smaller: the locator's size is an estimate.
+_SECOND_ZOOM = 0.8
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,9 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     """The face read for each candidate, in the candidates' order.
 
     Each die is cut out upright and scaled to the size the reader was trained on. A die
-    not read with near certainty is read a second time, turned a quarter and mirrored (a
-    die looks the same both ways), and the two readings are averaged, so that a doubtful
-    die shows as doubtful.
+    not read with near certainty is read a second time, turned a quarter, mirrored (a die
+    looks the same both ways) and seen a little smaller (the locator's size is an
+    estimate); the two readings are averaged, so that a doubtful die shows as doubtful.
     """
     if not candidates:
         return []
@@ -44,7 +46,8 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     first = _probabilities(nets, [normalise(cut) for cut in cuts])
     unsure = [i for i, p in enumerate(first) if p.max() < _SURE]
     second = _probabilities(
-        nets, [normalise(np.ascontiguousarray(np.rot90(cuts[i])[:, ::-1])) for i in unsure]
+        nets,
+        [normalise(_turned(_cut(image, candidates[i], _SECOND_ZOOM))) for i in unsure],
     )
     again = dict(zip(unsure, second, strict=True))
     reads = []
@@ -80,8 +83,13 @@ def _probabilities(nets: Nets, crops: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def _cut(image: np.ndarray, c: Candidate) -> np.ndarray:
-    scale = CROP_DIE_PX / max(c.size, 1.0)
+def _turned(crop: np.ndarray) -> np.ndarray:
+    """The crop turned a quarter and mirrored: the same die, seen another way."""
+    return np.ascontiguousarray(np.rot90(crop)[:, ::-1])
+
+
+def _cut(image: np.ndarray, c: Candidate, zoom: float = 1.0) -> np.ndarray:
+    scale = zoom * CROP_DIE_PX / max(c.size, 1.0)
     m = np.array([[scale, 0.0, CROP_PX / 2 - scale * c.x], [0.0, scale, CROP_PX / 2 - scale * c.y]])
     return cv2.warpAffine(
         image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE

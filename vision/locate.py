@@ -14,7 +14,7 @@ from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 # The locator was trained on dice 9..30 px across; inside this narrower band one pass
 # is enough, outside it the photograph is scaled again to bring dice to DETECT_DIE_PX.
 _GOOD_BAND = (11.0, 24.0)
-_FIRST_PASS_SIDE = 256
+_FIRST_PASS_SIDE = 320
 _MAX_SIDE = 1600
 # Candidates this weak are not even shown to the face reader.
 _MIN_HEAT = 0.15
