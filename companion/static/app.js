@@ -14,6 +14,9 @@ const page = {
   simSeat: null,     // seat pressed on the simulated panel before a call
   rules: null,       // presets and options from /api/rules
   lastPalifico: null,
+  readingKey: null,  // which picture the picks below belong to
+  picks: {},         // faces the players set on a pending reading, by die index
+  capturing: false,  // a picture is being taken and read
 };
 
 // ---------- small helpers ----------
@@ -223,32 +226,54 @@ function renderReveal(state) {
   const inReveal = state.phase === "reveal";
   $("reveal").hidden = !(inReveal || reading || result);
   const img = $("reveal-img");
+  const pending = inReveal && reading && !reading.applied;
   if (reading) {
-    const src = "/api/reveal.jpg?t=" + encodeURIComponent([state.game_id, reading.round, reading.total, reading.ms].join("-"));
+    const key = [state.game_id, reading.round, reading.total, reading.ms].join("-");
+    const src = "/api/reveal.jpg?t=" + encodeURIComponent(key);
     if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; }
     img.hidden = false;
-    const counts = reading.counts || {};
-    $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face"}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
+    // A phone re-renders on every event: the faces a player set must survive it, and
+    // belong only to the picture they were set on.
+    if (page.readingKey !== key) { page.readingKey = key; page.picks = {}; }
+    const faces = (reading.dice || []).map((d, i) => (pending && page.picks[i]) || d.face);
+    const counts = pending ? countFaces(faces) : (reading.counts || {});
+    $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face", "data-face": String(f)}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
   } else {
     img.hidden = true;
     $("counts").replaceChildren();
+    page.readingKey = null;
+    page.picks = {};
   }
-  const pending = inReveal && reading && !reading.applied;
   $("reading-check").hidden = !pending;
   if (pending) {
     const why = (reading.disagreements || []).join("; ");
     $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + (page.control ? " Correct any die, then confirm." : "");
     const doubtful = new Set(reading.doubtful || []);
     $("reading-dice").replaceChildren(...(reading.dice || []).map((d, i) => {
+      const face = page.picks[i] || d.face;
       const sel = h("select", {"data-index": String(i), disabled: !page.control, "aria-label": "die " + (i + 1)},
-        [1, 2, 3, 4, 5, 6].map((f) => h("option", {value: String(f), selected: f === d.face, text: String(f)})));
-      return h("label", {class: "reading-die" + (doubtful.has(i) ? " doubt" : "")}, die(d.face, "small"), sel);
+        [1, 2, 3, 4, 5, 6].map((f) => h("option", {value: String(f), selected: f === face, text: String(f)})));
+      sel.addEventListener("change", () => {
+        const picked = Number(sel.value);
+        if (picked === d.face) delete page.picks[i]; else page.picks[i] = picked;
+        render(page.state);
+      });
+      const marks = (doubtful.has(i) ? " doubt" : "") + (face !== d.face ? " corrected" : "");
+      return h("label", {class: "reading-die" + marks, title: "read as " + d.face + " (" + pct(d.confidence) + " sure)"}, die(face, "small"), sel);
     }));
   }
-  const manual = inReveal && !reading && !state.capturing && page.control;
+  // The players can always type the dice in instead: a reading may have missed a die.
+  const manual = inReveal && !state.capturing && page.control && !(reading && reading.applied);
   $("manual").hidden = !manual;
   if (manual) renderManual(state);
-  $("result").replaceChildren(...resultLines(result));
+  // While the cups are up the result is this call's, not yet known: not the last round's.
+  $("result").replaceChildren(...(inReveal ? [] : resultLines(result)));
+}
+
+function countFaces(faces) {
+  const counts = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0};
+  for (const f of faces) counts[f] = (counts[f] || 0) + 1;
+  return counts;
 }
 
 function resultLines(result) {
@@ -270,10 +295,13 @@ function renderManual(state) {
       box.append(h("label", {class: "manual-face"}, die(f, "small"), h("input", {type: "number", min: "0", max: "60", value: "0", inputmode: "numeric", "data-face": String(f), "aria-label": "dice showing " + f})));
     }
   }
-  const expected = state.expected_dice
-    ? Object.values(state.expected_dice).reduce((a, b) => a + b, 0)
+  // Who must show is known to the reading (a called pass: only the passer).
+  const must = state.expected_dice || (state.reading && state.reading.expected);
+  const expected = must
+    ? Object.values(must).reduce((a, b) => a + b, 0)
     : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
   $("manual-expected").textContent = String(expected);
+  $("manual-lead").textContent = state.reading ? "Or count the dice on the table" : "Count the dice on the table";
 }
 
 function renderControls(state) {
@@ -357,11 +385,9 @@ document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventLi
 $("confirm-reading").addEventListener("click", async () => {
   const reading = page.state.reading || {};
   const corrections = {};
-  document.querySelectorAll("#reading-dice select").forEach((sel) => {
-    const i = Number(sel.dataset.index);
-    const face = Number(sel.value);
+  for (const [i, face] of Object.entries(page.picks)) {
     if (reading.dice && reading.dice[i] && reading.dice[i].face !== face) corrections[String(i)] = face;
-  });
+  }
   const data = await api("POST", "/api/reading", {confirm: true, corrections});
   if (data) applyAnswer(data);
 });
@@ -417,6 +443,10 @@ function connect() {
   es.addEventListener("error", () => { $("live").textContent = "reconnecting"; $("live").classList.remove("on"); });
   es.addEventListener("state", (ev) => {
     const data = JSON.parse(ev.data);
+    if (page.capturing && !data.state.capturing) {
+      page.capturing = false;  // the picture is read: "Reading the dice" is over
+      if ($("notice").textContent.startsWith("Reading the dice")) $("notice").hidden = true;
+    }
     render(data.state);
     announce(data.announcements);
     loadBids();
@@ -427,6 +457,6 @@ function connect() {
     const data = JSON.parse(ev.data);
     if (data.error) notice(data.error, "error");
   });
-  es.addEventListener("capture_start", () => notice("Reading the dice\u2026"));
+  es.addEventListener("capture_start", () => { page.capturing = true; notice("Reading the dice\u2026"); });
 }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
 from companion.config import load_config
 from companion.serve import Companion, build
@@ -27,8 +28,16 @@ BIDS = [
     {"action": "bid", "player": "Ben", "quantity": 4, "face": 4},
     {"action": "bid", "player": "Caro", "quantity": 4, "face": 6},
 ]
-PUBLIC_GETS = ["/", "/api/state", "/api/bids", "/api/record", "/api/history", "/api/games",
-               "/api/session", "/api/rules"]
+PUBLIC_GETS = [
+    "/",
+    "/api/state",
+    "/api/bids",
+    "/api/record",
+    "/api/history",
+    "/api/games",
+    "/api/session",
+    "/api/rules",
+]
 
 
 @pytest.fixture
@@ -50,8 +59,15 @@ def normalise(body: str) -> str:
 
 def play_until_the_call(companion: Companion) -> tuple[list[str], dict[str, list[int]]]:
     """Every public response while the cups are down, and the dice that were under them."""
-    app = create_app(companion.table, {"TABLE_PIN": PIN, "TESTING": True,
-                                       "SIM_CUPS": companion.cups, "SIM_DRIVER": companion.driver})
+    app = create_app(
+        companion.table,
+        {
+            "TABLE_PIN": PIN,
+            "TESTING": True,
+            "SIM_CUPS": companion.cups,
+            "SIM_DRIVER": companion.driver,
+        },
+    )
     client = app.test_client()
     stream = client.get("/api/events", buffered=False)
     chunks = iter(stream.response)
@@ -82,27 +98,95 @@ def test_no_response_before_the_reveal_shows_or_depends_on_a_hidden_die(
     for bodies, dice in ((seen1, dice1), (seen2, dice2)):
         text = "\n".join(bodies)
         for faces in dice.values():
-            for written in (json.dumps(faces), json.dumps(faces, separators=(",", ":")),
-                            json.dumps(sorted(faces))):
+            for written in (
+                json.dumps(faces),
+                json.dumps(faces, separators=(",", ":")),
+                json.dumps(sorted(faces)),
+            ):
                 assert written not in text
-        assert "\"reading\"" not in text
+        assert '"reading"' not in text
 
 
-def test_after_the_call_the_page_gets_the_reading_and_its_picture(
-    sim_tables: list[Companion],
-) -> None:
-    companion = sim_tables[0]
+def call_and_read(companion: Companion) -> tuple[FlaskClient, dict[str, Any]]:
+    """Dan calls dudo on the simulated table; the client and the state once the camera read."""
     play_until_the_call(companion)
-    hidden = companion.cups.dice() if companion.cups else {}
     client = create_app(companion.table, {"TABLE_PIN": PIN, "TESTING": True}).test_client()
-    answer = client.post("/api/actions", json={"action": "dudo", "player": "Dan"},
-                         headers={"X-Table-Pin": PIN})
+    answer = client.post(
+        "/api/actions", json={"action": "dudo", "player": "Dan"}, headers={"X-Table-Pin": PIN}
+    )
     assert answer.status_code == 200
     assert companion.table.wait_idle(30)
     state: dict[str, Any] = client.get("/api/state").get_json()
-    assert "reading" in state
-    counts = {str(f): sum(faces.count(f) for faces in hidden.values()) for f in range(1, 7)}
-    assert state["reading"]["counts"] == counts
+    return client, state
+
+
+def reveals(client: FlaskClient) -> list[list[int]]:
+    """The faces of every reveal in the current game's record, each sorted."""
+    lines = client.get("/api/record").get_data(as_text=True).splitlines()[1:]
+    found = []
+    for action in map(json.loads, lines):
+        if action["action"] == "reveal":
+            faces = action.get("faces") or [f for d in action["dice"].values() for f in d]
+            found.append(sorted(faces))
+    return found
+
+
+# Whether the reader reads the simulated dice right is the reader's own business
+# (tests/vision/test_reader_sim.py); here: what the table does with whatever it read.
+def test_after_the_call_the_page_gets_the_reading_and_its_picture(
+    sim_tables: list[Companion],
+) -> None:
+    client, state = call_and_read(sim_tables[0])
+    reading = state["reading"]
+    assert reading["expected"] == {"Ana": 5, "Ben": 5, "Caro": 5, "Dan": 5}
+    assert sum(reading["counts"].values()) == len(reading["dice"]) == reading["total"]
+    assert set(reading["counts"]) == {"1", "2", "3", "4", "5", "6"}
+    for die in reading["dice"]:
+        assert die["face"] in range(1, 7) and 0.0 <= die["confidence"] <= 1.0
+    assert not reading["confirmed"]
     picture = client.get("/api/reveal.jpg")
     assert picture.status_code == 200 and picture.mimetype == "image/jpeg"
     assert picture.data[:2] == b"\xff\xd8"
+    faces = sorted(d["face"] for d in reading["dice"])
+    if reading["applied"]:
+        # Applied at once only when every die was confident and all 20 dice were seen.
+        assert reading["matched"] and not reading["doubtful"] and not reading["disagreements"]
+        assert reading["total"] == 20
+        assert state["phase"] == "bidding" and reveals(client) == [faces]
+    else:
+        # Anything else waits for the players, with the reason, and changes no die count.
+        assert not reading["matched"] and reading["disagreements"]
+        assert state["phase"] == "reveal" and reveals(client) == []
+        assert [p["dice"] for p in state["players"]] == [5, 5, 5, 5]
+
+
+def test_the_players_correct_a_die_of_the_reading_and_confirm_it(
+    sim_tables: list[Companion],
+) -> None:
+    client, state = call_and_read(sim_tables[0])
+    pin = {"X-Table-Pin": PIN}
+    if state["reading"]["applied"]:
+        # The players take the reveal back to check it: the reading waits for them again.
+        answer = client.post("/api/actions", json={"action": "undo"}, headers=pin)
+        assert answer.status_code == 200
+        state = client.get("/api/state").get_json()
+    reading = state["reading"]
+    assert state["phase"] == "reveal" and not reading["applied"]
+    assert client.get("/api/reveal.jpg").status_code == 200
+    faces = [d["face"] for d in reading["dice"]]
+    if len(faces) != 20:
+        # A die missed (or one too many): confirming is refused with the reason, no change.
+        answer = client.post("/api/reading", json={"confirm": True}, headers=pin)
+        assert answer.status_code == 422 and "must show" in answer.get_json()["error"]
+        assert client.get("/api/state").get_json()["phase"] == "reveal"
+        return
+    faces[0] = faces[0] % 6 + 1
+    answer = client.post(
+        "/api/reading", json={"confirm": True, "corrections": {"0": faces[0]}}, headers=pin
+    )
+    assert answer.status_code == 200, answer.get_json()
+    confirmed = answer.get_json()["state"]["reading"]
+    assert confirmed["confirmed"] and confirmed["applied"]
+    assert confirmed["corrections"] == {"0": faces[0]}
+    assert confirmed["counts"] == {str(f): faces.count(f) for f in range(1, 7)}
+    assert reveals(client)[-1] == sorted(faces)
