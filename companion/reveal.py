@@ -95,7 +95,7 @@ class CameraReading:
         if len(self.dice) != must_show:
             problems.append(f"the camera saw {len(self.dice)} dice, {must_show} must show")
         problems += [
-            f"die {d.index} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
+            f"die {d.index + 1} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
             for d in self.doubtful
         ]
         return problems

@@ -366,7 +366,10 @@ async function act(action) {
   return data;
 }
 function applyAnswer(data) {
-  if (data.state) { render(data.state); loadBids(); }
+  // The live feed may already have brought a newer state (the camera reads fast, an answer
+  // can arrive after it): an answer older than what is shown must not take the page back.
+  const stale = data.state && page.state && data.state.version < page.state.version;
+  if (data.state && !stale) { render(data.state); loadBids(); }
   if (data.announcements) announce(data.announcements);
 }
 

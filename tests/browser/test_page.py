@@ -81,7 +81,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--data",
         str(data),
         "--seed",
-        os.environ.get("DUDO_TEST_SEED", "5"),  # TEMP
+        "5",
     ]
     log = (data / "serve.log").open("w")
     process = subprocess.Popen(
@@ -368,7 +368,6 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
             seen.add("typed")
         state = wait_for_progress(server, before)
         saw_palifico = saw_palifico or see_a_palifico(phone, state)
-    print("REVEAL PATHS", seen)  # DEBUG
     assert state["phase"] == "over", state
     assert saw_palifico and saw_bid_on_watcher
     assert {"corrected", "retake", "typed"} <= seen or {"refused", "retake", "typed"} <= seen, seen
