@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.journal import Journal
 from companion.table import Table, TableEvent
 
 HEADER: dict[str, Any] = {
@@ -25,25 +22,6 @@ OPENING = [
         "dice": {"Ana": [1, 4, 4, 5, 6], "Ben": [2, 3, 3, 6, 6], "Caro": [1, 1, 2, 5, 6]},
     },
 ]
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
-
-
-@pytest.fixture
-def journal(data_dir: Path) -> Iterator[Journal]:
-    journal = Journal.in_directory(data_dir)
-    yield journal
-    journal.close()
-
-
-@pytest.fixture
-def table(journal: Journal) -> Iterator[Table]:
-    table = Table(journal=journal)
-    yield table
-    table.close()
 
 
 @pytest.fixture

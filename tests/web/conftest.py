@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.journal import Journal
 from companion.table import Table
 from companion.web import create_app
 
@@ -23,20 +20,6 @@ HEADER: dict[str, Any] = {
     "players": PLAYERS,
     "first": "Ana",
 }
-
-
-@pytest.fixture
-def journal(tmp_path: Path) -> Iterator[Journal]:
-    journal = Journal.in_directory(tmp_path / "data")
-    yield journal
-    journal.close()
-
-
-@pytest.fixture
-def table(journal: Journal) -> Iterator[Table]:
-    table = Table(journal=journal)
-    yield table
-    table.close()
 
 
 @pytest.fixture
