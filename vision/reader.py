@@ -18,8 +18,12 @@ logger = logging.getLogger(__name__)
 # Beyond this size a die is shrunk before its face is cut out: the face reader was
 # trained on dice 25-55 px across, and shrinking by area keeps the pips clean.
 _FACE_SOURCE_DIE_PX = 40.0
-# A candidate is a die when the face reader says so more often than not.
+# A candidate is a die when the face reader says so more often than not, and can name its
+# face with at least this confidence: below it, a "die" is more often a mark on the table or
+# the glass than a die (on held-out photographs), and the players are asked either way, as
+# the dice then fall short of those the referee expects.
 _MIN_DIE_PROBABILITY = 0.5
+_MIN_CONFIDENCE = 0.3
 
 
 def read_dice(
@@ -76,6 +80,8 @@ def read_dice(
         confidence = f.probability * min(1.0, c.score / 0.6)
         if not f.agree:
             confidence = min(confidence, 0.5)
+        if confidence < _MIN_CONFIDENCE:
+            continue
         dice.append(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,

@@ -33,8 +33,9 @@ PIP_COLOURS: dict[str, tuple[int, int, int]] = {
 DEFAULT_PIPS = {"white": "black", "yellow": "black", "orange": "black"}
 BACKGROUNDS = {"dark": 52, "grey": 128, "light": 196}
 
-# Pip centres of each face, in units of half the die's side, before any mirroring.
-_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+# Pip centres of each face, in units of half the die's side, before any mirroring
+# (also drawn by the training's synthetic dice).
+PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
     1: ((0, 0),),
     2: ((-1, -1), (1, 1)),
     3: ((-1, -1), (0, 0), (1, 1)),
@@ -146,9 +147,12 @@ def _glare(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     return cv2.merge([grey, grey, grey])
 
 
-def _rounded_square(side: float, angle: float, cx: float, cy: float) -> np.ndarray:
-    """Polygon of a square with rounded corners, rotated, in 1/16 pixel fixed point."""
-    half, radius = side / 2, side * 0.16
+def rounded_square(
+    side: float, angle: float, cx: float, cy: float, corner: float = 0.16
+) -> np.ndarray:
+    """Polygon of a square with rounded corners (``corner``: their radius over the side),
+    rotated by ``angle`` degrees, in 1/16 pixel fixed point."""
+    half, radius = side / 2, side * corner
     points = []
     for corner_x, corner_y, start in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
         ox, oy = corner_x * (half - radius), corner_y * (half - radius)
@@ -179,7 +183,7 @@ def _draw_die(
         return
     cx, cy = die.x - x0, die.y - y0
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(mask, [_rounded_square(die.size, die.angle, cx, cy)], 255, cv2.LINE_AA, 4)
+    cv2.fillPoly(mask, [rounded_square(die.size, die.angle, cx, cy)], 255, cv2.LINE_AA, 4)
     # The face pressed on the glass is evenly lit; its rounded edges curve away and darken.
     inside = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
     shade = np.clip(0.5 + inside / (die.size * 0.14) * 0.5, 0.5, 1.0)
@@ -189,7 +193,7 @@ def _draw_die(
     radius = die.size * float(rng.uniform(0.085, 0.1))
     turn = math.radians(die.angle)
     cos_t, sin_t = math.cos(turn), math.sin(turn)
-    for px, py in _PIPS[die.pips]:
+    for px, py in PIP_LAYOUT[die.pips]:
         px, py = (-px if mirrored else px) * die.size * 0.27, py * die.size * 0.27
         centre = (
             int((cx + px * cos_t - py * sin_t) * 16),

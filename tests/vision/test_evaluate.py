@@ -89,7 +89,7 @@ def test_the_command_prints_the_scores_and_writes_one_row_per_image(
         assert phrase in printed
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 3
-    assert sum(int(r["right"]) for r in rows) >= 0.9 * sum(int(r["dice"]) for r in rows)
+    assert sum(int(r["right"]) for r in rows) >= 0.85 * sum(int(r["dice"]) for r in rows)
     assert set(rows[0]) >= {"image", "dice", "right", "wrong", "missed", "extra", "exact", "error"}
 
 

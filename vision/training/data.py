@@ -3,7 +3,8 @@
 Augmentation stands in for the cameras and tables we do not have: any rotation, mirroring,
 a wide range of die sizes, exposure, colour shifts (channel swaps, hue turns, inversion:
 a white die with black pips becomes a black die with white pips), blur, noise, glare and
-JPEG loss. Nothing here is tuned to single images.
+JPEG loss; and a share of synthetic dice of any look drawn into the photographs
+(``vision.training.synthetic``). Nothing here is tuned to single images.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import cv2
 import numpy as np
 
 from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
+from vision.training.synthetic import draw_die, shadow
+
+# The share of training samples that are synthetic dice drawn into a photograph.
+SYNTHETIC_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -177,15 +182,16 @@ def locator_sample(
         borderMode=cv2.BORDER_REPLICATE,
     )
     m = m_small @ np.array([[scale_x, 0, -x0 * scale_x], [0, scale_y, -y0 * scale_y], [0, 0, 1]])
+    placed = [(*(m @ np.array([cx, cy, 1.0])), size * scale) for _, cx, cy, size in dice]
+    if rng.random() < SYNTHETIC_SHARE:
+        window, placed = _with_synthetic_dice(window, placed, median * scale, rng)
     window = photometric(window, rng)
     cells = out_size // STRIDE
     heat = np.zeros((cells, cells), np.float32)
     regr = np.zeros((4, cells, cells), np.float32)
     yy, xx = np.mgrid[0:cells, 0:cells].astype(np.float32)
-    for _, cx, cy, size in dice:
-        px, py = m @ np.array([cx, cy, 1.0])
+    for px, py, s_in in placed:
         gx, gy = px / STRIDE - 0.5, py / STRIDE - 0.5
-        s_in = size * scale
         sigma = max(0.5, 0.22 * s_in / STRIDE)
         if not (-3 * sigma < gx < cells + 3 * sigma and -3 * sigma < gy < cells + 3 * sigma):
             continue
@@ -198,16 +204,66 @@ def locator_sample(
     return normalise(window), heat, regr
 
 
+def _with_synthetic_dice(
+    window: np.ndarray,
+    placed: list[tuple[float, float, float]],
+    box: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+    """The window with a few synthetic dice drawn where no die is, alone or touching."""
+    out = window.astype(np.float32)
+    placed = list(placed)
+    side = window.shape[0]
+    for _ in range(int(rng.integers(1, 9))):
+        size = box * math.exp(rng.normal(0, 0.05))
+        x, y = rng.uniform(0, side, 2)
+        if any(math.hypot(x - px, y - py) < 1.05 * max(size, s) for px, py, s in placed):
+            continue
+        if rng.random() < 0.3:
+            shadow(out, x, y, size, rng)
+        draw_die(out, x, y, size, int(rng.integers(1, 7)), rng)
+        placed.append((x, y, size))
+    return np.clip(out, 0, 255).astype(np.uint8), placed
+
+
 def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """One augmented crop for the face reader and its class (pips - 1, or NOT_A_DIE).
 
     A die's crop is centred near its middle, as far off as the locator's centres; a "not a
     die" crop is centred at least 45% of a die's size from every die (between touching
-    dice, on an edge, or on the table), or on one of the photograph's decoys.
+    dice, on an edge, or on the table), or on one of the photograph's decoys. A share of
+    both are synthetic dice drawn on a bare spot of the photograph.
     """
     dice = photo.dice
-    h, w = photo.image.shape[:2]
     median = float(np.median(dice[:, 3])) if len(dice) else 37.0
+    angle, flip = float(rng.uniform(0, 360)), bool(rng.random() < 0.5)
+    # The locator's size estimate is off by some percent: the crop's scale follows suit.
+    jitter = math.exp(rng.normal(0, 0.13))
+    if rng.random() < SYNTHETIC_SHARE:
+        cx, cy = _bare_spot(photo, rng, 1.0)
+        m = _affine((cx, cy), CROP_DIE_PX / median * jitter, angle, flip, CROP_PX)
+        crop = _warp(photo.image, m).astype(np.float32)
+        label = int(rng.integers(NOT_A_DIE + 1)) if rng.random() < 0.85 else NOT_A_DIE
+        box = CROP_DIE_PX * math.exp(rng.normal(0, 0.1))
+        middle = CROP_PX / 2 + rng.normal(0, 0.07 * box, 2)
+        turns = rng.uniform(0, 2 * math.pi, int(rng.integers(0, 4)))
+        neighbours = [
+            middle + box * rng.uniform(1.0, 1.3) * np.array([math.cos(a), math.sin(a)])
+            for a in turns
+        ]
+        if label == NOT_A_DIE:
+            # Dice beside the middle, none on it.
+            a = rng.uniform(0, 2 * math.pi)
+            neighbours.append(
+                middle + box * rng.uniform(0.55, 0.9) * np.array([math.cos(a), math.sin(a)])
+            )
+        for x, y in neighbours:
+            draw_die(crop, x, y, box * math.exp(rng.normal(0, 0.05)), int(rng.integers(1, 7)), rng)
+        if label != NOT_A_DIE:
+            if rng.random() < 0.3:
+                shadow(crop, middle[0], middle[1], box, rng)
+            draw_die(crop, middle[0], middle[1], box, label + 1, rng)
+        return normalise(photometric(crop, rng)), label
     if len(dice) and rng.random() < 0.78:
         i = int(rng.integers(len(dice)))
         pips, cx, cy, size = (float(v) for v in dice[i])
@@ -220,24 +276,36 @@ def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int
         label = NOT_A_DIE
     else:
         size = median * math.exp(rng.normal(0, 0.1))
-        for _ in range(20):
-            if len(dice) and rng.random() < 0.7:
-                i = int(rng.integers(len(dice)))
-                r = rng.uniform(0.45, 1.3) * dice[i, 3]
-                a = rng.uniform(0, 2 * math.pi)
-                cx, cy = dice[i, 1] + r * math.cos(a), dice[i, 2] + r * math.sin(a)
-            else:
-                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-            if not len(dice):
-                break
-            dist = np.hypot(dice[:, 1] - cx, dice[:, 2] - cy) / dice[:, 3]
-            if dist.min() > 0.45:
-                break
+        cx, cy = _bare_spot(photo, rng, 0.45)
         label = NOT_A_DIE
-    # The locator's size estimate is off by some percent: the crop's scale follows suit.
-    scale = CROP_DIE_PX / size * math.exp(rng.normal(0, 0.13))
-    m = _affine((cx, cy), scale, float(rng.uniform(0, 360)), bool(rng.random() < 0.5), CROP_PX)
-    crop = cv2.warpAffine(
-        photo.image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    m = _affine((cx, cy), CROP_DIE_PX / size * jitter, angle, flip, CROP_PX)
+    return normalise(photometric(_warp(photo.image, m), rng)), label
+
+
+def _warp(image: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return np.asarray(
+        cv2.warpAffine(
+            image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
     )
-    return normalise(photometric(crop, rng)), label
+
+
+def _bare_spot(photo: Photo, rng: np.random.Generator, clearance: float) -> tuple[float, float]:
+    """A point at least ``clearance`` dice from every die's centre: often just beside one."""
+    dice = photo.dice
+    h, w = photo.image.shape[:2]
+    cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+    for _ in range(20):
+        if len(dice) and rng.random() < 0.7:
+            i = int(rng.integers(len(dice)))
+            r = rng.uniform(clearance, clearance + 0.85) * dice[i, 3]
+            a = rng.uniform(0, 2 * math.pi)
+            cx, cy = float(dice[i, 1] + r * math.cos(a)), float(dice[i, 2] + r * math.sin(a))
+        else:
+            cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        if (
+            not len(dice)
+            or (np.hypot(dice[:, 1] - cx, dice[:, 2] - cy) / dice[:, 3]).min() > clearance
+        ):
+            break
+    return cx, cy

@@ -17,10 +17,11 @@ import logging
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -39,6 +40,8 @@ F: Any = importlib.import_module("torch.nn.functional")
 
 logger = logging.getLogger(__name__)
 
+Sample = TypeVar("Sample")
+
 
 def train_locator(photos: list[Photo], steps: int, seed: int, batch: int = 16) -> Any:
     """The die-centre heatmap net, trained on augmented windows of the photographs."""
@@ -49,9 +52,7 @@ def train_locator(photos: list[Photo], steps: int, seed: int, batch: int = 16) -
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     net.train()
     started = time.time()
-    for step in range(steps):
-        picks = rng.integers(len(photos), size=batch)
-        samples = [locator_sample(photos[int(i)], rng) for i in picks]
+    for step, samples in enumerate(_batches(locator_sample, photos, batch, rng, steps)):
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
         heat = torch.from_numpy(np.stack([s[1] for s in samples]))
         regr = torch.from_numpy(np.stack([s[2] for s in samples]))
@@ -70,6 +71,26 @@ def train_locator(photos: list[Photo], steps: int, seed: int, batch: int = 16) -
                 time.time() - started,
             )
     return net.eval()
+
+
+def _batches(
+    make: Callable[[Photo, np.random.Generator], Sample],
+    photos: list[Photo],
+    batch: int,
+    rng: np.random.Generator,
+    steps: int,
+) -> Iterator[list[Sample]]:
+    """``steps`` batches of samples; the next is drawn in a thread while the net learns."""
+
+    def draw() -> list[Sample]:
+        return [make(photos[int(i)], rng) for i in rng.integers(len(photos), size=batch)]
+
+    with ThreadPoolExecutor(1) as pool:
+        coming = pool.submit(draw)
+        for _ in range(steps):
+            samples = coming.result()
+            coming = pool.submit(draw)
+            yield samples
 
 
 def _focal(logits: Any, heat: Any) -> Any:
@@ -96,9 +117,7 @@ def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 1
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
     net.train()
     started = time.time()
-    for step in range(steps):
-        picks = rng.integers(len(photos), size=batch)
-        samples = [face_sample(photos[int(i)], rng) for i in picks]
+    for step, samples in enumerate(_batches(face_sample, photos, batch, rng, steps)):
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
         loss = F.cross_entropy(net(x), y, label_smoothing=0.02)
@@ -140,8 +159,10 @@ def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
                 if c.score >= 0.1
                 and (
                     not len(photo.dice)
-                    or (np.hypot(photo.dice[:, 1] - c.x, photo.dice[:, 2] - c.y)
-                        / photo.dice[:, 3]).min() > 0.45
+                    or (
+                        np.hypot(photo.dice[:, 1] - c.x, photo.dice[:, 2] - c.y) / photo.dice[:, 3]
+                    ).min()
+                    > 0.45
                 )
             ]
             mined.append(replace(photo, decoys=np.array(decoys, np.float32).reshape(-1, 3)))
@@ -194,6 +215,8 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
     folds = [order[k :: args.folds] for k in range(args.folds)]
     scores: dict[str, list[Any]] = {"above": [], "below": []}
     for k, held in enumerate(folds):
+        if args.fold and k + 1 != args.fold:
+            continue
         held_set = {int(i) for i in held}
         train = [p for i, p in enumerate(photos) if i not in held_set]
         names = [photos[int(i)].name for i in held]
@@ -202,9 +225,10 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
         )
         locator, face = train_both(train, args, args.seed + k)
         with tempfile.TemporaryDirectory() as tmp:
-            export(locator, face, Path(tmp))
+            out = args.keep / f"fold-{k + 1}" if args.keep else Path(tmp)
+            export(locator, face, out)
             config = ReaderConfig(
-                model_path=str(Path(tmp) / FACE_FILE), detector_path=str(Path(tmp) / LOCATOR_FILE)
+                model_path=str(out / FACE_FILE), detector_path=str(out / LOCATOR_FILE)
             )
             for view in ("above", "below"):
                 summary = evaluate_folder(root, view, config, names)
@@ -230,6 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True, help="folder in the dev set's format")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the models")
     parser.add_argument("--folds", type=int, default=0, help="cross-validate over K folds")
+    parser.add_argument("--fold", type=int, default=0, help="with --folds: run only fold K")
+    parser.add_argument(
+        "--keep", type=Path, help="with --folds: keep each fold's models in DIR/fold-K"
+    )
     parser.add_argument("--locator-steps", type=int, default=1200)
     parser.add_argument("--face-steps", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=7)

@@ -1,0 +1,60 @@
+"""The training samples: synthetic dice land where their labels say, and nowhere else.
+
+The training itself needs torch (development only); the samples it learns from do not,
+so what the reader is taught is checked here on every run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.training import data
+from vision.training.synthetic import draw_die, side_in_box
+
+
+def test_a_turned_die_fills_its_upright_box() -> None:
+    assert side_in_box(40.0, 0.0) == pytest.approx(40.0)
+    assert side_in_box(40.0, 45.0) == pytest.approx(40.0 / math.sqrt(2))
+    assert side_in_box(40.0, 90.0) == pytest.approx(40.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_synthetic_die_is_drawn_inside_its_box_only(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = np.full((120, 120, 3), 128.0, np.float32)
+    image = table.copy()
+    draw_die(image, 60.0, 60.0, 40.0, seed + 1, rng)
+    changed = np.abs(image - table).max(axis=2) > 1.0
+    ys, xs = np.nonzero(changed)
+    # A turned die's box is 40 px across, its corners at most 40 * 0.71 from the centre.
+    assert np.hypot(xs - 60, ys - 60).max() <= 40 * 0.75
+    assert changed[50:71, 50:71].mean() > 0.9
+
+
+def test_locator_windows_mark_every_synthetic_die_they_draw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(data, "SYNTHETIC_SHARE", 1.0)
+    drawn: list[tuple[float, float]] = []
+    real_draw = data.draw_die
+
+    def spy(image: np.ndarray, x: float, y: float, box: float, pips: int, rng: object) -> None:
+        drawn.append((x, y))
+        real_draw(image, x, y, box, pips, rng)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(data, "draw_die", spy)
+    photo = data.Photo("plain", np.full((400, 400, 3), 200, np.uint8), np.zeros((0, 4), np.float32))
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        drawn.clear()
+        _, heat, regr = data.locator_sample(photo, rng)
+        inside = [(x, y) for x, y in drawn if 0 <= x < 128 and 0 <= y < 128]
+        assert inside, "no synthetic die in the window"
+        for x, y in inside:
+            cell = int(round(y / data.STRIDE - 0.5)), int(round(x / data.STRIDE - 0.5))
+            cell = min(cell[0], 31), min(cell[1], 31)
+            assert heat[cell] == 1.0 and regr[3][cell] == 1.0
+        assert int((heat == 1.0).sum()) == len(inside)

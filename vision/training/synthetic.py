@@ -1,0 +1,131 @@
+"""Synthetic dice drawn into the dev set's own photographs: more dice than 1063 to learn from.
+
+The dev set shows some forty dice of one maker's sets. Other tables bring other dice:
+other body colours, pip sizes and spacings, sharper or rounder corners, marbled or
+translucent bodies, engraved or printed pips. Each synthetic die draws all of these at
+random, anti-aliased, into a real photograph (its table, light and neighbours), before the
+same photometric augmentation as the real dice. No other photographs are used.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+
+import cv2
+import numpy as np
+
+from vision.render import PIP_LAYOUT, rounded_square
+
+# Drawn this many times finer, then shrunk by area: anti-aliased edges and pips.
+_SUPERSAMPLE = 2
+
+
+def _colour(rng: np.random.Generator, value: tuple[float, float]) -> np.ndarray:
+    """A random BGR colour (0..255) of a brightness in ``value``, often strongly coloured."""
+    hue = rng.uniform(0, 1)
+    saturation = rng.uniform(0, 0.25) if rng.random() < 0.35 else rng.uniform(0.45, 1.0)
+    r, g, b = colorsys.hsv_to_rgb(hue, saturation, rng.uniform(*value))
+    return np.array([b, g, r], np.float32) * 255
+
+
+def _body_and_pips(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Body and pip colours: light body with dark pips or dark with light, now and then a
+    colour on a colour of little contrast (dark red pips on black, gold on yellow)."""
+    if rng.random() < 0.5:
+        body, pips = _colour(rng, (0.55, 1.0)), _colour(rng, (0.0, 0.45))
+    else:
+        body, pips = _colour(rng, (0.0, 0.5)), _colour(rng, (0.6, 1.0))
+    if rng.random() < 0.12:
+        contrast = rng.uniform(0.4, 0.7) if rng.random() < 0.5 else rng.uniform(1.4, 2.0)
+        pips = np.clip(body * contrast + rng.normal(0, 20, 3), 0, 255)
+    return body.astype(np.float32), pips.astype(np.float32)
+
+
+def side_in_box(box: float, angle: float) -> float:
+    """The side of a die turned by ``angle`` degrees whose labelled box measures ``box``.
+
+    The dev set's boxes are upright around turned dice, and the locator learned their size
+    (the root of the box's area): a die turned 45 degrees has a side of box / 1.41.
+    """
+    turn = math.radians(angle)
+    return box / (abs(math.cos(turn)) + abs(math.sin(turn)))
+
+
+def draw_die(
+    image: np.ndarray,
+    cx: float,
+    cy: float,
+    box: float,
+    pips: int,
+    rng: np.random.Generator,
+) -> None:
+    """Draw a random-looking die showing ``pips`` into a float32 image, centred at (cx, cy),
+    turned at random, its upright box ``box`` pixels across as the labels measure dice."""
+    angle = float(rng.uniform(0, 360))
+    side = side_in_box(box, angle)
+    h, w = image.shape[:2]
+    half = int(side * 0.8) + 2
+    x0, y0 = int(cx) - half, int(cy) - half
+    x1, y1 = x0 + 2 * half + 1, y0 + 2 * half + 1
+    fx0, fy0, fx1, fy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if fx0 >= fx1 or fy0 >= fy1:
+        return
+    k = _SUPERSAMPLE
+    size = (2 * half + 1) * k
+    lx, ly, big = (cx - x0 + 0.5) * k - 0.5, (cy - y0 + 0.5) * k - 0.5, side * k
+    mask = np.zeros((size, size), np.uint8)
+    outline = rounded_square(big, angle, lx, ly, corner=rng.uniform(0.06, 0.24))
+    cv2.fillPoly(mask, [outline], 255, cv2.LINE_8, 4)
+    body, pip_colour = _body_and_pips(rng)
+    # Edges that curve away from the camera: darker (or, lit from the side, lighter).
+    inside = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    bevel = big * rng.uniform(0.04, 0.16)
+    edge = rng.uniform(0.35, 1.25)
+    shade = edge + (1.0 - edge) * np.clip(inside / bevel, 0.0, 1.0)
+    colour = shade[:, :, None] * body[None, None, :]
+    if rng.random() < 0.2:
+        # Marbled: a second colour swirled through the body at low frequency.
+        swirl = cv2.resize(
+            rng.random((5, 5)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC
+        )
+        swirl = np.clip((swirl - 0.5) * rng.uniform(2, 5) + 0.5, 0, 1)[:, :, None]
+        colour = colour * (1 - swirl) + (shade[:, :, None] * _colour(rng, (0.2, 1.0))) * swirl
+    pip_mask = np.zeros((size, size), np.uint8)
+    spacing = big * rng.uniform(0.22, 0.31)
+    radius = big * rng.uniform(0.065, 0.115)
+    turn = math.radians(angle)
+    c, s = math.cos(turn), math.sin(turn)
+    for px, py in PIP_LAYOUT[pips]:
+        ox = px * spacing + rng.normal(0, 0.012 * big)
+        oy = py * spacing + rng.normal(0, 0.012 * big)
+        centre = (int((lx + ox * c - oy * s) * 16), int((ly + ox * s + oy * c) * 16))
+        cv2.circle(pip_mask, centre, int(radius * 16), 255, -1, cv2.LINE_8, 4)
+    pip_alpha = pip_mask.astype(np.float32)[:, :, None] / 255
+    if rng.random() < 0.4:
+        # Engraved pips: a dark rim where the hollow's wall is in shadow.
+        rim = cv2.dilate(pip_mask, np.ones((3, 3), np.uint8), iterations=max(1, k // 2))
+        rim_alpha = (rim.astype(np.float32)[:, :, None] / 255) * (1 - pip_alpha)
+        colour = colour * (1 - 0.5 * rim_alpha)
+    colour = colour * (1 - pip_alpha) + pip_colour[None, None, :] * pip_alpha
+    alpha = mask.astype(np.float32)[:, :, None] / 255
+    if rng.random() < 0.15:
+        # Translucent body: the table shows through it, the pips do not.
+        opacity = rng.uniform(0.45, 0.8)
+        alpha = alpha * (opacity + (1 - opacity) * pip_alpha)
+    out = (2 * half + 1, 2 * half + 1)
+    small = np.asarray(cv2.resize(colour, out, interpolation=cv2.INTER_AREA), np.float32)
+    cover = np.asarray(cv2.resize(alpha, out, interpolation=cv2.INTER_AREA), np.float32)[:, :, None]
+    sub = (slice(fy0 - y0, fy1 - y0), slice(fx0 - x0, fx1 - x0))
+    region = image[fy0:fy1, fx0:fx1]
+    region[:] = region * (1 - cover[sub]) + small[sub] * cover[sub]
+
+
+def shadow(image: np.ndarray, cx: float, cy: float, side: float, rng: np.random.Generator) -> None:
+    """A soft shadow beside where a die will stand (photographs from above have them)."""
+    h, w = image.shape[:2]
+    dx, dy = rng.normal(0, 0.12 * side, 2)
+    disc = np.zeros((h, w), np.float32)
+    cv2.circle(disc, (int(cx + dx), int(cy + dy)), int(0.6 * side), 1.0, -1, cv2.LINE_AA)
+    layer = np.asarray(cv2.GaussianBlur(disc, (0, 0), 0.15 * side + 0.5), np.float32)
+    image *= (1 - rng.uniform(0.2, 0.5) * layer)[:, :, None]
