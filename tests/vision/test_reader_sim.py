@@ -14,7 +14,8 @@ from vision.reader import Reading, read_dice
 from vision.simulate import Scene, render_dice
 
 COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
-# Cases the shipped reader does not pass yet (trained on light tables only; see the report).
+# Cases the shipped reader does not pass yet (black dice on the dark glass, some touching
+# pairs; see the README).
 NOT_YET = pytest.mark.xfail(strict=True, reason="reader not yet good enough on this render")
 
 
