@@ -46,25 +46,44 @@ Sample = TypeVar("Sample")
 def train_locator(photos: list[Photo], steps: int, seed: int, batch: int = 16) -> Any:
     """The die-centre heatmap net, trained on augmented windows of the photographs."""
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
     net = make_locator()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    net.train()
-    started = time.time()
-    for step, samples in enumerate(_batches(locator_sample, photos, batch, rng, steps)):
+
+    def loss(samples: list[Any]) -> Any:
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
         heat = torch.from_numpy(np.stack([s[1] for s in samples]))
         regr = torch.from_numpy(np.stack([s[2] for s in samples]))
         out = net(x)
-        loss = _focal(out[:, 0], heat) + _regression(out[:, 1:4], regr)
+        return _focal(out[:, 0], heat) + _regression(out[:, 1:4], regr)
+
+    rng = np.random.default_rng(seed)
+    batches = _batches(locator_sample, photos, batch, rng, steps)
+    return _fit("locator", net, loss, batches, steps, lr=3e-3, weight_decay=1e-4)
+
+
+def _fit(
+    name: str,
+    net: Any,
+    loss_of: Callable[[list[Any]], Any],
+    batches: Iterator[list[Any]],
+    steps: int,
+    lr: float,
+    weight_decay: float,
+) -> Any:
+    """Train ``net`` on ``steps`` batches (AdamW, one-cycle learning rate), logging the loss."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    net.train()
+    started = time.time()
+    for step, samples in enumerate(batches):
+        loss = loss_of(samples)
         opt.zero_grad()
         loss.backward()
         opt.step()
         sched.step()
         if step % 200 == 0 or step == steps - 1:
             logger.info(
-                "locator step %d/%d loss %.4f (%.0f s)",
+                "%s step %d/%d loss %.4f (%.0f s)",
+                name,
                 step,
                 steps,
                 loss.item(),
@@ -111,29 +130,16 @@ def _regression(out: Any, target: Any) -> Any:
 def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 168) -> Any:
     """The crop classifier (1..6 pips, not a die), trained on augmented crops."""
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed + 1)
     net = make_face_reader()
-    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
-    net.train()
-    started = time.time()
-    for step, samples in enumerate(_batches(face_sample, photos, batch, rng, steps)):
+
+    def loss(samples: list[Any]) -> Any:
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
         y = torch.tensor([s[1] for s in samples])
-        loss = F.cross_entropy(net(x), y, label_smoothing=0.02)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if step % 200 == 0 or step == steps - 1:
-            logger.info(
-                "face step %d/%d loss %.4f (%.0f s)",
-                step,
-                steps,
-                loss.item(),
-                time.time() - started,
-            )
-    return net.eval()
+        return F.cross_entropy(net(x), y, label_smoothing=0.02)
+
+    rng = np.random.default_rng(seed + 1)
+    batches = _batches(face_sample, photos, batch, rng, steps)
+    return _fit("face", net, loss, batches, steps, lr=4e-3, weight_decay=5e-4)
 
 
 def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
