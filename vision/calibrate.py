@@ -1,7 +1,8 @@
 """``dudo calibrate``: measure the table and write it to the TOML config.
 
 From a photograph of the empty glass (``--empty``, or taken now from ``--source``): its
-brightness, checked neither too dark nor burnt out, and kept as a reference picture. From a
+brightness, checked neither too dark nor burnt out, and kept as a reference picture; and its
+marks, places the reader takes for doubtful dice, never counted as dice (``[vision] marks``). From a
 photograph with dice on the glass (``--dice``, or taken from the source after a prompt):
 the die size in pixels, for ``[vision] die_size``. ``--seats N``: N equal seat zones
 around the centre of the picture, seat 1 at the bottom, then clockwise in the picture. A
@@ -103,10 +104,15 @@ def calibrate(
         camera = dataclasses.replace(camera, width=width, height=height)
 
     reader = config_from_dict(vision, source=str(path))
-    if empty_frame is not None:
-        camera = _check_empty(empty_frame, empty or "the empty glass", camera, path, reader, lines)
     # Only the tables this run measured are rewritten: the others keep their text.
     tables: dict[str, dict[str, object]] = {}
+    if empty_frame is not None:
+        camera, marks = _check_empty(
+            empty_frame, empty or "the empty glass", camera, path, reader, lines
+        )
+        vision["marks"] = [[x, y] for x, y in marks]
+        reader = dataclasses.replace(reader, marks=marks)
+        tables["vision"] = vision
     if dice_frame is not None:
         unsized = dataclasses.replace(reader, die_size=None)
         vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", unsized, lines)
@@ -202,8 +208,12 @@ def _check_empty(
     path: Path,
     reader: ReaderConfig,
     lines: list[str],
-) -> CameraSettings:
-    """The empty glass must be lit, not burnt out, and empty."""
+) -> tuple[CameraSettings, tuple[tuple[float, float], ...]]:
+    """The empty glass must be lit, not burnt out, and empty; its marks.
+
+    A mark is a place the reader takes for a die, but not a sure one (a scratch, a sticker, a
+    screw head): from now on nothing there is counted as a die. A sure die is an error.
+    """
     from vision.reader import read_dice
 
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -219,14 +229,22 @@ def _check_empty(
             f"{name}: {burnt:.0%} of the picture is burnt out (pure white): "
             "dim the light or shorten the exposure"
         )
-    seen = read_dice(frame, reader, view="below")
-    if seen.total:
-        where = ", ".join(f"({d.x}, {d.y})" for d in seen.dice[:5])
+    seen = read_dice(frame, dataclasses.replace(reader, marks=()), view="below")
+    sure = [d for d in seen.dice if d.confidence >= reader.doubt_threshold]
+    if sure:
+        where = ", ".join(f"({d.x}, {d.y})" for d in sure[:5])
         raise CalibrationError(
-            f"{name}: the empty glass shows {seen.total} dice at {where}: clear the glass"
+            f"{name}: the empty glass shows {len(sure)} dice at {where}: clear the glass"
         )
     lines.append(f"empty glass: {_size(frame)}, median grey {brightness:.0f}, no dice seen")
-    return dataclasses.replace(camera, empty=f"{path.stem}-empty.png", brightness=brightness)
+    marks = tuple((float(d.x), float(d.y)) for d in seen.dice)
+    if marks:
+        where = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in marks)
+        lines.append(
+            f"marks on the glass a die could be taken for, never counted as dice: {where}"
+        )
+    camera = dataclasses.replace(camera, empty=f"{path.stem}-empty.png", brightness=brightness)
+    return camera, marks
 
 
 def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:

@@ -18,6 +18,9 @@ class ReaderConfig:
     ``model_path``: the face classifier (ONNX); None uses the model shipped in the package.
     ``detector_path``: the die locator (ONNX); None uses the model shipped in the package.
     ``min_detection``: score below which a candidate die is not a die at all.
+    ``marks``: places (x, y in pixels of the frame) where the empty glass shows something
+    the reader could take for a die (a scratch, a sticker, a screw head), found by
+    ``dudo calibrate``: nothing there is counted as a die.
     """
 
     die_size: float | None = None
@@ -25,6 +28,7 @@ class ReaderConfig:
     model_path: str | None = None
     detector_path: str | None = None
     min_detection: float = 0.35
+    marks: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.die_size is not None and not 8 <= self.die_size <= 1000:
@@ -69,9 +73,18 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
     values: dict[str, object] = {}
     for name, value in table.items():
         if name in ("die_size", "doubt_threshold", "min_detection"):
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if not _is_number(value):
                 raise ValueError(f"{source}: [vision] {name} = {value!r}: must be a number")
-            values[name] = float(value)
+            values[name] = float(value)  # type: ignore[arg-type]
+        elif name == "marks":
+            if not isinstance(value, list) or not all(
+                isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m)
+                for m in value
+            ):
+                raise ValueError(
+                    f"{source}: [vision] marks = {value!r}: must be a list of [x, y] points"
+                )
+            values[name] = tuple((float(x), float(y)) for x, y in value)
         else:
             if not isinstance(value, str):
                 raise ValueError(f"{source}: [vision] {name} = {value!r}: must be a path string")
@@ -80,3 +93,7 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
         return ReaderConfig(**values)  # type: ignore[arg-type]
     except ValueError as err:
         raise ValueError(f"{source}: {err}") from None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 
@@ -51,7 +52,11 @@ def read_dice(
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
 
-    candidates = [c for c in locate_dice(image, config, nets) if c.score >= config.min_detection]
+    candidates = [
+        c
+        for c in locate_dice(image, config, nets)
+        if c.score >= config.min_detection and not _on_a_mark(c.x, c.y, c.size, config.marks)
+    ]
     t = _lap(ms, "locate", t)
 
     sizes = [c.size for c in candidates if c.score >= 0.5]
@@ -140,6 +145,11 @@ def _as_bgr(image: object) -> np.ndarray:
     if channels != 3:
         raise UnreadableImage(f"frame with {channels} channels: expected 1, 3 or 4")
     return image
+
+
+def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float], ...]) -> bool:
+    """Whether a candidate is centred on one of the empty glass's marks (within half a die)."""
+    return any(math.hypot(x - mx, y - my) <= 0.5 * size for mx, my in marks)
 
 
 def _lap(ms: dict[str, float], stage: str, since: float) -> float:
