@@ -148,8 +148,9 @@ def _as_bgr(image: object) -> np.ndarray:
 
 
 def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float], ...]) -> bool:
-    """Whether a candidate is centred on one of the empty glass's marks (within half a die)."""
-    return any(math.hypot(x - mx, y - my) <= 0.5 * size for mx, my in marks)
+    """Whether a candidate is centred on one of the empty glass's marks (within a third of a
+    die: the camera is fixed, so a mark is seen where it was; a die lying on it is not)."""
+    return any(math.hypot(x - mx, y - my) <= 0.3 * size for mx, my in marks)
 
 
 def _lap(ms: dict[str, float], stage: str, since: float) -> float:
