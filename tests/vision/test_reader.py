@@ -182,6 +182,8 @@ def test_the_scan_json_has_every_field_of_the_contract() -> None:
         ("[vision]\ndie_size = 2\n", "die_size 2.0: must be 8..1000"),
         ("[vision]\ndoubt_threshold = 1.5\n", "doubt_threshold 1.5"),
         ("[vision]\nspeed = 3\n", "unknown key.*speed"),
+        ("[vision]\nmarks = [[1, 2, 3]]\n", r"marks = \[\[1, 2, 3\]\]: must be a list of \[x, y\]"),
+        ("[vision]\nmarks = [1, 2]\n", "marks = .*must be a list of"),
         ("[vision\n", "not valid TOML"),
     ],
 )
@@ -196,6 +198,11 @@ def test_a_bad_vision_config_names_the_key_and_file(
 
 def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
-    path.write_text("[camera]\nsource = 'sim'\n[vision]\ndie_size = 64\ndoubt_threshold = 0.9\n")
-    assert load_config(path) == ReaderConfig(die_size=64.0, doubt_threshold=0.9)
+    path.write_text(
+        "[camera]\nsource = 'sim'\n[vision]\ndie_size = 64\ndoubt_threshold = 0.9\n"
+        "marks = [[10, 20.5]]\n"
+    )
+    assert load_config(path) == ReaderConfig(
+        die_size=64.0, doubt_threshold=0.9, marks=((10.0, 20.5),)
+    )
     assert config_from_dict({}) == ReaderConfig() == load_config(None)
