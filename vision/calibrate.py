@@ -1,12 +1,13 @@
 """``dudo calibrate``: measure the table and write it to the TOML config.
 
 From a photograph of the empty glass (``--empty``, or taken now from ``--source``): its
-brightness, checked neither too dark nor burnt out, and kept as a reference picture; and its
-marks, places the reader takes for doubtful dice, never counted as dice (``[vision] marks``). From a
-photograph with dice on the glass (``--dice``, or taken from the source after a prompt):
-the die size in pixels, for ``[vision] die_size``. ``--seats N``: N equal seat zones
-around the centre of the picture, seat 1 at the bottom, then clockwise in the picture. A
-Picamera2 source also has its automatic exposure and white balance read and locked.
+brightness, checked neither too dark nor burnt out, and kept as a reference picture; and
+its marks, places the reader takes for doubtful dice, from then on never counted as dice
+(``[vision] marks``). From a photograph with dice on the glass (``--dice``, or taken from
+the source after a prompt): the die size in pixels, for ``[vision] die_size``.
+``--seats N``: N equal seat zones around the centre of the picture, seat 1 at the bottom,
+then clockwise in the picture. A Picamera2 source also has its automatic exposure and white
+balance read and locked.
 
 Nothing is written unless every step succeeded; other tables of the config are kept.
 """
