@@ -226,20 +226,16 @@ def test_a_dice_picture_without_dice_is_refused(
 
 
 def test_marks_on_the_empty_glass_are_never_counted_as_dice(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    table_without_dice: Callable[[str], np.ndarray],
 ) -> None:
     # The dev set's tray has a speck the reader takes for a doubtful die. Calibrated once
     # from the empty tray (a photograph with its one die painted over by the tray's colour),
     # the speck is a mark, and later photographs of the tray show only their dice.
     dev = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
-    empty_tray = load_image(dev / "images" / "IMG_20191208_112600.jpg")
-    for lab in load_labels(dev / "labels" / "IMG_20191208_112600.txt", 640, 640, "above"):
-        r, x, y = int(lab.size * 0.8), int(lab.x), int(lab.y)
-        empty_tray[y - r : y + r, x - r : x + r] = np.median(
-            empty_tray[y + r : y + 2 * r, x - r : x + r], axis=(0, 1)
-        )
     empty = tmp_path / "empty.png"
-    cv2.imwrite(str(empty), empty_tray)
+    cv2.imwrite(str(empty), table_without_dice("IMG_20191208_112600"))
     config = tmp_path / "dudo.toml"
     assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 0
     assert "marks on the glass" in capsys.readouterr().out
