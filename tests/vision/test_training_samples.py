@@ -40,10 +40,16 @@ def test_locator_windows_mark_every_synthetic_die_they_draw(
     monkeypatch.setattr(data, "SYNTHETIC_SHARE", 1.0)
     drawn: list[tuple[float, float]] = []
     real_draw = data.draw_die
+    touching = 0
 
-    def spy(image: np.ndarray, x: float, y: float, box: float, pips: int, rng: object) -> None:
+    def spy(
+        image: np.ndarray, x: float, y: float, box: float, pips: int, rng: object, angle: float
+    ) -> None:
+        nonlocal touching
+        # Dice pushed together: nearer than lone dice are ever drawn (1.05 boxes).
+        touching += any(np.hypot(x - px, y - py) < 1.05 * box for px, py in drawn)
         drawn.append((x, y))
-        real_draw(image, x, y, box, pips, rng)  # type: ignore[arg-type]
+        real_draw(image, x, y, box, pips, rng, angle)  # type: ignore[arg-type]
 
     monkeypatch.setattr(data, "draw_die", spy)
     photo = data.Photo("plain", np.full((400, 400, 3), 200, np.uint8), np.zeros((0, 4), np.float32))
@@ -58,3 +64,4 @@ def test_locator_windows_mark_every_synthetic_die_they_draw(
             cell = min(cell[0], 31), min(cell[1], 31)
             assert heat[cell] == 1.0 and regr[3][cell] == 1.0
         assert int((heat == 1.0).sum()) == len(inside)
+    assert touching, "no synthetic dice drawn touching"

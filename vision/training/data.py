@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
-from vision.training.synthetic import draw_die, shadow
+from vision.training.synthetic import draw_die, shadow, side_in_box
 
 # The share of training samples that are synthetic dice drawn into a photograph.
 SYNTHETIC_SHARE = 0.2
@@ -210,19 +210,31 @@ def _with_synthetic_dice(
     box: float,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
-    """The window with a few synthetic dice drawn where no die is, alone or touching."""
+    """The window with a few synthetic dice drawn where no die is: alone, or in a row of
+    two or three pushed together face to face (turned alike, touching or nearly)."""
     out = window.astype(np.float32)
     placed = list(placed)
-    side = window.shape[0]
-    for _ in range(int(rng.integers(1, 9))):
+    width = window.shape[0]
+    for _ in range(int(rng.integers(1, 7))):
         size = box * math.exp(rng.normal(0, 0.05))
-        x, y = rng.uniform(0, side, 2)
-        if any(math.hypot(x - px, y - py) < 1.05 * max(size, s) for px, py, s in placed):
+        angle = float(rng.uniform(0, 360))
+        step = side_in_box(size, angle) * rng.uniform(1.0, 1.1)
+        turn = math.radians(angle + 90 * int(rng.integers(4)))
+        row = 1 if rng.random() < 0.5 else int(rng.integers(2, 4))
+        x, y = rng.uniform(0, width, 2)
+        dx, dy = step * math.cos(turn), step * math.sin(turn)
+        centres = [(x + k * dx, y + k * dy) for k in range(row)]
+        if any(
+            math.hypot(cx - px, cy - py) < 1.05 * max(size, s)
+            for cx, cy in centres
+            for px, py, s in placed
+        ):
             continue
-        if rng.random() < 0.3:
-            shadow(out, x, y, size, rng)
-        draw_die(out, x, y, size, int(rng.integers(1, 7)), rng)
-        placed.append((x, y, size))
+        for cx, cy in centres:
+            if rng.random() < 0.3:
+                shadow(out, cx, cy, size, rng)
+            draw_die(out, cx, cy, size, int(rng.integers(1, 7)), rng, angle)
+            placed.append((cx, cy, size))
     return np.clip(out, 0, 255).astype(np.uint8), placed
 
 

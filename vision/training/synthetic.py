@@ -2,9 +2,10 @@
 
 The dev set shows some forty dice of one maker's sets. Other tables bring other dice:
 other body colours, pip sizes and spacings, sharper or rounder corners, marbled or
-translucent bodies, engraved or printed pips. Each synthetic die draws all of these at
-random, anti-aliased, into a real photograph (its table, light and neighbours), before the
-same photometric augmentation as the real dice. No other photographs are used.
+translucent bodies (the pips beneath showing faintly through), engraved or printed pips.
+Each synthetic die draws all of these at random, anti-aliased, into a real photograph (its
+table, light and neighbours), before the same photometric augmentation as the real dice.
+No other photographs are used.
 """
 
 from __future__ import annotations
@@ -59,10 +60,13 @@ def draw_die(
     box: float,
     pips: int,
     rng: np.random.Generator,
+    angle: float | None = None,
 ) -> None:
     """Draw a random-looking die showing ``pips`` into a float32 image, centred at (cx, cy),
-    turned at random, its upright box ``box`` pixels across as the labels measure dice."""
-    angle = float(rng.uniform(0, 360))
+    turned by ``angle`` degrees (at random if None), its upright box ``box`` pixels across
+    as the labels measure dice."""
+    if angle is None:
+        angle = float(rng.uniform(0, 360))
     side = side_in_box(box, angle)
     h, w = image.shape[:2]
     half = int(side * 0.8) + 2
@@ -107,9 +111,23 @@ def draw_die(
         rim = cv2.dilate(pip_mask, np.ones((3, 3), np.uint8), iterations=max(1, k // 2))
         rim_alpha = (rim.astype(np.float32)[:, :, None] / 255) * (1 - pip_alpha)
         colour = colour * (1 - 0.5 * rim_alpha)
+    translucent = rng.random() < 0.25
+    if translucent and rng.random() < 0.7:
+        # The pips of the face beneath (7 minus these, mirrored) show faintly through the
+        # body, a little off where the camera's slant puts them: pips not to be counted.
+        ghost = np.zeros((size, size), np.uint8)
+        shift = rng.normal(0, 0.08 * big, 2)
+        for px, py in PIP_LAYOUT[7 - pips]:
+            gx, gy = -px * spacing + shift[0], py * spacing + shift[1]
+            centre = (int((lx + gx * c - gy * s) * 16), int((ly + gx * s + gy * c) * 16))
+            cv2.circle(ghost, centre, int(radius * 1.1 * 16), 255, -1, cv2.LINE_8, 4)
+        blur = max(1.0, 0.04 * big)
+        ghost_alpha = cv2.GaussianBlur(ghost.astype(np.float32) / 255, (0, 0), blur)[:, :, None]
+        ghost_alpha *= rng.uniform(0.15, 0.45) * (1 - pip_alpha)
+        colour = colour * (1 - ghost_alpha) + pip_colour[None, None, :] * ghost_alpha
     colour = colour * (1 - pip_alpha) + pip_colour[None, None, :] * pip_alpha
     alpha = mask.astype(np.float32)[:, :, None] / 255
-    if rng.random() < 0.15:
+    if translucent:
         # Translucent body: the table shows through it, the pips do not.
         opacity = rng.uniform(0.45, 0.8)
         alpha = alpha * (opacity + (1 - opacity) * pip_alpha)

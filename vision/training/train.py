@@ -264,8 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--keep", type=Path, help="with --folds: keep each fold's models in DIR/fold-K"
     )
-    parser.add_argument("--locator-steps", type=int, default=1200)
-    parser.add_argument("--face-steps", type=int, default=3000)
+    parser.add_argument("--locator-steps", type=int, default=2000)
+    parser.add_argument("--face-steps", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
