@@ -122,8 +122,8 @@ def draw_die(
             centre = (int((lx + gx * c - gy * s) * 16), int((ly + gx * s + gy * c) * 16))
             cv2.circle(ghost, centre, int(radius * 1.1 * 16), 255, -1, cv2.LINE_8, 4)
         blur = max(1.0, 0.04 * big)
-        ghost_alpha = cv2.GaussianBlur(ghost.astype(np.float32) / 255, (0, 0), blur)[:, :, None]
-        ghost_alpha *= rng.uniform(0.15, 0.45) * (1 - pip_alpha)
+        faint = np.asarray(cv2.GaussianBlur(ghost.astype(np.float32) / 255, (0, 0), blur))
+        ghost_alpha = faint[:, :, None] * rng.uniform(0.15, 0.45) * (1 - pip_alpha)
         colour = colour * (1 - ghost_alpha) + pip_colour[None, None, :] * ghost_alpha
     colour = colour * (1 - pip_alpha) + pip_colour[None, None, :] * pip_alpha
     alpha = mask.astype(np.float32)[:, :, None] / 255
