@@ -52,14 +52,13 @@ def read_dice(
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
 
-    candidates = [
-        c
-        for c in locate_dice(image, config, nets)
-        if c.score >= config.min_detection and not _on_a_mark(c.x, c.y, c.size, config.marks)
-    ]
+    located = [c for c in locate_dice(image, config, nets) if c.score >= config.min_detection]
+    sizes = [c.size for c in located if c.score >= 0.5]
+    # A mark is judged by the size of a die on this table, not by its own (often small) size.
+    die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)
+    candidates = [c for c in located if not _on_a_mark(c.x, c.y, max(c.size, die_px), config.marks)]
     t = _lap(ms, "locate", t)
 
-    sizes = [c.size for c in candidates if c.score >= 0.5]
     shrink = 1.0
     if sizes and float(np.median(sizes)) > 1.5 * _FACE_SOURCE_DIE_PX:
         shrink = _FACE_SOURCE_DIE_PX / float(np.median(sizes))

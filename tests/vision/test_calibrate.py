@@ -235,13 +235,13 @@ def test_marks_on_the_empty_glass_are_never_counted_as_dice(
     # the speck is a mark, and later photographs of the tray show only their dice.
     dev = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
     empty = tmp_path / "empty.png"
-    cv2.imwrite(str(empty), table_without_dice("IMG_20191208_112600"))
+    cv2.imwrite(str(empty), table_without_dice("IMG_20191208_112127"))
     config = tmp_path / "dudo.toml"
     assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 0
     assert "marks on the glass" in capsys.readouterr().out
     marks = load_config(config).marks
     assert any(abs(x - 116) < 15 and abs(y - 343) < 15 for x, y in marks), marks
-    for name in ("IMG_20191208_112614", "IMG_20191208_112634", "IMG_20191208_112637"):
+    for name in ("IMG_20191208_112014", "IMG_20191208_112122", "IMG_20191208_112239"):
         photo = load_image(dev / "images" / f"{name}.jpg")
         labels = load_labels(dev / "labels" / f"{name}.txt", 640, 640, "above")
         with_marks = read_dice(photo, load_config(config), view="above")

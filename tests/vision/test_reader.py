@@ -16,8 +16,8 @@ from vision.reader import Reading, UnreadableImage, load_image, read_dice
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 # A fixed slice of the dev photographs, spread over the capture session (every 10th image).
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
-# The bar. The shipped reader does not reach it yet (about 96% of dice and 65-68% of
-# images exact held out): these checks stay, marked as expected failures, until it does.
+# The bar. The shipped reader does not reach it yet held out: the slice (which the
+# shipped models were trained on) is read die for die from above, not yet from below.
 BELOW_THE_BAR = pytest.mark.xfail(
     strict=True, reason="reader below the issue's bar (>=99% dice, >=95% images exact)"
 )
@@ -43,13 +43,12 @@ def test_a_slice_of_real_photographs_is_read_nearly_die_for_die(view: str) -> No
     scores = slice_scores(view)
     right = sum(s.right for s in scores)
     errors = [e for s in scores for e in s.errors]
-    assert right >= 0.95 * sum(s.dice for s in scores), errors
-    assert sum(s.exact for s in scores) >= 0.6 * len(scores), errors
+    assert right >= 0.97 * sum(s.dice for s in scores), errors
+    assert sum(s.exact for s in scores) >= 0.7 * len(scores), errors
     assert sum(s.confidently_wrong for s in scores) <= 2, errors
 
 
-@BELOW_THE_BAR
-@pytest.mark.parametrize("view", ["above", "below"])
+@pytest.mark.parametrize("view", ["above", pytest.param("below", marks=BELOW_THE_BAR)])
 def test_a_slice_of_real_photographs_is_read_die_for_die(view: str) -> None:
     scores = slice_scores(view)
     errors = [e for s in scores for e in s.errors]

@@ -14,8 +14,7 @@ from vision.reader import Reading, read_dice
 from vision.simulate import Scene, render_dice
 
 COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
-# Cases the shipped reader does not pass yet (black dice on the dark glass, some touching
-# pairs; see the README).
+# Cases the shipped reader does not pass yet (black dice on the dark glass; see the README).
 NOT_YET = pytest.mark.xfail(strict=True, reason="reader not yet good enough on this render")
 
 
@@ -56,9 +55,7 @@ def test_seen_from_above_the_face_is_the_pips() -> None:
     assert reading.counts == scene.counts, score(scene, reading).errors
 
 
-@pytest.mark.parametrize(
-    "seed", [pytest.param(seed, marks=NOT_YET) for seed in (1, 2, 3)]
-)
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_touching_dice_are_told_apart(seed: int) -> None:
     faces = faces_for(seed, 16)
     colours = ["red"] * 8 + ["white"] * 8
@@ -91,11 +88,10 @@ def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
         result = score(scene, read_dice(scene.image, view="below"))
         right, dice, exact = right + result.right, dice + result.dice, exact + result.exact
         errors += result.errors
-    assert right >= 0.92 * dice, errors
-    assert exact >= 9, errors
+    assert right >= 0.93 * dice, errors
+    assert exact >= 11, errors
 
 
-@NOT_YET
 def test_a_large_frame_of_thirty_dice_is_read() -> None:
     faces = faces_for(30, 30)
     colours = [COLOURS[i % len(COLOURS)] for i in range(30)]
