@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from pathlib import Path
 
@@ -108,3 +109,19 @@ def test_a_corrupt_photograph_in_the_folder_is_named(
     victim.write_bytes(b"garbage")
     assert main([str(small_folder)]) == 2
     assert victim.name in capsys.readouterr().err
+
+
+def test_the_simulator_score_prints_each_kind_it_is_asked_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from vision.simscore import main as simscore
+
+    assert simscore(["sim-table"]) == 0
+    line = capsys.readouterr().out.strip()
+    exact = re.fullmatch(r"sim-table: dice right \d+/300 = [\d.]+%, frames exact (\d+)/20", line)
+    assert exact, line
+    # Today's level on the --sim table's reveals (19 of 20).
+    assert int(exact.group(1)) >= 18, line
+    with pytest.raises(SystemExit):
+        simscore(["blak"])
+    assert "unknown kind 'blak'" in capsys.readouterr().err

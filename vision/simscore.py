@@ -1,0 +1,112 @@
+"""Score the reader on simulated frames under the glass: ``python -m vision.simscore``.
+
+The scenes are those of ``tests/vision/test_reader_sim.py`` over more seeds: mixed reveals,
+touching pairs, large frames of 30 dice, the ``--sim`` table of three players, and black
+dice on the dark glass. Prints, per kind, the dice read right and the frames read exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from vision.config import ReaderConfig, load_config
+from vision.evaluate import LabelledDie, score_image
+from vision.reader import read_dice
+from vision.simulate import Scene, SimulatedCamera, render_dice
+
+COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
+_TROUBLES: list[dict[str, object]] = [
+    {},
+    {"background": "light"},
+    {"background": "grey"},
+    {"exposure": 0.4},
+    {"motion_blur": 5.0},
+    {"translucent": True},
+]
+
+
+def mixed() -> Iterator[Scene]:
+    """24 reveals of 12 dice: every colour, dice 36-70 px, glass, light, blur, touching."""
+    for seed in range(24):
+        rng = np.random.default_rng(seed)
+        faces = [int(f) for f in rng.integers(1, 7, 12)]
+        colours = [COLOURS[(i + seed) % len(COLOURS)] for i in range(12)]
+        yield render_dice(faces, colours=colours, seed=seed, touching_pairs=3, width=960,
+                          height=720, die_size=float(rng.uniform(36, 70)),
+                          **_TROUBLES[seed % len(_TROUBLES)])  # type: ignore[arg-type]
+
+
+def touching() -> Iterator[Scene]:
+    """10 reveals of 8 touching pairs, red and white."""
+    for seed in range(1, 11):
+        faces = [int(f) for f in np.random.default_rng(seed).integers(1, 7, 16)]
+        yield render_dice(faces, colours=["red"] * 8 + ["white"] * 8, seed=seed, touching_pairs=8)
+
+
+def large() -> Iterator[Scene]:
+    """20 frames of 2028x1520 with 30 dice 64 px across, 5 touching pairs."""
+    for seed in range(1000, 1020):
+        faces = [int(f) for f in np.random.default_rng(seed).integers(1, 7, 30)]
+        colours = [COLOURS[i % len(COLOURS)] for i in range(30)]
+        yield render_dice(faces, colours=colours, seed=seed, touching_pairs=5, width=2028,
+                          height=1520, die_size=64)
+
+
+def sim_table() -> Iterator[Scene]:
+    """20 reveals of the ``dudo serve --sim`` camera: three players of five dice."""
+    for seed in range(20):
+        camera = SimulatedCamera(seed=seed)
+        rng = np.random.default_rng(seed)
+        camera.set_dice({p: [int(f) for f in rng.integers(1, 7, 5)] for p in ("ana", "ben", "cy")})
+        camera.capture()
+        assert camera.last_scene is not None
+        yield camera.last_scene
+
+
+def black() -> Iterator[Scene]:
+    """8 reveals of 12 black dice on the dark glass."""
+    for seed in range(8):
+        yield render_dice([1, 2, 3, 4, 5, 6] * 2, colours="black", seed=seed, width=960,
+                          height=720, die_size=48)
+
+
+KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
+    "mixed": mixed,
+    "touching": touching,
+    "large": large,
+    "sim-table": sim_table,
+    "black": black,
+}
+
+
+def score(kind: str, config: ReaderConfig) -> str:
+    """One line: the dice read right and the frames read exactly, for one kind of scene."""
+    right = dice = exact = frames = 0
+    for scene in KINDS[kind]():
+        labels = [LabelledDie(d.face, d.x, d.y, d.size) for d in scene.dice]
+        result = score_image(kind, labels, read_dice(scene.image, config, view="below"))
+        right, dice = right + result.right, dice + result.dice
+        exact, frames = exact + result.exact, frames + 1
+    return f"{kind}: dice right {right}/{dice} = {right / dice:.1%}, frames exact {exact}/{frames}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.simscore", description=__doc__)
+    parser.add_argument("--config", help="TOML config ([vision] model_path, detector_path)")
+    parser.add_argument("kinds", nargs="*", help=f"any of {', '.join(KINDS)} (default: all)")
+    args = parser.parse_args(argv)
+    unknown = [k for k in args.kinds if k not in KINDS]
+    if unknown:
+        parser.error(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
+    config = load_config(args.config)
+    for kind in args.kinds or KINDS:
+        print(score(kind, config), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
