@@ -231,7 +231,7 @@ def test_marks_on_the_empty_glass_are_never_counted_as_dice(
     table_without_dice: Callable[[str], np.ndarray],
 ) -> None:
     # The dev set's tray has a speck the reader takes for a doubtful die. Calibrated once
-    # from the empty tray (a photograph with its one die painted over by the tray's colour),
+    # from the empty tray (a photograph with its dice painted over by the tray's colour),
     # the speck is a mark, and later photographs of the tray show only their dice.
     dev = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
     empty = tmp_path / "empty.png"
