@@ -10,20 +10,22 @@ import numpy as np
 from vision.locate import Candidate
 from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 
-# A first reading at least this sure is not read a second time.
-_SURE = 0.98
+# A first reading at least this sure is not read again.
+_SURE = 0.9
 _BATCH = 4
-# The second reading also sees the die a little smaller: the locator's size is an estimate.
-_SECOND_ZOOM = 0.8
+# The other looks at a die not read surely: (zoom, quarter turns, mirrored). A die shows
+# the same pips turned or mirrored; two looks see it a little smaller, as the locator's size
+# is an estimate.
+_LOOKS = ((0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True))
 
 
 @dataclass(frozen=True)
 class FaceRead:
     """What the face reader made of one candidate.
 
-    ``pips``: most likely pips seen (1..6); ``probability``: its probability (both views
-    of the crop averaged when read twice); ``die_probability``: probability that it is a
-    die at all; ``agree``: the two views of the crop gave the same answer.
+    ``pips``: most likely pips seen (1..6); ``probability``: its probability (all looks
+    at the crop averaged when read again); ``die_probability``: probability that it is a
+    die at all; ``agree``: every look at the crop gave that answer.
     """
 
     pips: int
@@ -36,31 +38,29 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     """The face read for each candidate, in the candidates' order.
 
     Each die is cut out upright and scaled to the size the reader was trained on. A die
-    not read with near certainty is read a second time, turned a quarter, mirrored (a die
-    looks the same both ways) and seen a little smaller (the locator's size is an
-    estimate); the two readings are averaged, so that a doubtful die shows as doubtful.
+    not read with near certainty is read again in four other looks (``_LOOKS``: turned,
+    mirrored, seen a little smaller) and all five readings are averaged, so that one
+    unlucky look does not decide, and a die that stays doubtful shows as doubtful.
     """
     if not candidates:
         return []
-    cuts = [_cut(image, c) for c in candidates]
-    first = _probabilities(nets, [normalise(cut) for cut in cuts])
-    unsure = [i for i, p in enumerate(first) if p.max() < _SURE]
-    second = _probabilities(
-        nets,
-        [normalise(_turned(_cut(image, candidates[i], _SECOND_ZOOM))) for i in unsure],
-    )
-    again = dict(zip(unsure, second, strict=True))
+    readings = [[p] for p in _probabilities(nets, [normalise(_cut(image, c)) for c in candidates])]
+    unsure = [i for i, r in enumerate(readings) if r[0].max() < _SURE]
+    again = [(i, look) for i in unsure for look in _LOOKS]
+    looks = [_looked(_cut(image, candidates[i], zoom), turns, mirrored)
+             for i, (zoom, turns, mirrored) in again]
+    for (i, _), p in zip(again, _probabilities(nets, looks), strict=True):
+        readings[i].append(p)
     reads = []
-    for i, a in enumerate(first):
-        b = again.get(i, a)
-        mean = (a + b) / 2
+    for each in readings:
+        mean = np.mean(each, axis=0)
         best = int(np.argmax(mean[:NOT_A_DIE]))
         reads.append(
             FaceRead(
                 pips=best + 1,
                 probability=float(mean[best]),
                 die_probability=float(1.0 - mean[NOT_A_DIE]),
-                agree=int(np.argmax(a)) == int(np.argmax(b)),
+                agree=all(int(np.argmax(p)) == best for p in each),
             )
         )
     return reads
@@ -83,9 +83,10 @@ def _probabilities(nets: Nets, crops: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def _turned(crop: np.ndarray) -> np.ndarray:
-    """The crop turned a quarter and mirrored: the same die, seen another way."""
-    return np.ascontiguousarray(np.rot90(crop)[:, ::-1])
+def _looked(crop: np.ndarray, turns: int, mirrored: bool) -> np.ndarray:
+    """The crop turned by quarters and mirrored, normalised: the same die, seen another way."""
+    turned = np.rot90(crop, turns)
+    return normalise(np.ascontiguousarray(turned[:, ::-1] if mirrored else turned))
 
 
 def _cut(image: np.ndarray, c: Candidate, zoom: float = 1.0) -> np.ndarray:

@@ -79,8 +79,8 @@ def read_dice(
 
     dice = []
     for (c, _, f), colour in zip(kept, colours, strict=True):
-        # Honest confidence: the face's probability, lowered when the two views of the
-        # crop disagree or the locator itself was unsure that this is a die.
+        # Honest confidence: the face's probability, lowered when the looks at the crop
+        # disagree or the locator itself was unsure that this is a die.
         confidence = f.probability * min(1.0, c.score / 0.6)
         if not f.agree:
             confidence = min(confidence, 0.5)

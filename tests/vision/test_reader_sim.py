@@ -11,7 +11,7 @@ import pytest
 
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import Reading, read_dice
-from vision.simscore import COLOURS, mixed
+from vision.simscore import COLOURS, large, mixed
 from vision.simulate import Scene, render_dice
 
 # Cases the shipped reader does not pass yet (black dice on the dark glass; see the README).
@@ -78,13 +78,17 @@ def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
     assert exact >= 11, errors
 
 
-def test_a_large_frame_of_thirty_dice_is_read() -> None:
-    faces = faces_for(30, 30)
-    colours = [COLOURS[i % len(COLOURS)] for i in range(30)]
-    scene = render_dice(faces, colours=colours, seed=30, touching_pairs=5, width=2028,
-                        height=1520, die_size=64)
-    reading = read_dice(scene.image, view="below")
-    assert reading.counts == scene.counts, score(scene, reading).errors
+def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
+    # Today's level over the 20 frames of 2028x1520 (the camera's half-resolution still),
+    # 30 dice each, some touching: 590/600 dice and 14 frames exact.
+    right = dice = exact = 0
+    errors: list[str] = []
+    for scene in large():
+        result = score(scene, read_dice(scene.image, view="below"))
+        right, dice, exact = right + result.right, dice + result.dice, exact + result.exact
+        errors += result.errors
+    assert right >= 0.975 * dice, errors
+    assert exact >= 12, errors
 
 
 @pytest.mark.parametrize(

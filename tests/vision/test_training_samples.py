@@ -65,3 +65,24 @@ def test_locator_windows_mark_every_synthetic_die_they_draw(
             assert heat[cell] == 1.0 and regr[3][cell] == 1.0
         assert int((heat == 1.0).sum()) == len(inside)
     assert touching, "no synthetic dice drawn touching"
+
+
+def test_some_synthetic_dice_are_of_the_tables_own_colour() -> None:
+    # A black die on dark glass, a green die on green felt: it shows only by its pips and
+    # edges, and the reader must learn to see it. About a tenth of synthetic dice are such;
+    # a body of another colour matches a felt's colour this closely by chance in about 2%.
+    felt = np.array([30.0, 110.0, 50.0], np.float32)
+    rng = np.random.default_rng(11)
+    like_the_table = 0
+    for _ in range(300):
+        image = np.empty((80, 80, 3), np.float32)
+        image[:] = felt
+        draw_die(image, 40.0, 40.0, 40.0, 1, rng, angle=0.0)
+        ring = np.concatenate([image[27:34, 27:53], image[46:53, 27:53]]).reshape(-1, 3)
+        body = np.median(ring, axis=0)
+        pip = image[38:43, 38:43].reshape(-1, 3).mean(axis=0)
+        same_hue = float(body @ felt) / float(np.linalg.norm(body) * np.linalg.norm(felt)) > 0.99
+        brightness = float(np.linalg.norm(body) / np.linalg.norm(felt))
+        seen_pip = float(np.abs(pip - body).max()) > 60
+        like_the_table += same_hue and 0.5 < brightness < 1.2 and seen_pip
+    assert 15 <= like_the_table <= 90

@@ -30,9 +30,15 @@ def _colour(rng: np.random.Generator, value: tuple[float, float]) -> np.ndarray:
     return np.array([b, g, r], np.float32) * 255
 
 
-def _body_and_pips(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _body_and_pips(rng: np.random.Generator, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Body and pip colours: light body with dark pips or dark with light, now and then a
-    colour on a colour of little contrast (dark red pips on black, gold on yellow)."""
+    colour on a colour of little contrast (dark red pips on black, gold on yellow), or a
+    body of the table's own colour (``table``, BGR), seen only by its pips and edges (a
+    black die on dark glass, a white die on a white table)."""
+    if rng.random() < 0.1:
+        body = np.clip(table * rng.uniform(0.6, 1.1) + rng.normal(0, 6, 3), 0, 255)
+        value = (0.0, 0.4) if float(body.mean()) > 110 else (0.65, 1.0)
+        return body.astype(np.float32), _colour(rng, value)
     if rng.random() < 0.5:
         body, pips = _colour(rng, (0.55, 1.0)), _colour(rng, (0.0, 0.45))
     else:
@@ -81,7 +87,8 @@ def draw_die(
     mask = np.zeros((size, size), np.uint8)
     outline = rounded_square(big, angle, lx, ly, corner=rng.uniform(0.06, 0.24))
     cv2.fillPoly(mask, [outline], 255, cv2.LINE_8, 4)
-    body, pip_colour = _body_and_pips(rng)
+    table = image[fy0:fy1, fx0:fx1].reshape(-1, image.shape[2]).mean(axis=0)
+    body, pip_colour = _body_and_pips(rng, table)
     # Edges that curve away from the camera: darker (or, lit from the side, lighter).
     inside = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
     bevel = big * rng.uniform(0.04, 0.16)

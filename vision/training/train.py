@@ -176,13 +176,15 @@ def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
     return mined
 
 
-def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tuple[Any, Any]:
-    """The locator, then the face reader trained with the locator's decoys as negatives.
-
-    Every photograph is also given once on a darkened table (``on_a_dark_table``).
-    """
+def with_dark_tables(photos: list[Photo], seed: int) -> list[Photo]:
+    """Every photograph, and once more on a darkened table (``on_a_dark_table``)."""
     rng = np.random.default_rng(seed + 2)
-    photos = photos + [on_a_dark_table(p, rng) for p in photos]
+    return photos + [on_a_dark_table(p, rng) for p in photos]
+
+
+def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tuple[Any, Any]:
+    """The locator, then the face reader trained with the locator's decoys as negatives."""
+    photos = with_dark_tables(photos, seed)
     locator = train_locator(photos, args.locator_steps, seed)
     photos = mine_decoys(photos, locator, make_face_reader().eval())
     return locator, train_face_reader(photos, args.face_steps, seed)
@@ -190,6 +192,21 @@ def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tupl
 
 def export(locator: Any, face: Any, out_dir: Path) -> None:
     """Write both nets as ONNX files the reader loads with cv2.dnn."""
+    export_locator(locator, out_dir)
+    with torch.no_grad():
+        torch.onnx.export(
+            face,
+            torch.zeros(1, 3, CROP_PX, CROP_PX),
+            str(out_dir / FACE_FILE),
+            input_names=["crops"],
+            output_names=["logits"],
+            dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+            dynamo=False,
+        )
+
+
+def export_locator(locator: Any, out_dir: Path) -> None:
+    """Write the locator as an ONNX file the reader loads with cv2.dnn."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
@@ -199,15 +216,6 @@ def export(locator: Any, face: Any, out_dir: Path) -> None:
             input_names=["image"],
             output_names=["maps"],
             dynamic_axes={"image": {2: "height", 3: "width"}},
-            dynamo=False,
-        )
-        torch.onnx.export(
-            face,
-            torch.zeros(1, 3, CROP_PX, CROP_PX),
-            str(out_dir / FACE_FILE),
-            input_names=["crops"],
-            output_names=["logits"],
-            dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
             dynamo=False,
         )
 
@@ -229,10 +237,9 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
         logger.info(
             "fold %d/%d: %d training images, %d held out", k + 1, args.folds, len(train), len(names)
         )
-        locator, face = train_both(train, args, args.seed + k)
         with tempfile.TemporaryDirectory() as tmp:
             out = args.keep / f"fold-{k + 1}" if args.keep else Path(tmp)
-            export(locator, face, out)
+            train_and_export(train, args, args.seed + k, out)
             config = ReaderConfig(
                 model_path=str(out / FACE_FILE), detector_path=str(out / LOCATOR_FILE)
             )
@@ -251,6 +258,20 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
     return 0
 
 
+def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, out: Path) -> None:
+    """Train what ``--train`` names and write it to ``out`` (a locator alone is written
+    beside the face reader kept there)."""
+    if args.train == "locator":
+        photos = with_dark_tables(photos, seed)
+        export_locator(train_locator(photos, args.locator_steps, seed), out)
+        written: tuple[str, ...] = (LOCATOR_FILE,)
+    else:
+        export(*train_both(photos, args, seed), out)
+        written = (LOCATOR_FILE, FACE_FILE)
+    for name in written:
+        logger.info("wrote %s (%.0f kB)", out / name, (out / name).stat().st_size / 1000)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.train",
@@ -263,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fold", type=int, default=0, help="with --folds: run only fold K")
     parser.add_argument(
         "--keep", type=Path, help="with --folds: keep each fold's models in DIR/fold-K"
+    )
+    parser.add_argument(
+        "--train",
+        choices=("all", "locator"),
+        default="all",
+        help="all: the locator and the face reader; locator: only the locator, beside the "
+        "face reader already in --out (with --folds: in each --keep DIR/fold-K)",
     )
     parser.add_argument("--locator-steps", type=int, default=2000)
     parser.add_argument("--face-steps", type=int, default=5000)
@@ -280,12 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 2 <= args.folds <= len(photos):
             print(f"--folds {args.folds}: must be 2..{len(photos)}", file=sys.stderr)
             return 2
+        if args.train != "all" and not args.keep:
+            print(f"--train {args.train} with --folds: needs --keep DIR", file=sys.stderr)
+            return 2
         return cross_validate(args.data, photos, args)
-    locator, face = train_both(photos, args, args.seed)
-    export(locator, face, args.out)
-    for name in (LOCATOR_FILE, FACE_FILE):
-        size = (args.out / name).stat().st_size
-        logger.info("wrote %s (%.0f kB)", args.out / name, size / 1000)
+    train_and_export(photos, args, args.seed, args.out)
     return 0
 
 
