@@ -77,9 +77,16 @@ def _pass(image: np.ndarray, scale: float, nets: Nets) -> list[Candidate]:
 
 
 def _suppress_overlaps(found: list[Candidate]) -> list[Candidate]:
-    """Keep the strongest of candidates closer than half a die: one die, one candidate."""
+    """Keep the strongest of candidates closer than half a die: one die, one candidate.
+
+    Half a die of this photograph (the median size of its sure candidates) at most: the
+    sizes of two dice pushed together come out too large, and would hide one of them.
+    """
+    sure = [c.size for c in found if c.score >= 0.5]
+    die = float(np.median(sure)) if sure else math.inf
     kept: list[Candidate] = []
     for c in found:
-        if all(math.hypot(c.x - k.x, c.y - k.y) > 0.5 * max(c.size, k.size) for k in kept):
+        if all(math.hypot(c.x - k.x, c.y - k.y) > 0.5 * min(max(c.size, k.size), die)
+               for k in kept):
             kept.append(c)
     return kept

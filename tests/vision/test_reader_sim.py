@@ -11,7 +11,7 @@ import pytest
 
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import Reading, read_dice
-from vision.simscore import COLOURS, large, mixed
+from vision.simscore import COLOURS, large, mixed, touching
 from vision.simulate import Scene, render_dice
 
 # Cases the shipped reader does not pass yet (black dice on the dark glass; see the README).
@@ -63,6 +63,20 @@ def test_touching_dice_are_told_apart(seed: int) -> None:
     reading = read_dice(scene.image, view="below")
     assert reading.total == 16, score(scene, reading).errors
     assert reading.counts == scene.counts, score(scene, reading).errors
+
+
+def test_touching_pairs_are_told_apart_nearly_always() -> None:
+    # Today's level over simscore's 10 frames of 8 touching pairs: 159/160 dice, 9 frames
+    # exact. (Two dice pushed together come out of the locator too large and too close: only
+    # half a die of the photograph's own size keeps them apart.)
+    right = dice = exact = 0
+    errors: list[str] = []
+    for scene in touching():
+        result = score(scene, read_dice(scene.image, view="below"))
+        right, dice, exact = right + result.right, dice + result.dice, exact + result.exact
+        errors += result.errors
+    assert right >= 0.98 * dice, errors
+    assert exact >= 8, errors
 
 
 def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
