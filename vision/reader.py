@@ -25,6 +25,10 @@ _FACE_SOURCE_DIE_PX = 40.0
 # the dice then fall short of those the referee expects.
 _MIN_DIE_PROBABILITY = 0.5
 _MIN_CONFIDENCE = 0.3
+# The dice of one table are of one size: a die's face is cut out at the size the locator
+# gave it, but within a fifth of the table's die size. Two dice pushed together come out of
+# the locator too large, and a dark die on a dark table too small (only its pips are seen).
+_SIZE_BAND = (0.8, 1.2)
 
 
 def read_dice(
@@ -65,7 +69,10 @@ def read_dice(
         source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     else:
         source = image
-    scaled = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
+    scaled = [
+        Candidate(c.x * shrink, c.y * shrink, _in_band(c.size, die_px) * shrink, c.score)
+        for c in candidates
+    ]
     faces = read_faces(source, scaled, nets)
     t = _lap(ms, "read", t)
 
@@ -150,6 +157,13 @@ def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float]
     """Whether a candidate is centred on one of the empty glass's marks (within a third of a
     die: the camera is fixed, so a mark is seen where it was; a die lying on it is not)."""
     return any(math.hypot(x - mx, y - my) <= 0.3 * size for mx, my in marks)
+
+
+def _in_band(size: float, die_px: float) -> float:
+    """A candidate's size brought within ``_SIZE_BAND`` of the table's die size (if known)."""
+    if not die_px:
+        return size
+    return min(max(size, _SIZE_BAND[0] * die_px), _SIZE_BAND[1] * die_px)
 
 
 def _lap(ms: dict[str, float], stage: str, since: float) -> float:

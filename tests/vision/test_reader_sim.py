@@ -81,15 +81,16 @@ def test_touching_pairs_are_told_apart_nearly_always() -> None:
 
 def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
     # Today's level over 24 mixed reveals (colours, sizes, glass, light, blur, translucent
-    # dice, touching pairs), so that no change makes the reader worse unnoticed.
+    # dice, touching pairs; 283/288 dice, 13 exact), so that no change makes the reader
+    # worse unnoticed.
     right = dice = exact = 0
     errors: list[str] = []
     for scene in mixed():
         result = score(scene, read_dice(scene.image, view="below"))
         right, dice, exact = right + result.right, dice + result.dice, exact + result.exact
         errors += result.errors
-    assert right >= 0.93 * dice, errors
-    assert exact >= 11, errors
+    assert right >= 0.97 * dice, errors
+    assert exact >= 12, errors
 
 
 def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
