@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -83,15 +84,36 @@ KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
 }
 
 
-def score(kind: str, config: ReaderConfig) -> str:
-    """One line: the dice read right and the frames read exactly, for one kind of scene."""
-    right = dice = exact = frames = 0
+@dataclass
+class Tally:
+    """The reader's figures over one kind of scene: dice and frames right, and the errors."""
+
+    right: int = 0
+    dice: int = 0
+    exact: int = 0
+    frames: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def tally(kind: str, config: ReaderConfig | None = None) -> Tally:
+    """Read every scene of one kind from below and count what was read right."""
+    out = Tally()
     for scene in KINDS[kind]():
         labels = [LabelledDie(d.face, d.x, d.y, d.size) for d in scene.dice]
         result = score_image(kind, labels, read_dice(scene.image, config, view="below"))
-        right, dice = right + result.right, dice + result.dice
-        exact, frames = exact + result.exact, frames + 1
-    return f"{kind}: dice right {right}/{dice} = {right / dice:.1%}, frames exact {exact}/{frames}"
+        out.right, out.dice = out.right + result.right, out.dice + result.dice
+        out.exact, out.frames = out.exact + result.exact, out.frames + 1
+        out.errors += result.errors
+    return out
+
+
+def score(kind: str, config: ReaderConfig) -> str:
+    """One line: the dice read right and the frames read exactly, for one kind of scene."""
+    t = tally(kind, config)
+    return (
+        f"{kind}: dice right {t.right}/{t.dice} = {t.right / t.dice:.1%}, "
+        f"frames exact {t.exact}/{t.frames}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
