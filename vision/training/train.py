@@ -142,7 +142,7 @@ def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 1
     return _fit("face", net, loss, batches, steps, lr=4e-3, weight_decay=5e-4)
 
 
-def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
+def mine_decoys(photos: list[Photo], locator_file: Path) -> list[Photo]:
     """The photographs with the places the trained locator mistakes for dice (its decoys).
 
     The face reader then learns these as "not a die": hard-negative mining.
@@ -151,11 +151,14 @@ def mine_decoys(photos: list[Photo], locator: Any, face: Any) -> list[Photo]:
     from vision.locate import locate_dice
     from vision.nets import load_nets
 
+    if not locator_file.is_file():
+        raise FileNotFoundError(f"no locator to mine decoys with: {locator_file}")
     mined = []
     with tempfile.TemporaryDirectory() as tmp:
-        export(locator, face, Path(tmp))
+        # Only the locator runs here; an untrained face reader completes the pair.
+        export_face(make_face_reader().eval(), Path(tmp))
         config = ReaderConfig(
-            model_path=str(Path(tmp) / FACE_FILE), detector_path=str(Path(tmp) / LOCATOR_FILE)
+            model_path=str(Path(tmp) / FACE_FILE), detector_path=str(locator_file)
         )
         nets = load_nets(config)
         for photo in photos:
@@ -182,17 +185,9 @@ def with_dark_tables(photos: list[Photo], seed: int) -> list[Photo]:
     return photos + [on_a_dark_table(p, rng) for p in photos]
 
 
-def train_both(photos: list[Photo], args: argparse.Namespace, seed: int) -> tuple[Any, Any]:
-    """The locator, then the face reader trained with the locator's decoys as negatives."""
-    photos = with_dark_tables(photos, seed)
-    locator = train_locator(photos, args.locator_steps, seed)
-    photos = mine_decoys(photos, locator, make_face_reader().eval())
-    return locator, train_face_reader(photos, args.face_steps, seed)
-
-
-def export(locator: Any, face: Any, out_dir: Path) -> None:
-    """Write both nets as ONNX files the reader loads with cv2.dnn."""
-    export_locator(locator, out_dir)
+def export_face(face: Any, out_dir: Path) -> None:
+    """Write the face reader as an ONNX file the reader loads with cv2.dnn."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
             face,
@@ -259,15 +254,20 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
 
 
 def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, out: Path) -> None:
-    """Train what ``--train`` names and write it to ``out`` (a locator alone is written
-    beside the face reader kept there)."""
-    if args.train == "locator":
-        photos = with_dark_tables(photos, seed)
+    """Train what ``--train`` names and write it to ``out``.
+
+    The locator comes first; the face reader then learns the places that locator (the one
+    in ``out``, just trained or kept) mistakes for dice as "not a die".
+    """
+    photos = with_dark_tables(photos, seed)
+    written = []
+    if args.train in ("all", "locator"):
         export_locator(train_locator(photos, args.locator_steps, seed), out)
-        written: tuple[str, ...] = (LOCATOR_FILE,)
-    else:
-        export(*train_both(photos, args, seed), out)
-        written = (LOCATOR_FILE, FACE_FILE)
+        written.append(LOCATOR_FILE)
+    if args.train in ("all", "face"):
+        photos = mine_decoys(photos, out / LOCATOR_FILE)
+        export_face(train_face_reader(photos, args.face_steps, seed), out)
+        written.append(FACE_FILE)
     for name in written:
         logger.info("wrote %s (%.0f kB)", out / name, (out / name).stat().st_size / 1000)
 
@@ -287,10 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--train",
-        choices=("all", "locator"),
+        choices=("all", "locator", "face"),
         default="all",
-        help="all: the locator and the face reader; locator: only the locator, beside the "
-        "face reader already in --out (with --folds: in each --keep DIR/fold-K)",
+        help="all: the locator, then the face reader; locator or face: only that one, beside "
+        "the other already in --out (with --folds: in each --keep DIR/fold-K)",
     )
     parser.add_argument("--locator-steps", type=int, default=2000)
     parser.add_argument("--face-steps", type=int, default=5000)
