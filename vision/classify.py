@@ -11,7 +11,7 @@ from vision.locate import Candidate
 from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 
 # A first reading at least this sure is not read again.
-_SURE = 0.9
+SURE = 0.9
 _BATCH = 4
 # The other looks at a die not read surely: (zoom, quarter turns, mirrored). A die shows
 # the same pips turned or mirrored; two looks see it a little smaller, as the locator's size
@@ -45,10 +45,12 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     if not candidates:
         return []
     readings = [[p] for p in _probabilities(nets, [normalise(_cut(image, c)) for c in candidates])]
-    unsure = [i for i, r in enumerate(readings) if r[0].max() < _SURE]
+    unsure = [i for i, r in enumerate(readings) if r[0].max() < SURE]
     again = [(i, look) for i in unsure for look in _LOOKS]
-    looks = [_looked(_cut(image, candidates[i], zoom), turns, mirrored)
-             for i, (zoom, turns, mirrored) in again]
+    looks = [
+        _looked(_cut(image, candidates[i], zoom), turns, mirrored)
+        for i, (zoom, turns, mirrored) in again
+    ]
     for (i, _), p in zip(again, _probabilities(nets, looks), strict=True):
         readings[i].append(p)
     reads = []

@@ -5,12 +5,17 @@ from __future__ import annotations
 import logging
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.config import ReaderConfig
 from vision.reading import VIEWS, Die, Reading, UnreadableImage
+
+if TYPE_CHECKING:
+    from vision.locate import Candidate
 
 __all__ = ["Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
 
@@ -44,6 +49,7 @@ def read_dice(
 
     from vision.classify import read_faces
     from vision.colour import name_colours
+    from vision.join import join_split_dice
     from vision.locate import Candidate, locate_dice
     from vision.nets import load_nets
 
@@ -69,23 +75,21 @@ def read_dice(
         source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     else:
         source = image
-    scaled = [
-        Candidate(c.x * shrink, c.y * shrink, _in_band(c.size, die_px) * shrink, c.score)
-        for c in candidates
-    ]
-    faces = read_faces(source, scaled, nets)
+    seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
+    faces = read_faces(source, [_in_band(c, die_px * shrink) for c in seen], nets)
+    seen, faces = join_split_dice(source, seen, faces, nets)
     t = _lap(ms, "read", t)
 
     kept = [
-        (c, s, f)
-        for c, s, f in zip(candidates, scaled, faces, strict=True)
+        (c, f)
+        for c, f in zip(seen, faces, strict=True)
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
-    colours = name_colours(source, [s for _, s, _ in kept])
+    colours = name_colours(source, [_in_band(c, die_px * shrink) for c, _ in kept])
     t = _lap(ms, "colour", t)
 
     dice = []
-    for (c, _, f), colour in zip(kept, colours, strict=True):
+    for (c, f), colour in zip(kept, colours, strict=True):
         # Honest confidence: the face's probability, lowered when the looks at the crop
         # disagree or the locator itself was unsure that this is a die.
         confidence = f.probability * min(1.0, c.score / 0.6)
@@ -97,9 +101,9 @@ def read_dice(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,
                 pips=f.pips,
-                x=int(round(c.x)),
-                y=int(round(c.y)),
-                size=int(round(c.size)),
+                x=int(round(c.x / shrink)),
+                y=int(round(c.y / shrink)),
+                size=int(round(c.size / shrink)),
                 confidence=round(confidence, 4),
                 colour=colour,
             )
@@ -159,11 +163,12 @@ def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float]
     return any(math.hypot(x - mx, y - my) <= 0.3 * size for mx, my in marks)
 
 
-def _in_band(size: float, die_px: float) -> float:
-    """A candidate's size brought within ``_SIZE_BAND`` of the table's die size (if known)."""
+def _in_band(c: Candidate, die_px: float) -> Candidate:
+    """The candidate with its size brought within ``_SIZE_BAND`` of the table's die size
+    (if known)."""
     if not die_px:
-        return size
-    return min(max(size, _SIZE_BAND[0] * die_px), _SIZE_BAND[1] * die_px)
+        return c
+    return replace(c, size=min(max(c.size, _SIZE_BAND[0] * die_px), _SIZE_BAND[1] * die_px))
 
 
 def _lap(ms: dict[str, float], stage: str, since: float) -> float:

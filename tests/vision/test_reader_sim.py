@@ -75,10 +75,28 @@ def test_touching_pairs_are_told_apart_nearly_always() -> None:
 
 def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
     # Today's level over 24 mixed reveals (colours, sizes, glass, light, blur, translucent
-    # dice, touching pairs; 283/288 dice, 13 exact), so that no change makes the reader
+    # dice, touching pairs; 284/288 dice, 19 exact), so that no change makes the reader
     # worse unnoticed.
     t = tally("mixed")
-    assert t.right >= 0.97 * t.dice and t.exact >= 12, t.errors
+    assert t.right >= 0.97 * t.dice and t.exact >= 17, t.errors
+
+
+def test_a_black_die_seen_only_by_its_pips_is_read_as_one_die() -> None:
+    # simscore's first black frame: the 5 at (515, 240) shows two white pips on a black body
+    # on the dark glass, and the locator takes each pip for a small die of its own.
+    scene = render_dice([1, 2, 3, 4, 5, 6] * 2, colours="black", seed=0, width=960,
+                        height=720, die_size=48)
+    truth = next(d for d in scene.dice if abs(d.x - 515) < 5 and abs(d.y - 240) < 5)
+    reading = read_dice(scene.image, view="below")
+    there = [d for d in reading.dice if np.hypot(d.x - truth.x, d.y - truth.y) < truth.size]
+    assert [d.face for d in there] == [5], there
+
+
+def test_black_dice_on_the_dark_glass_are_read_nearly_die_for_die() -> None:
+    # Today's level over simscore's 8 frames of 12 black dice: 94/96 dice, 4 frames exact
+    # (a 3 seen as one pip-sized piece with two of its pips is read wrong, flagged).
+    t = tally("black")
+    assert t.right >= 0.95 * t.dice and t.exact >= 3, t.errors
 
 
 def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:

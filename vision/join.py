@@ -1,0 +1,84 @@
+"""Stage 2b: join a die the locator split into its pips, as one die read whole.
+
+A black die on the dark glass shows only its pips: the locator may take each pip of a 2 or
+a 3 for a small die of its own. Such fragments are smaller than the table's dice and closer
+together than two dice can lie. Read as one die, cut out at the table's die size around
+their middle, they are read more surely than any of them alone; two real dice never are.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.classify import SURE, FaceRead, read_faces
+from vision.locate import Candidate
+from vision.nets import Nets
+
+# A fragment is smaller than this share of the table's die size...
+_SMALL = 0.8
+# ...and nearer than this share of it to another fragment (two dice lie a die apart).
+_NEAR = 0.75
+
+
+def join_split_dice(
+    image: np.ndarray, candidates: list[Candidate], faces: list[FaceRead], nets: Nets
+) -> tuple[list[Candidate], list[FaceRead]]:
+    """The candidates and their faces, with each group of fragments of one die made one die.
+
+    The table's die size is the median size of the dice read surely. A group is joined only
+    when the whole die is read as a die, and more surely than each fragment was.
+    """
+    sure = [
+        c.size
+        for c, f in zip(candidates, faces, strict=True)
+        if f.probability >= SURE and f.agree and f.die_probability >= 0.5
+    ]
+    if not sure:
+        return candidates, faces
+    die = float(np.median(sure))
+    joined: dict[int, tuple[Candidate, FaceRead]] = {}
+    gone: set[int] = set()
+    for group in _fragments(candidates, faces, die):
+        whole = Candidate(
+            float(np.mean([candidates[i].x for i in group])),
+            float(np.mean([candidates[i].y for i in group])),
+            die,
+            max(candidates[i].score for i in group),
+        )
+        read = read_faces(image, [whole], nets)[0]
+        if read.die_probability >= 0.5 and read.probability > max(
+            faces[i].probability for i in group
+        ):
+            joined[group[0]] = (whole, read)
+            gone.update(group[1:])
+    kept = [
+        joined.get(i, pair)
+        for i, pair in enumerate(zip(candidates, faces, strict=True))
+        if i not in gone
+    ]
+    return [c for c, _ in kept], [f for _, f in kept]
+
+
+def _fragments(candidates: list[Candidate], faces: list[FaceRead], die: float) -> list[list[int]]:
+    """Groups of two or more small candidates, each near another of its group."""
+    small = [
+        i
+        for i, (c, f) in enumerate(zip(candidates, faces, strict=True))
+        if c.size < _SMALL * die and f.die_probability >= 0.5
+    ]
+    groups: list[list[int]] = []
+    for i in small:
+        near = [
+            g
+            for g in groups
+            if any(
+                math.hypot(candidates[i].x - candidates[j].x, candidates[i].y - candidates[j].y)
+                < _NEAR * die
+                for j in g
+            )
+        ]
+        merged = [i] + [j for g in near for j in g]
+        groups = [g for g in groups if g not in near] + [sorted(merged)]
+    return [g for g in groups if len(g) > 1]
