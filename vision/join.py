@@ -3,7 +3,7 @@
 A black die on the dark glass shows only its pips: the locator may take each pip of a 2 or
 a 3 for a small die of its own. Such fragments are smaller than the table's dice and closer
 together than two dice can lie. Read as one die, cut out at the table's die size around
-their middle, they are read more surely than any of them alone; two real dice never are.
+their middle, they are read more surely than any of them alone.
 """
 
 from __future__ import annotations
