@@ -64,9 +64,7 @@ def read_dice(
 
     located = [c for c in locate_dice(image, config, nets) if c.score >= config.min_detection]
     sizes = [c.size for c in located if c.score >= 0.5]
-    # A mark is judged by the size of a die on this table, not by its own (often small) size.
     die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)
-    candidates = [c for c in located if not _on_a_mark(c.x, c.y, max(c.size, die_px), config.marks)]
     t = _lap(ms, "locate", t)
 
     shrink = 1.0
@@ -75,7 +73,7 @@ def read_dice(
         source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     else:
         source = image
-    seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
+    seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in located]
     faces = read_faces(source, [_in_band(c, die_px * shrink) for c in seen], nets)
     seen, faces = join_split_dice(source, seen, faces, nets)
     t = _lap(ms, "read", t)
@@ -97,13 +95,20 @@ def read_dice(
             confidence = min(confidence, 0.5)
         if confidence < _MIN_CONFIDENCE:
             continue
+        x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
+        # A mark is judged by the size of a die on this table, not by its own (often small)
+        # size; a die read surely there is a die lying on the mark.
+        if confidence < config.doubt_threshold and _on_a_mark(
+            x, y, max(size, die_px), config.marks
+        ):
+            continue
         dice.append(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,
                 pips=f.pips,
-                x=int(round(c.x / shrink)),
-                y=int(round(c.y / shrink)),
-                size=int(round(c.size / shrink)),
+                x=int(round(x)),
+                y=int(round(y)),
+                size=int(round(size)),
                 confidence=round(confidence, 4),
                 colour=colour,
             )
@@ -158,9 +163,9 @@ def _as_bgr(image: object) -> np.ndarray:
 
 
 def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float], ...]) -> bool:
-    """Whether a candidate is centred on one of the empty glass's marks (within a third of a
-    die: the camera is fixed, so a mark is seen where it was; a die lying on it is not)."""
-    return any(math.hypot(x - mx, y - my) <= 0.3 * size for mx, my in marks)
+    """Whether a candidate is centred on one of the empty glass's marks (within half a die:
+    the camera is fixed, so a mark is seen where it was, give or take the locator's centre)."""
+    return any(math.hypot(x - mx, y - my) <= 0.5 * size for mx, my in marks)
 
 
 def _in_band(c: Candidate, die_px: float) -> Candidate:

@@ -293,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the other already in --out (with --folds: in each --keep DIR/fold-K)",
     )
     parser.add_argument("--locator-steps", type=int, default=2000)
-    parser.add_argument("--face-steps", type=int, default=5000)
+    parser.add_argument("--face-steps", type=int, default=7500)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
