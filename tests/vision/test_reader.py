@@ -231,3 +231,14 @@ def test_a_broken_model_file_is_named(tmp_path: Path) -> None:
     broken.write_bytes(b"not an onnx model")
     with pytest.raises(ValueError, match=f"{broken} cannot be loaded"):
         read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(model_path=str(broken)))
+
+
+def test_a_die_read_surely_on_a_mark_of_the_glass_still_counts() -> None:
+    # A mark is a place the empty glass showed something doubtful; a die lying on it, read
+    # surely, is a die (only doubtful readings there are taken for the mark).
+    photo = load_image(DEV_SLICE[0])
+    reading = read_dice(photo, view="above")
+    sure = [d for d in reading.dice if d.confidence >= 0.95]
+    assert len(sure) >= 5
+    marked = ReaderConfig(marks=tuple((d.x + 3.0, d.y - 2.0) for d in sure))
+    assert read_dice(photo, marked, view="above").dice == reading.dice
