@@ -5,6 +5,7 @@ The folder is in the dev set's format: ``images/NAME.jpg`` and ``labels/NAME.txt
 photograph is mirrored and its labels become 7 - x, as a camera under the glass sees them.
 Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
 on the ace and the median time per image; ``--csv`` writes one row per image with its error.
+``--degrade NAME`` first changes every photograph as another camera would (``vision.degrade``).
 """
 
 from __future__ import annotations
@@ -188,10 +189,15 @@ def evaluate_folder(
     view: str = "above",
     config: ReaderConfig | None = None,
     names: Sequence[str] | None = None,
+    degradation: str | None = None,
 ) -> Summary:
-    """Read every labelled image of a folder (or only ``names``) and score each one."""
+    """Read every labelled image of a folder (or only ``names``) and score each one.
+
+    ``degradation``: each photograph is first changed so (see ``vision.degrade``).
+    """
     import cv2
 
+    from vision.degrade import degrade
     from vision.reader import load_image, read_dice
 
     config = config or ReaderConfig()
@@ -206,6 +212,8 @@ def evaluate_folder(
         image = load_image(path)
         if view == "below":
             image = np.ascontiguousarray(cv2.flip(image, 1))
+        if degradation:
+            image = degrade(image, degradation)
         label_path = root / "labels" / (path.stem + ".txt")
         if not label_path.is_file():
             raise ValueError(f"{path.name}: no label file {label_path}")
@@ -253,23 +261,33 @@ def write_csv(summary: Summary, out: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from vision.degrade import DEGRADATIONS
+
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__)
     parser.add_argument("folder", type=Path, metavar="DIR")
     parser.add_argument("--view", choices=["above", "below"], default="above")
     parser.add_argument("--csv", type=Path, metavar="OUT", help="one row per image")
     parser.add_argument("--config", metavar="FILE", help="TOML config ([vision] table)")
+    parser.add_argument(
+        "--degrade",
+        metavar="NAME",
+        choices=DEGRADATIONS,
+        help="change every photograph first, as another camera would: "
+        + "; ".join(f"{name}: {what}" for name, (what, _) in DEGRADATIONS.items()),
+    )
     args = parser.parse_args(argv)
     import cv2
 
     cv2.setNumThreads(1)
     try:
         config = load_config(args.config)
-        summary = evaluate_folder(args.folder, args.view, config)
+        summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade)
     except (ValueError, OSError) as err:  # UnreadableImage is a ValueError
         kind = "unreadable image" if isinstance(err, UnreadableImage) else "error"
         print(f"evaluate: {kind}: {err}", file=sys.stderr)
         return 2
-    print("\n".join(summary.lines(f"{args.folder} (view {args.view})")))
+    degraded = f", degraded: {args.degrade}" if args.degrade else ""
+    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{degraded})")))
     if args.csv:
         write_csv(summary, args.csv)
         print(f"  per-image rows: {args.csv}")
