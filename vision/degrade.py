@@ -3,15 +3,19 @@
 ``python -m vision.evaluate DIR --degrade NAME`` scores the reader on a labelled folder with
 every photograph changed so: a stand-in for the cameras and tables the dev set lacks. Each
 change keeps the dice where they are, or scales the whole photograph (labels are relative to
-its size), so the labels still hold.
+its size), so the labels still hold. The table changes lift the labelled dice off the dev
+set's light tray (``cv2.grabCut`` from each label) and lay them on a wooden or cloth table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
+
+# Where the labels say the dice are: (x, y, size) in pixels.
+Dice = Sequence[tuple[float, float, float]]
 
 
 def _scaled(factor: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -42,9 +46,13 @@ def _jpeg(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
 
 
+def _seeded(image: np.ndarray) -> np.random.Generator:
+    """Random numbers seeded by the photograph itself: it is always degraded alike."""
+    return np.random.default_rng(int(image[::17, ::17].sum()))
+
+
 def _noise(image: np.ndarray) -> np.ndarray:
-    # Seeded by the photograph itself: the same photograph is always degraded alike.
-    rng = np.random.default_rng(int(image[::17, ::17].sum()))
+    rng = _seeded(image)
     noisy = image.astype(np.float32) + rng.normal(0.0, 12.0, image.shape)
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
@@ -53,22 +61,106 @@ def _swapped(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, ::-1])
 
 
-# name: (what it stands for, the change)
-DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
-    "small": ("dice 0.6 times as large (a camera further away)", _scaled(0.6)),
-    "large": ("dice 2.5 times as large (a closer or sharper camera)", _scaled(2.5)),
-    "dark": ("half the light", _gain(0.5)),
-    "bright": ("overexposed: 1.6 times the light, clipped", _gain(1.6)),
-    "grey": ("no colour (a monochrome or infrared camera)", _grey),
-    "blur": ("out of focus (Gaussian blur, sigma 1.5 px)", _blur),
-    "jpeg": ("JPEG at quality 25", _jpeg),
-    "noise": ("sensor noise (sigma 12 of 255)", _noise),
-    "swapped": ("red and blue swapped (other colours of dice and table)", _swapped),
+def _wood(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Wavy wooden grain of one of three stains, its rings about 2% of the photograph apart."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, np.pi)
+    along = xx * np.cos(angle) + yy * np.sin(angle)
+    across = yy * np.cos(angle) - xx * np.sin(angle)
+    wander = cv2.resize(
+        rng.normal(0, 1, (h // 40 + 2, w // 40 + 2)).astype(np.float32),
+        (w, h),
+        interpolation=cv2.INTER_CUBIC,
+    )
+    period = rng.uniform(9, 16) * max(h, w) / 640
+    grain = 0.5 + 0.5 * np.sin(2 * np.pi * (across / period + 0.8 * wander + 0.002 * along))
+    shade = 0.75 + 0.25 * grain + 0.03 * _speckle(h, w, rng, 0.7)
+    stains = ((45, 85, 140), (30, 60, 105), (70, 120, 170))
+    return np.array(stains[rng.integers(len(stains))], np.float32) * shade[:, :, None]
+
+
+def _cloth(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Felt of one of three colours (green, blue, red), with its fine fibres."""
+    colours = ((40, 110, 30), (100, 60, 20), (40, 40, 120))
+    shade = 1 + 0.12 * _speckle(h, w, rng, 0.8)
+    return np.array(colours[rng.integers(len(colours))], np.float32) * shade[:, :, None]
+
+
+def _speckle(h: int, w: int, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    return np.asarray(cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), sigma))
+
+
+def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray:
+    """The photograph's dice cut out of it and laid on ``table`` (an image of the same
+    size), lit as the tray around them was.
+
+    Each die is cut from the tray by GrabCut, started from where its label puts it: die
+    within a third of a die of its centre, maybe die out to 0.72 (a turned die's corners),
+    tray beyond.
+    """
+    h, w = image.shape[:2]
+    tray_seen = np.ones((h, w), np.float32)
+    for x, y, size in dice:
+        r = int(0.9 * size)
+        x0, y0 = max(int(x) - r, 0), max(int(y) - r, 0)
+        roi = np.ascontiguousarray(image[y0 : int(y) + r, x0 : int(x) + r])
+        if min(roi.shape[:2]) < 4:
+            continue
+        mask = np.full(roi.shape[:2], cv2.GC_BGD, np.uint8)
+        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.72 * size), cv2.GC_PR_FGD, -1)
+        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.3 * size), cv2.GC_FGD, -1)
+        tray_model, die_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+        cv2.grabCut(roi, mask, (0, 0, 1, 1), tray_model, die_model, 4, cv2.GC_INIT_WITH_MASK)
+        die = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
+        tray_seen[y0 : y0 + roi.shape[0], x0 : x0 + roi.shape[1]][die] = 0.0
+    tray_seen = np.asarray(cv2.GaussianBlur(tray_seen, (0, 0), 0.8), np.float32)[:, :, None]
+    # The tray's light and the dice's shadows on it, as a share of the bare tray's light.
+    size = float(np.median([s for _, _, s in dice])) if len(dice) else 0.06 * max(h, w)
+    k = int(1.6 * size) | 1
+    bare = cv2.morphologyEx(
+        image, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    bare = cv2.GaussianBlur(bare, (0, 0), 0.5 * size).astype(np.float32).mean(axis=2)
+    light = np.clip(image.mean(axis=2) / np.maximum(bare, 1.0), 0, 1.1)[:, :, None]
+    laid = tray_seen * table * light + (1 - tray_seen) * image
+    return np.clip(laid, 0, 255).astype(np.uint8)
+
+
+def _table(
+    texture: Callable[[int, int, np.random.Generator], np.ndarray],
+) -> Callable[[np.ndarray, Dice], np.ndarray]:
+    def lay(image: np.ndarray, dice: Dice) -> np.ndarray:
+        h, w = image.shape[:2]
+        return lay_on_table(image, dice, texture(h, w, _seeded(image)))
+
+    return lay
+
+
+def _photo(change: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, Dice], np.ndarray]:
+    """A change of the whole photograph, wherever the dice are."""
+    return lambda image, _dice: change(image)
+
+
+# name: (what it stands for, the change of a photograph with its labelled dice)
+DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = {
+    "small": ("dice 0.6 times as large (a camera further away)", _photo(_scaled(0.6))),
+    "large": ("dice 2.5 times as large (a closer or sharper camera)", _photo(_scaled(2.5))),
+    "dark": ("half the light", _photo(_gain(0.5))),
+    "bright": ("overexposed: 1.6 times the light, clipped", _photo(_gain(1.6))),
+    "grey": ("no colour (a monochrome or infrared camera)", _photo(_grey)),
+    "blur": ("out of focus (Gaussian blur, sigma 1.5 px)", _photo(_blur)),
+    "jpeg": ("JPEG at quality 25", _photo(_jpeg)),
+    "noise": ("sensor noise (sigma 12 of 255)", _photo(_noise)),
+    "swapped": ("red and blue swapped (other colours of dice and table)", _photo(_swapped)),
+    "wood": ("the dice on a wooden table (grain of one of three stains)", _table(_wood)),
+    "cloth": ("the dice on felt (green, blue or red)", _table(_cloth)),
 }
 
 
-def degrade(image: np.ndarray, name: str) -> np.ndarray:
-    """The photograph changed as ``name`` says; ValueError names the known changes."""
+def degrade(image: np.ndarray, name: str, dice: Dice = ()) -> np.ndarray:
+    """The photograph changed as ``name`` says; ``dice``, where the labels put the dice
+    (x, y, size in pixels), is needed by the table changes. ValueError names the known
+    changes."""
     if name not in DEGRADATIONS:
         raise ValueError(f"degradation {name!r}: must be one of {', '.join(DEGRADATIONS)}")
-    return DEGRADATIONS[name][1](image)
+    return DEGRADATIONS[name][1](image, dice)

@@ -5,7 +5,8 @@ The folder is in the dev set's format: ``images/NAME.jpg`` and ``labels/NAME.txt
 photograph is mirrored and its labels become 7 - x, as a camera under the glass sees them.
 Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
 on the ace and the median time per image; ``--csv`` writes one row per image with its error.
-``--degrade NAME`` first changes every photograph as another camera would (``vision.degrade``).
+``--degrade NAME`` first changes every photograph as another camera or table would
+(``vision.degrade``).
 """
 
 from __future__ import annotations
@@ -212,12 +213,14 @@ def evaluate_folder(
         image = load_image(path)
         if view == "below":
             image = np.ascontiguousarray(cv2.flip(image, 1))
-        if degradation:
-            image = degrade(image, degradation)
         label_path = root / "labels" / (path.stem + ".txt")
         if not label_path.is_file():
             raise ValueError(f"{path.name}: no label file {label_path}")
         labels = load_labels(label_path, image.shape[1], image.shape[0], view)
+        if degradation:
+            image = degrade(image, degradation, [(lab.x, lab.y, lab.size) for lab in labels])
+            # Relative to the photograph's size, the labels hold for a scaled one too.
+            labels = load_labels(label_path, image.shape[1], image.shape[0], view)
         scores.append(score_image(path.name, labels, read_dice(image, config, view)))
     return Summary(scores)
 

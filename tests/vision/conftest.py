@@ -1,4 +1,5 @@
-"""Shared by the reader's tests: a dev photograph's table with its dice painted over."""
+"""Shared by the reader's tests: a dev photograph's table with its dice painted over, and
+the check that dice laid on another table are the same dice."""
 
 from __future__ import annotations
 
@@ -29,3 +30,25 @@ def table_without_dice() -> Callable[[str], np.ndarray]:
         return image
 
     return paint
+
+
+@pytest.fixture
+def laid_on_another_table() -> Callable[..., np.ndarray]:
+    """``laid_on_another_table(photo, laid, dice)`` asserts that every die's middle in
+    ``laid`` is the photograph's own, and returns the mask of the table far from any die
+    (more than 1.5 dice away), for the caller to check what became of it."""
+
+    def check(
+        photo: np.ndarray, laid: np.ndarray, dice: list[tuple[float, float, float]]
+    ) -> np.ndarray:
+        far = np.ones(photo.shape[:2], bool)
+        for x, y, size in dice:
+            near = np.s_[max(int(y - 1.5 * size), 0) : int(y + 1.5 * size),
+                         max(int(x - 1.5 * size), 0) : int(x + 1.5 * size)]
+            far[near] = False
+            middle = np.s_[int(y - 0.15 * size) : int(y + 0.15 * size),
+                           int(x - 0.15 * size) : int(x + 0.15 * size)]
+            assert np.abs(laid[middle].astype(int) - photo[middle]).max() <= 2, (x, y)
+        return far
+
+    return check

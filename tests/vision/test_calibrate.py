@@ -266,7 +266,7 @@ def _a_sticker_the_reader_doubts(
     empty_tray: np.ndarray, at: tuple[int, int], dev: Path
 ) -> np.ndarray:
     """The first piece (the left part) of a die of a dev photograph that the reader, seeing
-    it stuck on the empty tray, takes for one doubtful die."""
+    it stuck on the empty tray, takes for one doubtful die there (and sees nothing else)."""
     photo = load_image(dev / "images" / "IMG_20191208_111304.jpg")
     for lab in load_labels(dev / "labels" / "IMG_20191208_111304.txt", 640, 640, "above"):
         half = int(lab.size) // 2 + 2
@@ -274,6 +274,11 @@ def _a_sticker_the_reader_doubts(
         for share in (0.4, 0.5, 0.6, 0.7):
             sticker = die[:, : int(2 * half * share)].copy()
             seen = read_dice(_stuck(empty_tray, sticker, at), view="above").dice
-            if len(seen) == 1 and seen[0].confidence < DEFAULT_DOUBT_THRESHOLD:
+            if (
+                len(seen) == 1
+                and seen[0].confidence < DEFAULT_DOUBT_THRESHOLD
+                and abs(seen[0].x - at[0]) < 20
+                and abs(seen[0].y - at[1]) < 20
+            ):
                 return sticker
     raise AssertionError("the reader takes no piece of a die for a doubtful die")

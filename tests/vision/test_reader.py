@@ -16,9 +16,9 @@ from vision.reader import Reading, UnreadableImage, load_image, read_dice
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 # A fixed slice of the dev photographs, spread over the capture session (every 10th image).
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
-# The bar. The shipped reader does not reach it yet, held out or on this slice
-# (which the shipped models were trained on): 2 to 4 errors in each view, one of them a
-# real die the labels leave out.
+# The bar. The shipped reader does not reach it held out; on this slice (which the
+# shipped models were trained on) it does from above (one error: a real die the labels
+# leave out), and from below not yet (that die, and the tray's speck read as a doubtful die).
 BELOW_THE_BAR = pytest.mark.xfail(
     strict=True, reason="reader below the issue's bar (>=99% dice, >=95% images exact)"
 )
@@ -49,8 +49,7 @@ def test_a_slice_of_real_photographs_is_read_nearly_die_for_die(view: str) -> No
     assert sum(s.confidently_wrong for s in scores) <= 2, errors
 
 
-@pytest.mark.parametrize("view", ["above", "below"])
-@BELOW_THE_BAR
+@pytest.mark.parametrize("view", ["above", pytest.param("below", marks=BELOW_THE_BAR)])
 def test_a_slice_of_real_photographs_is_read_die_for_die(view: str) -> None:
     scores = slice_scores(view)
     errors = [e for s in scores for e in s.errors]

@@ -7,12 +7,17 @@ so what the reader is taught is checked here on every run.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision.training import data
 from vision.training.synthetic import draw_die, side_in_box
+
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
 
 def test_a_turned_die_fills_its_upright_box() -> None:
@@ -86,3 +91,20 @@ def test_some_synthetic_dice_are_of_the_tables_own_colour() -> None:
         seen_pip = float(np.abs(pip - body).max()) > 60
         like_the_table += same_hue and 0.5 < brightness < 1.2 and seen_pip
     assert 15 <= like_the_table <= 90
+
+
+def test_a_patterned_table_keeps_every_die_and_replaces_the_tray(
+    laid_on_another_table: Callable[..., np.ndarray],
+) -> None:
+    photo = data.load_photos(DEV, ["IMG_20191208_111228.jpg"])[0]
+    dice = photo.dice[:, 1:4].tolist()
+    rng = np.random.default_rng(5)
+    tables = [data.on_a_patterned_table(photo, rng).image for _ in range(4)]
+    for table in tables:
+        far = laid_on_another_table(photo.image, table, dice)
+        # Not the light tray: another colour, or a pattern on it.
+        changed = np.abs(table[far].astype(int) - photo.image[far]).mean()
+        assert changed > 25 or table[far].std() > 2 * photo.image[far].std()
+    # Every table its own.
+    apart = [np.abs(a[far].astype(int) - b[far]).mean() for a, b in combinations(tables, 2)]
+    assert min(apart) > 10

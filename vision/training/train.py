@@ -32,6 +32,7 @@ from vision.training.data import (
     load_photos,
     locator_sample,
     on_a_dark_table,
+    on_a_patterned_table,
 )
 from vision.training.models import make_face_reader, make_locator
 
@@ -179,10 +180,12 @@ def mine_decoys(photos: list[Photo], locator_file: Path) -> list[Photo]:
     return mined
 
 
-def with_dark_tables(photos: list[Photo], seed: int) -> list[Photo]:
-    """Every photograph, and once more on a darkened table (``on_a_dark_table``)."""
+def with_other_tables(photos: list[Photo], seed: int) -> list[Photo]:
+    """Every photograph, once more on a darkened table (``on_a_dark_table``) and once more
+    on a patterned one (``on_a_patterned_table``)."""
     rng = np.random.default_rng(seed + 2)
-    return photos + [on_a_dark_table(p, rng) for p in photos]
+    dark = [on_a_dark_table(p, rng) for p in photos]
+    return photos + dark + [on_a_patterned_table(p, rng) for p in photos]
 
 
 def export_face(face: Any, out_dir: Path) -> None:
@@ -259,7 +262,7 @@ def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, o
     The locator comes first; the face reader then learns the places that locator (the one
     in ``out``, just trained or kept) mistakes for dice as "not a die".
     """
-    photos = with_dark_tables(photos, seed)
+    photos = with_other_tables(photos, seed)
     written = []
     if args.train in ("all", "locator"):
         export_locator(train_locator(photos, args.locator_steps, seed), out)
@@ -292,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="all: the locator, then the face reader; locator or face: only that one, beside "
         "the other already in --out (with --folds: in each --keep DIR/fold-K)",
     )
-    parser.add_argument("--locator-steps", type=int, default=2000)
+    parser.add_argument("--locator-steps", type=int, default=3000)
     parser.add_argument("--face-steps", type=int, default=7500)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
