@@ -23,9 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from vision.config import ReaderConfig, load_config
-from vision.reading import FACES, Reading, UnreadableImage
+from vision.reading import FACES, IMAGE_SUFFIXES, Reading, UnreadableImage
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 # A reading matches a labelled die when its centre is within this share of the die's size.
 MATCH_RADIUS = 0.5
 

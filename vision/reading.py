@@ -8,6 +8,8 @@ FACES = (1, 2, 3, 4, 5, 6)
 VIEWS = ("above", "below")
 # A die below this confidence is "doubtful": the page asks the players to confirm it.
 DEFAULT_DOUBT_THRESHOLD = 0.8
+# The photographs a folder may hold (what OpenCV decodes), for a folder source and evaluation.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
 class UnreadableImage(ValueError):

@@ -19,12 +19,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import CameraSettings
-from vision.reading import UnreadableImage
+from vision.reading import IMAGE_SUFFIXES, UnreadableImage
 from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
 class CameraUnavailable(RuntimeError):

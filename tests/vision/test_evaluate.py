@@ -185,3 +185,18 @@ def test_an_unknown_degradation_is_refused_with_the_known_ones(
     with pytest.raises(SystemExit):
         main([str(small_folder), "--degrade", "fog"])
     assert "invalid choice: 'fog'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".png", ".tif", ".webp"])
+def test_photographs_in_any_format_opencv_reads_are_scored(small_folder: Path, suffix: str) -> None:
+    import cv2
+
+    from vision.evaluate import evaluate_folder
+
+    first = sorted((small_folder / "images").glob("*.jpg"))[0]
+    cv2.imwrite(str(first.with_suffix(suffix)), cv2.imread(str(first)))
+    first.unlink()
+    summary = evaluate_folder(small_folder)
+    assert first.stem + suffix in [s.image for s in summary.images]
+    assert len(summary.images) == 3
+    assert sum(s.right for s in summary.images) >= 0.9 * sum(s.dice for s in summary.images)
