@@ -11,11 +11,18 @@ import numpy as np
 from vision.config import ReaderConfig
 from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 
-# The locator was trained on dice 9..30 px across; inside this narrower band one pass
-# is enough, outside it the photograph is scaled again to bring dice to DETECT_DIE_PX.
-_GOOD_BAND = (11.0, 24.0)
+# The locator was trained on dice 9..30 px across; seen up to 24 px one pass is enough,
+# larger the photograph is scaled again to bring the dice to DETECT_DIE_PX. Any speck far
+# smaller than that the locator takes for a die of at least 11-13 px, so dice seen smaller
+# than _TRUSTED_PX may be much smaller than they seem: the next pass looks closer.
+_TRUSTED_PX = 15.0
+_LARGEST_SEEN_PX = 24.0
+# The first pass: the photograph shrunk to 320 px, or to a quarter if that is larger (dice
+# 36 px across or more are then seen at 9 px at least).
 _FIRST_PASS_SIDE = 320
+_FIRST_PASS_SCALE = 0.2
 _MAX_SIDE = 1600
+_MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
 _MIN_HEAT = 0.15
 
@@ -33,30 +40,48 @@ class Candidate:
 def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Candidate]:
     """Every candidate die in a BGR photograph, strongest first.
 
-    The die size comes from the config, or is estimated by a first pass over the
-    photograph shrunk to ``_FIRST_PASS_SIDE`` pixels.
+    The die size comes from the config, or is found by passes over the photograph: the
+    first shrunk (``_FIRST_PASS_SIDE``, ``_FIRST_PASS_SCALE``), each next one at the scale
+    the last one calls for (``_next_scale``), so that a big frame of a wide table, its dice
+    a few pixels across at first, is read at the scale its dice need.
     """
     h, w = image.shape[:2]
+    largest = min(2.0, _MAX_SIDE / max(h, w))
     if config.die_size is not None:
-        return _pass(image, DETECT_DIE_PX / config.die_size, nets)
-    scale = min(1.0, _FIRST_PASS_SIDE / max(h, w))
-    found = _pass(image, scale, nets)
-    confident = [c.size for c in found if c.score >= 0.5]
-    if not confident and scale < 0.5:
-        # Nothing sure in a big frame: the dice may be too small to see at that scale.
-        scale *= 2
+        return _pass(image, min(DETECT_DIE_PX / config.die_size, largest), nets)
+    scale = min(1.0, max(_FIRST_PASS_SIDE / max(h, w), _FIRST_PASS_SCALE))
+    for _ in range(_MAX_PASSES):
         found = _pass(image, scale, nets)
-        confident = [c.size for c in found if c.score >= 0.5]
-    if confident:
-        seen = float(np.median(confident)) * scale
-        if not _GOOD_BAND[0] <= seen <= _GOOD_BAND[1]:
-            found = _pass(image, DETECT_DIE_PX / float(np.median(confident)), nets)
+        better = _next_scale([c.size for c in found if c.score >= 0.5], scale, largest)
+        if better is None:
+            break
+        scale = better
     return found
+
+
+def _next_scale(sure: list[float], scale: float, largest: float) -> float | None:
+    """The scale for another pass, given the sizes of the dice this pass was sure of; None
+    when this pass saw the dice at a size the locator reads well (or can do no better)."""
+    if not sure:
+        # Nothing sure in a big frame: the dice may be too small to see at that scale.
+        better = 2 * scale if scale < 0.5 else scale
+    else:
+        die = float(np.median(sure))
+        if die * scale < _TRUSTED_PX:
+            # Perhaps far smaller than they seem: a closer look, but not so close that dice
+            # as large as they seem would look larger than the locator reads well (and at
+            # that scale it would take their pips for dice).
+            better = min(2 * scale, _LARGEST_SEEN_PX / die)
+        elif die * scale <= _LARGEST_SEEN_PX:
+            return None
+        else:
+            better = DETECT_DIE_PX / die
+    better = min(better, largest)
+    return None if abs(better - scale) < 0.05 * scale else better
 
 
 def _pass(image: np.ndarray, scale: float, nets: Nets) -> list[Candidate]:
     h, w = image.shape[:2]
-    scale = min(scale, 2.0, _MAX_SIDE / max(h, w))
     # Sides a multiple of the net's total stride, so output cells map back exactly.
     sw = max(STRIDE * 4, int(round(w * scale / (STRIDE * 4))) * STRIDE * 4)
     sh = max(STRIDE * 4, int(round(h * scale / (STRIDE * 4))) * STRIDE * 4)

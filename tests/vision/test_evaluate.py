@@ -122,7 +122,7 @@ def test_the_simulator_score_prints_each_kind_it_is_asked_for(
     line = capsys.readouterr().out.strip()
     exact = re.fullmatch(r"sim-table: dice right \d+/300 = [\d.]+%, frames exact (\d+)/20", line)
     assert exact, line
-    # Today's level on the --sim table's reveals (18 of 20; 19 with the previous locator).
+    # Today's level on the --sim table's reveals (19 of 20).
     assert int(exact.group(1)) >= 18, line
     with pytest.raises(SystemExit):
         simscore(["blak"])

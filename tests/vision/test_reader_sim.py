@@ -61,11 +61,11 @@ def test_touching_dice_are_told_apart(seed: int) -> None:
 
 
 def test_touching_pairs_are_told_apart_nearly_always() -> None:
-    # Today's level over simscore's 10 frames of 8 touching pairs: 158/160 dice, 8 frames
+    # Today's level over simscore's 10 frames of 8 touching pairs: 160/160 dice, 10 frames
     # exact. (Two dice pushed together come out of the locator too large and too close: only
     # half a die of the photograph's own size keeps them apart.)
     t = tally("touching")
-    assert t.right >= 0.98 * t.dice and t.exact >= 8, t.errors
+    assert t.right >= 0.98 * t.dice and t.exact >= 9, t.errors
 
 
 def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
@@ -97,9 +97,9 @@ def test_black_dice_on_the_dark_glass_are_read_nearly_die_for_die() -> None:
 
 def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
     # Today's level over the 20 frames of 2028x1520 (the camera's half-resolution still),
-    # 30 dice each, some touching: 595/600 dice and 16 frames exact.
+    # 30 dice each, some touching: 598/600 dice and 19 frames exact.
     t = tally("large")
-    assert t.right >= 0.975 * t.dice and t.exact >= 12, t.errors
+    assert t.right >= 0.98 * t.dice and t.exact >= 16, t.errors
 
 
 @pytest.mark.parametrize(
