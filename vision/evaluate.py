@@ -1,7 +1,8 @@
 """Score the reader on a labelled folder: ``python -m vision.evaluate DIR [--view below]``.
 
 The folder is in the dev set's format: ``images/NAME.jpg`` and ``labels/NAME.txt`` (YOLO:
-``class cx cy w h``, class k = k+1 pips seen from above). With ``--view below`` every
+``class cx cy w h``, class k = k+1 pips seen from above; as in YOLO, an image without a label
+file shows no dice). With ``--view below`` every
 photograph is mirrored and its labels become 7 - x, as a camera under the glass sees them.
 Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
 on the ace and the median time per image; ``--csv`` writes one row per image with its error.
@@ -46,10 +47,12 @@ class ImageScore:
     ``confident_errors``: errors the reading does not flag itself (a wrong or extra die at
     or above the doubt threshold, or a missed die); ``confidently_wrong``: those of them
     that are a die read wrong or a die that is not there (a missed die still shows, as a
-    total below the dice the referee expects).
+    total below the dice the referee expects). ``labelled``: the image had a label file (a
+    YOLO folder leaves it out for an image of no dice).
     """
 
     image: str
+    labelled: bool = True
     dice: int = 0
     found: int = 0
     right: int = 0
@@ -91,13 +94,17 @@ class Summary:
         """Share of images whose six face counts are all exact."""
         return self._sum("exact") / max(1, len(self.images))
 
+    def _unlabelled(self) -> str:
+        k = sum(not s.labelled for s in self.images)
+        return f" ({k} without a label file, taken as tables with no dice)" if k else ""
+
     def lines(self, title: str) -> list[str]:
         """The summary as printed by the command."""
         n = len(self.images)
         ms = [s.ms for s in self.images]
         return [
             f"{title}",
-            f"  images: {n}, labelled dice: {self.dice}",
+            f"  images: {n}, labelled dice: {self.dice}" + self._unlabelled(),
             f"  dice right: {self._sum('right')}/{self.dice} = {100 * self.die_accuracy:.2f}%"
             f" (wrong face {self._sum('wrong')}, missed {self._sum('missed')},"
             f" extra {self._sum('extra')})",
@@ -191,7 +198,8 @@ def evaluate_folder(
     names: Sequence[str] | None = None,
     degradation: str | None = None,
 ) -> Summary:
-    """Read every labelled image of a folder (or only ``names``) and score each one.
+    """Read every image of a folder (or only ``names``) and score each one against its
+    labels (none: a table with no dice).
 
     ``degradation``: each photograph is first changed so (see ``vision.degrade``).
     """
@@ -213,14 +221,16 @@ def evaluate_folder(
         if view == "below":
             image = np.ascontiguousarray(cv2.flip(image, 1))
         label_path = root / "labels" / (path.stem + ".txt")
-        if not label_path.is_file():
-            raise ValueError(f"{path.name}: no label file {label_path}")
-        labels = load_labels(label_path, image.shape[1], image.shape[0], view)
+        labelled = label_path.is_file()
+        labels = load_labels(label_path, image.shape[1], image.shape[0], view) if labelled else []
         if degradation:
             image = degrade(image, degradation, [(lab.x, lab.y, lab.size) for lab in labels])
             # Relative to the photograph's size, the labels hold for a scaled one too.
-            labels = load_labels(label_path, image.shape[1], image.shape[0], view)
-        scores.append(score_image(path.name, labels, read_dice(image, config, view)))
+            if labelled:
+                labels = load_labels(label_path, image.shape[1], image.shape[0], view)
+        score = score_image(path.name, labels, read_dice(image, config, view))
+        score.labelled = labelled
+        scores.append(score)
     return Summary(scores)
 
 

@@ -200,3 +200,18 @@ def test_photographs_in_any_format_opencv_reads_are_scored(small_folder: Path, s
     assert first.stem + suffix in [s.image for s in summary.images]
     assert len(summary.images) == 3
     assert sum(s.right for s in summary.images) >= 0.9 * sum(s.dice for s in summary.images)
+
+
+def test_an_image_without_a_label_file_is_a_table_with_no_dice(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As in YOLO folders, where an image of no objects has no label file.
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    label.unlink()
+    out = small_folder / "scores.csv"
+    assert main([str(small_folder), "--csv", str(out)]) == 0
+    assert "(1 without a label file, taken as tables with no dice)" in capsys.readouterr().out
+    row = next(r for r in csv.DictReader(out.open()) if r["image"] == label.stem + ".jpg")
+    # Its dice are all read as dice that are not there.
+    assert row["dice"] == "0" and int(row["extra"]) == int(row["found"]) > 0
+    assert row["exact"] == "0"
