@@ -215,6 +215,7 @@ def evaluate_folder(
         images = [p for p in images if p.name in wanted]
     if not images:
         raise ValueError(f"{root}: no images in {root / 'images'}")
+    listed = _dice_listed(root / "counts.csv")
     scores = []
     for path in images:
         image = load_image(path)
@@ -222,6 +223,11 @@ def evaluate_folder(
             image = np.ascontiguousarray(cv2.flip(image, 1))
         label_path = root / "labels" / (path.stem + ".txt")
         labelled = label_path.is_file()
+        if not labelled and listed.get(path.name, 0):
+            raise ValueError(
+                f"{path.name}: no label file {label_path}, but counts.csv lists"
+                f" {listed[path.name]} dice"
+            )
         labels = load_labels(label_path, image.shape[1], image.shape[0], view) if labelled else []
         if degradation:
             image = degrade(image, degradation, [(lab.x, lab.y, lab.size) for lab in labels])
@@ -232,6 +238,18 @@ def evaluate_folder(
         score.labelled = labelled
         scores.append(score)
     return Summary(scores)
+
+
+def _dice_listed(path: Path) -> dict[str, int]:
+    """How many dice ``counts.csv`` (the dev set's per-image counts) lists for each image,
+    if the folder has one."""
+    if not path.is_file():
+        return {}
+    with path.open(newline="") as f:
+        try:
+            return {row["image"]: int(row["n_dice"]) for row in csv.DictReader(f)}
+        except (KeyError, ValueError):
+            raise ValueError(f"{path}: expected columns image, n_dice, ... with counts") from None
 
 
 def write_csv(summary: Summary, out: Path) -> None:

@@ -215,3 +215,15 @@ def test_an_image_without_a_label_file_is_a_table_with_no_dice(
     # Its dice are all read as dice that are not there.
     assert row["dice"] == "0" and int(row["extra"]) == int(row["found"]) > 0
     assert row["exact"] == "0"
+
+
+def test_a_lost_label_file_of_an_image_with_dice_is_an_error(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # counts.csv (as in the dev set) lists the image's dice: its label file was lost.
+    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    label.unlink()
+    assert main([str(small_folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{label.stem}.jpg: no label file" in err and "counts.csv lists" in err
