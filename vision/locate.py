@@ -17,8 +17,8 @@ from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 # than _TRUSTED_PX may be much smaller than they seem: the next pass looks closer.
 _TRUSTED_PX = 15.0
 _LARGEST_SEEN_PX = 24.0
-# The first pass: the photograph shrunk to 320 px, or to a quarter if that is larger (dice
-# 36 px across or more are then seen at 9 px at least).
+# The first pass: the photograph shrunk to 320 px, or to a fifth if that is larger (dice
+# 45 px across or more are then seen at 9 px at least).
 _FIRST_PASS_SIDE = 320
 _FIRST_PASS_SCALE = 0.2
 _MAX_SIDE = 1600
