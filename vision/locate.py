@@ -11,12 +11,14 @@ import numpy as np
 from vision.config import ReaderConfig
 from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 
-# The locator was trained on dice 9..30 px across; seen up to 24 px one pass is enough,
-# larger the photograph is scaled again to bring the dice to DETECT_DIE_PX. Any speck far
-# smaller than that the locator takes for a die of at least 11-13 px, so dice seen smaller
-# than _TRUSTED_PX may be much smaller than they seem: the next pass looks closer.
-_TRUSTED_PX = 15.0
+# The locator was trained on dice 9..30 px across; seen at 11-24 px one pass is enough,
+# else the photograph is scaled again to bring the dice to DETECT_DIE_PX. Any speck far
+# smaller than that the locator takes for a die of at least 11-13 px, so in a big frame
+# shrunk for a first look, dice seen smaller than _TRUSTED_PX may be much smaller than
+# they seem: the next pass looks closer.
+_SMALLEST_SEEN_PX = 11.0
 _LARGEST_SEEN_PX = 24.0
+_TRUSTED_PX = 15.0
 # The first pass: the photograph shrunk to 320 px, or to a fifth if that is larger (dice
 # 45 px across or more are then seen at 9 px at least).
 _FIRST_PASS_SIDE = 320
@@ -67,12 +69,12 @@ def _next_scale(sure: list[float], scale: float, largest: float) -> float | None
         better = 2 * scale if scale < 0.5 else scale
     else:
         die = float(np.median(sure))
-        if die * scale < _TRUSTED_PX:
-            # Perhaps far smaller than they seem: a closer look, but not so close that dice
-            # as large as they seem would look larger than the locator reads well (and at
-            # that scale it would take their pips for dice).
+        if die * scale < _TRUSTED_PX and scale < 0.5:
+            # A big frame, shrunk: the dice may be far smaller than they seem. A closer
+            # look, but not so close that dice as large as they seem would look larger than
+            # the locator reads well (at that scale it would take their pips for dice).
             better = min(2 * scale, _LARGEST_SEEN_PX / die)
-        elif die * scale <= _LARGEST_SEEN_PX:
+        elif _SMALLEST_SEEN_PX <= die * scale <= _LARGEST_SEEN_PX:
             return None
         else:
             better = DETECT_DIE_PX / die
