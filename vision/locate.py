@@ -19,10 +19,7 @@ from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 _SMALLEST_SEEN_PX = 11.0
 _LARGEST_SEEN_PX = 24.0
 _TRUSTED_PX = 15.0
-# The first pass: the photograph shrunk to 320 px, or to a fifth if that is larger (dice
-# 45 px across or more are then seen at 9 px at least).
 _FIRST_PASS_SIDE = 320
-_FIRST_PASS_SCALE = 0.2
 _MAX_SIDE = 1600
 _MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
@@ -43,15 +40,15 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     """Every candidate die in a BGR photograph, strongest first.
 
     The die size comes from the config, or is found by passes over the photograph: the
-    first shrunk (``_FIRST_PASS_SIDE``, ``_FIRST_PASS_SCALE``), each next one at the scale
-    the last one calls for (``_next_scale``), so that a big frame of a wide table, its dice
-    a few pixels across at first, is read at the scale its dice need.
+    first shrunk to ``_FIRST_PASS_SIDE`` pixels, each next one at the scale the last one
+    calls for (``_next_scale``), so that a big frame of a wide table, its dice a few pixels
+    across at first, is read at the scale its dice need.
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
     if config.die_size is not None:
         return _pass(image, min(DETECT_DIE_PX / config.die_size, largest), nets)
-    scale = min(1.0, max(_FIRST_PASS_SIDE / max(h, w), _FIRST_PASS_SCALE))
+    scale = min(1.0, _FIRST_PASS_SIDE / max(h, w))
     for _ in range(_MAX_PASSES):
         found = _pass(image, scale, nets)
         better = _next_scale([c.size for c in found if c.score >= 0.5], scale, largest)
