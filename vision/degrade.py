@@ -107,8 +107,8 @@ def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray
         if min(roi.shape[:2]) < 4:
             continue
         mask = np.full(roi.shape[:2], cv2.GC_BGD, np.uint8)
-        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.72 * size), cv2.GC_PR_FGD, -1)
-        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.3 * size), cv2.GC_FGD, -1)
+        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.72 * size), (cv2.GC_PR_FGD,), -1)
+        cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.3 * size), (cv2.GC_FGD,), -1)
         tray_model, die_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
         cv2.grabCut(roi, mask, (0, 0, 1, 1), tray_model, die_model, 4, cv2.GC_INIT_WITH_MASK)
         die = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)

@@ -141,7 +141,7 @@ def _glare(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     for _ in range(int(rng.integers(1, 3))):
         centre = (int(rng.uniform(0, w // 8)), int(rng.uniform(0, h // 8)))
         axes = (int(rng.uniform(4, 14)), int(rng.uniform(3, 10)))
-        cv2.ellipse(small, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        cv2.ellipse(small, centre, axes, float(rng.uniform(0, 180)), 0, 360, (1.0,), -1)
     small = cv2.GaussianBlur(small, (0, 0), 3.0) * float(rng.uniform(60, 140))
     grey = cv2.resize(small.astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     return cv2.merge([grey, grey, grey])
@@ -183,7 +183,7 @@ def _draw_die(
         return
     cx, cy = die.x - x0, die.y - y0
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(mask, [rounded_square(die.size, die.angle, cx, cy)], 255, cv2.LINE_AA, 4)
+    cv2.fillPoly(mask, [rounded_square(die.size, die.angle, cx, cy)], (255,), cv2.LINE_AA, 4)
     # The face pressed on the glass is evenly lit; its rounded edges curve away and darken.
     inside = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
     shade = np.clip(0.5 + inside / (die.size * 0.14) * 0.5, 0.5, 1.0)
@@ -199,7 +199,7 @@ def _draw_die(
             int((cx + px * cos_t - py * sin_t) * 16),
             int((cy + px * sin_t + py * cos_t) * 16),
         )
-        cv2.circle(pip_mask, centre, int(radius * 16), 255, -1, cv2.LINE_AA, 4)
+        cv2.circle(pip_mask, centre, int(radius * 16), (255,), -1, cv2.LINE_AA, 4)
     pip_alpha = (pip_mask.astype(np.float32) / 255)[:, :, None]
     pip_bgr = np.array(PIP_COLOURS[die.pip_colour], np.float32)
     die_bgr = die_bgr * (1 - pip_alpha) + pip_bgr[None, None, :] * pip_alpha

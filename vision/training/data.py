@@ -70,7 +70,7 @@ def on_a_dark_table(photo: Photo, rng: np.random.Generator) -> Photo:
     h, w = photo.image.shape[:2]
     mask = np.zeros((h, w), np.float32)
     for _, cx, cy, size in photo.dice:
-        cv2.circle(mask, (int(cx), int(cy)), int(0.45 * size), 1.0, -1, cv2.LINE_AA)
+        cv2.circle(mask, (int(cx), int(cy)), int(0.45 * size), (1.0,), -1, cv2.LINE_AA)
     median = float(np.median(photo.dice[:, 3])) if len(photo.dice) else 37.0
     mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 0.04 * median), np.float32)[:, :, None]
     gain = rng.uniform(0.08, 0.5)

@@ -86,7 +86,7 @@ def draw_die(
     lx, ly, big = (cx - x0 + 0.5) * k - 0.5, (cy - y0 + 0.5) * k - 0.5, side * k
     mask = np.zeros((size, size), np.uint8)
     outline = rounded_square(big, angle, lx, ly, corner=rng.uniform(0.06, 0.24))
-    cv2.fillPoly(mask, [outline], 255, cv2.LINE_8, 4)
+    cv2.fillPoly(mask, [outline], (255,), cv2.LINE_8, 4)
     table = image[fy0:fy1, fx0:fx1].reshape(-1, image.shape[2]).mean(axis=0)
     body, pip_colour = _body_and_pips(rng, table)
     # Edges that curve away from the camera: darker (or, lit from the side, lighter).
@@ -111,7 +111,7 @@ def draw_die(
         ox = px * spacing + rng.normal(0, 0.012 * big)
         oy = py * spacing + rng.normal(0, 0.012 * big)
         centre = (int((lx + ox * c - oy * s) * 16), int((ly + ox * s + oy * c) * 16))
-        cv2.circle(pip_mask, centre, int(radius * 16), 255, -1, cv2.LINE_8, 4)
+        cv2.circle(pip_mask, centre, int(radius * 16), (255,), -1, cv2.LINE_8, 4)
     pip_alpha = pip_mask.astype(np.float32)[:, :, None] / 255
     if rng.random() < 0.4:
         # Engraved pips: a dark rim where the hollow's wall is in shadow.
@@ -127,7 +127,7 @@ def draw_die(
         for px, py in PIP_LAYOUT[7 - pips]:
             gx, gy = -px * spacing + shift[0], py * spacing + shift[1]
             centre = (int((lx + gx * c - gy * s) * 16), int((ly + gx * s + gy * c) * 16))
-            cv2.circle(ghost, centre, int(radius * 1.1 * 16), 255, -1, cv2.LINE_8, 4)
+            cv2.circle(ghost, centre, int(radius * 1.1 * 16), (255,), -1, cv2.LINE_8, 4)
         blur = max(1.0, 0.04 * big)
         faint = np.asarray(cv2.GaussianBlur(ghost.astype(np.float32) / 255, (0, 0), blur))
         ghost_alpha = faint[:, :, None] * rng.uniform(0.15, 0.45) * (1 - pip_alpha)
@@ -151,6 +151,6 @@ def shadow(image: np.ndarray, cx: float, cy: float, side: float, rng: np.random.
     h, w = image.shape[:2]
     dx, dy = rng.normal(0, 0.12 * side, 2)
     disc = np.zeros((h, w), np.float32)
-    cv2.circle(disc, (int(cx + dx), int(cy + dy)), int(0.6 * side), 1.0, -1, cv2.LINE_AA)
+    cv2.circle(disc, (int(cx + dx), int(cy + dy)), int(0.6 * side), (1.0,), -1, cv2.LINE_AA)
     layer = np.asarray(cv2.GaussianBlur(disc, (0, 0), 0.15 * side + 0.5), np.float32)
     image *= (1 - rng.uniform(0.2, 0.5) * layer)[:, :, None]
