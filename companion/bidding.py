@@ -106,13 +106,14 @@ def generate(
     locked_face: int,
     palifico_round: bool,
     opener_dice: int,
+    must_bid: bool,
 ) -> list[Bid]:
     """Every legal next bid with a quantity up to ``dice_in_play``, in ascending order.
 
-    ``prev`` is the standing bid, or None when the bid opens the round. When no raise fits
-    under the dice in play (a standing bid whose bidder left cannot be doubted, so the next
-    player must raise), each face's lowest legal raise is offered instead: the list of a
-    player who must bid is never empty.
+    ``prev`` is the standing bid, or None when the bid opens the round. A standing bid may
+    already be above the dice in play: then no raise fits, and a player who may doubt it is
+    offered none. A player who ``must_bid`` (a standing bid whose bidder left cannot be
+    doubted) is offered each face's lowest legal raise instead: their list is never empty.
     """
     found: list[tuple[int, int]] = []
     lowest: list[tuple[int, int]] = []
@@ -127,7 +128,7 @@ def generate(
                 continue
         found.extend((q, face) for q in range(max(low, 1), dice_in_play + 1))
         lowest.append((low, face))
-    if not found:
+    if not found and must_bid:
         found = lowest
     found.sort(key=lambda qf: rank(rules, qf[0], qf[1], wild=wild))
     return [Bid(q, f) for q, f in found]

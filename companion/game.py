@@ -214,6 +214,7 @@ class Game:
             locked_face=locked_face(self, seat),
             palifico_round=self._palifico is not None,
             opener_dice=self._dice[seat],
+            must_bid=not isinstance(dudo_call(self, seat), Call),
         )
 
     def can_call(self) -> dict[str, list[str]]:

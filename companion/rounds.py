@@ -166,7 +166,10 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
                     # RULES.md: a calza that lifted them off one die does not trigger a
                     # second palifico when they fall back to one, whatever the trigger.
                     game._lifted = game._lifted - {seat}
-                elif rules.palifico == "every_time" or seat not in game._palifico_used:
+                elif rules.palifico == "every_time" or (
+                    # `once`: the first time on one die; a game started on one die had it.
+                    rules.dice > 1 and seat not in game._palifico_used
+                ):
                     palifico = seat
     if palifico is not None:
         game._palifico_used = game._palifico_used | {palifico}
@@ -179,10 +182,12 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     if palifico is not None:
         opener = palifico
     else:
-        if rules.starter == "winner":
-            base = s.winner
-        elif call.kind == "calza":
-            base = call.caller  # RULES.md: the exact caller opens, right or wrong
+        base: int | None
+        if call.kind == "calza" and rules.exact_call != "jinto":
+            # RULES.md: the exact caller opens, right or wrong, whoever else would.
+            base = call.caller
+        elif rules.starter == "winner" or call.kind == "calza":
+            base = s.winner  # jinto's exact call: the winner starts next, as its text says
         else:
             base = s.loser
         if base is None:

@@ -997,10 +997,13 @@ def test_state_turn_always_names_a_player_with_dice_in_seeded_random_games() -> 
                     game.apply(act("calza", rnd.choice(can["calza"])))
                 elif choice < 0.47:
                     game.apply(act("leave", rnd.choice([n for n in FOUR if game.dice(n)])))
-                else:
-                    legal = game.legal_bids()[:6]
+                elif legal := game.legal_bids()[:6]:
                     game.apply({"action": "bid", "player": turn,
                                 **rnd.choice(legal).to_dict()})  # fmt: skip
+                else:
+                    # No raise fits under the dice in play: the one to act may always doubt.
+                    assert turn in can["dudo"]
+                    game.apply(act("dudo", turn))
             assert game.turn is None and game.winner is not None
 
 
