@@ -164,7 +164,7 @@ def exact_call_problem(game: Game, seat: int) -> str:
         # the exact calls the table gives them on the standing bid.
         return f"after {game._names[game._passer]}'s pass only a raise or a call on the pass"
     if bidder is None:
-        return f"no bid to call {call} on yet"
+        return f"no bid yet: {call} is called on a standing bid"
     if seat == bidder:
         return f"{game._names[seat]} may not call {call} on their own bid"
     if bidder in game._left:

@@ -17,6 +17,7 @@ Example::
     rules = "perudo"
     players = ["Ana", "Ben", "Caro"]
     options = { exact_call = "calza" }
+    cups_up_s = 3.0
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ DEFAULT_PORT = 8080
 PIN_PATTERN = re.compile(r"^[0-9]{4,12}$")
 
 _SERVER_KEYS = ("host", "port", "pin", "data")
-_TABLE_KEYS = ("rules", "options", "players")
+_TABLE_KEYS = ("rules", "options", "players", "cups_up_s")
+# Seconds from a call to the camera's picture: the cups come up, and a mis-pressed call can
+# still be undone before the camera has seen a die.
+DEFAULT_CUPS_UP_S = 3.0
 # Tables read by other loaders (hardware, vision): accepted here, passed on untouched.
 _OTHER_TABLES = ("pins", "vision", "camera", "seats", "colours")
 
@@ -57,11 +61,12 @@ def check_pin(pin: str, source: str = "--pin") -> str:
 
 @dataclass(frozen=True)
 class TableDefaults:
-    """What the page's new-game form starts from."""
+    """What the page's new-game form starts from, and how long the cups take to come up."""
 
     rules: str = "perudo"
     options: Mapping[str, object] = field(default_factory=dict)
     players: tuple[str, ...] = ()
+    cups_up_s: float = DEFAULT_CUPS_UP_S
 
 
 @dataclass(frozen=True)
@@ -177,5 +182,10 @@ def _table_defaults(table: Mapping[str, object], source: str) -> TableDefaults:
     players = table.get("players", [])
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
         raise ValueError(f"{source}: [table] players = {players!r}: must be a list of names")
+    cups_up = table.get("cups_up_s", DEFAULT_CUPS_UP_S)
+    if isinstance(cups_up, bool) or not isinstance(cups_up, int | float) or not 0 <= cups_up <= 30:
+        raise ValueError(f"{source}: [table] cups_up_s = {cups_up!r}: must be 0-30 seconds")
     # The preset and option names are checked by the engine when a game starts with them.
-    return TableDefaults(rules=rules, options=dict(options), players=tuple(players))
+    return TableDefaults(
+        rules=rules, options=dict(options), players=tuple(players), cups_up_s=float(cups_up)
+    )

@@ -18,6 +18,7 @@ other one of the two opens the next round.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+import re
 from typing import Any
 
 from companion import bidding, notation, rounds
@@ -35,6 +36,8 @@ from companion.bid import Bid
 from companion.calls import Call
 from companion.errors import MalformedAction
 from companion.rules import Rules, make_rules
+
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 RECORD_FORMAT = "dudo-record/1"
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
@@ -134,7 +137,10 @@ class Game:
         if "players" not in header:
             raise MalformedAction("the header needs 'players'")
         rules = make_rules(header.get("rules", "perudo"), header.get("options"))
-        return cls(rules, header["players"], header.get("first"))
+        game = cls(rules, header["players"], header.get("first"))
+        if "colours" in header:
+            game.header["colours"] = _colours(header["colours"], game.players)
+        return game
 
     # -- reading the position -------------------------------------------------------------
 
@@ -329,3 +335,18 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
             f"{len(names)} players: {rules.preset} seats {rules.players_text()} players"
         )
     return names
+
+
+def _colours(colours: object, players: list[str]) -> dict[str, str]:
+    """The header's ``colours`` (each player's colour on the page, ``"#rrggbb"``), checked."""
+    if not isinstance(colours, Mapping):
+        raise MalformedAction(f"header 'colours' must map players to colours, not {colours!r}")
+    for player, colour in colours.items():
+        if player not in players:
+            raise MalformedAction(f"header 'colours': {player!r} is not a player")
+        if not isinstance(colour, str) or not _COLOUR.match(colour):
+            raise MalformedAction(
+                f"header 'colours': {player}'s colour {colour!r} is not a #rrggbb colour"
+            )
+    return dict(colours)
+

@@ -105,6 +105,7 @@ def state(game: Game) -> dict[str, Any]:
             "cruzado": call.cruzado,
         },
         "expected_dice": game.expected_dice(),
+        "colours": dict(game.header.get("colours", {})),
         "winner": game.winner,
         "last_result": result.to_dict(game) if result is not None else None,
         "notation": notation(game) if visible else None,

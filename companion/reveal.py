@@ -65,7 +65,9 @@ class SeenDie:
 class CameraReading:
     """What the camera read at one reveal, against the dice each player must show.
 
-    ``expected``: dice each player must show (the engine's ``expected_dice()``).
+    ``expected``: the dice each player has under the glass, all of which the camera sees.
+    ``must_show``: when a call is settled on some players' dice only (a called pass: the
+    passer's), those players' dice; None: everyone's.
     ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
     the owners stage reported (counts per player that differ), in words. ``confirmed``: the
     players confirmed it on the page; ``applied``: it became the round's reveal.
@@ -81,6 +83,7 @@ class CameraReading:
     confirmed: bool = False
     applied: bool = False
     corrections: Mapping[int, int] = field(default_factory=dict)
+    must_show: Mapping[str, int] | None = None
 
     @property
     def doubtful(self) -> tuple[SeenDie, ...]:
@@ -94,6 +97,11 @@ class CameraReading:
         must_show = sum(self.expected.values())
         if len(self.dice) != must_show:
             problems.append(f"the camera saw {len(self.dice)} dice, {must_show} must show")
+        elif self.must_show is not None and self.by_player() is None:
+            names = " and ".join(self.must_show)
+            problems.append(
+                f"the camera cannot tell {names}'s dice from the others': enter them by hand"
+            )
         problems += [
             f"die {d.index + 1} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
             for d in self.doubtful
@@ -154,6 +162,7 @@ class CameraReading:
             "dice": [{**d.to_json(), "face": faces[d.index]} for d in self.dice],
             "doubtful": [d.index for d in self.doubtful],
             "expected": dict(self.expected),
+            "must_show": None if self.must_show is None else dict(self.must_show),
             "matched": self.matched,
             "disagreements": self.problems,
             "confirmed": self.confirmed,
@@ -261,8 +270,9 @@ class RevealCamera:
     """The camera at a reveal: the one picture taken and read on a worker thread.
 
     Reading a frame may take a second on a Pi; doing it here keeps the table answering. For
-    each :meth:`take` the worker calls ``started(token)`` (the table says whether the
-    picture is still wanted, and switches the light on), takes the frame, calls ``ended()``
+    each :meth:`take` the worker waits the seconds asked (the cups come up), calls
+    ``started(token)`` (the table says whether the picture is still wanted, and switches
+    the light on), takes the frame, calls ``ended()``
     (the light goes off), reads it and calls ``done(token, reading, problem)``: a reading,
     or None and why the players must enter the dice by hand.
     """
@@ -273,6 +283,7 @@ class RevealCamera:
         self._pending = 0
         self._idle = threading.Condition()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
+        self._closing = threading.Event()
 
     def reader(self) -> Reader:
         """The reader (the vision package's, loaded at the first reveal, when none was given)."""
@@ -289,13 +300,16 @@ class RevealCamera:
         started: Callable[[Token], bool],
         ended: Callable[[], None],
         done: Callable[[Token, CameraReading | None, str], None],
+        after_s: float = 0.0,
     ) -> bool:
-        """Queue one picture; False when the worker is closed."""
+        """Queue one picture, taken ``after_s`` seconds from now; False when the worker is
+        closed."""
         with self._idle:
             self._pending += 1
         try:
-            self._worker.submit(self._work, token, dict(expected), dict(seats), started, ended,
-                                done)
+            self._worker.submit(
+                self._work, token, dict(expected), dict(seats), started, ended, done, after_s
+            )
         except RuntimeError:
             self._finished()
             return False
@@ -309,9 +323,10 @@ class RevealCamera:
         started: Callable[[Token], bool],
         ended: Callable[[], None],
         done: Callable[[Token, CameraReading | None, str], None],
+        after_s: float,
     ) -> None:
         try:
-            if not started(token):
+            if self._closing.wait(after_s) or not started(token):
                 return
             reading, problem = self._take_and_read(expected, seats, ended)
             done(token, reading, problem)
@@ -353,5 +368,6 @@ class RevealCamera:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
     def close(self) -> None:
-        """Stop the worker, waiting for a picture under way."""
+        """Stop the worker, waiting for a picture under way (not for the cups to come up)."""
+        self._closing.set()
         self._worker.shutdown(wait=True)

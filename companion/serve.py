@@ -105,7 +105,7 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
-    table = Table(journal=journal, camera=camera, reader=reader)
+    table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
     if camera_fault:

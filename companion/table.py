@@ -75,6 +75,8 @@ class Table:
     stored); with a journal the most recent game is resumed at once by replaying it.
     ``camera``: a started frame source (``capture() -> frame``), or None for manual reveals.
     ``reader``: reads a frame at a reveal (default: :class:`companion.reveal.VisionReader`).
+    ``cups_up_s``: seconds from a call to its picture; an undo within them takes the call
+    back before the camera has looked (a picture taken again, or after a restart, is at once).
     """
 
     def __init__(
@@ -82,9 +84,11 @@ class Table:
         journal: Journal | None = None,
         camera: Any = None,
         reader: Reader | None = None,
+        cups_up_s: float = 0.0,
     ) -> None:
         self.journal = journal
         self.camera = camera
+        self.cups_up_s = cups_up_s
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
         self._game: Game | None = None
@@ -303,7 +307,7 @@ class Table:
             # A call: the cups come up, the camera takes its one picture.
             self._reading = None
             if self.camera is not None:
-                self._start_capture()
+                self._start_capture(after_s=self.cups_up_s)
         elif kind == "bid":
             self._reading = None  # the next round's first bid: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
@@ -396,16 +400,22 @@ class Table:
 
     # -- the camera at a reveal -----------------------------------------------------------
 
-    def _start_capture(self) -> None:
-        """Ask for the one picture of this reveal (taken and read on the reveal worker)."""
+    def _start_capture(self, after_s: float = 0.0) -> None:
+        """Ask for the one picture of this reveal, ``after_s`` seconds from now (taken and
+        read on the reveal worker)."""
         assert self._game is not None and self._photographer is not None
         self._capture_serial += 1
         token = (self._game_id, len(self._game.actions), self._capture_serial)
         self._capture_token = token
-        seats = {player: seat for seat, player in enumerate(self._game.players, start=1)}
+        game = self._game
+        seats = {player: seat for seat, player in enumerate(game.players, start=1)}
+        # The camera sees every die on the glass, even when the call is settled on the
+        # passer's alone: whose die is whose is told from all of them.
+        under_glass = {player: game.dice(player) for player in game.players if game.dice(player)}
         if not self._photographer.take(
-            token, self._game.expected_dice(), seats,
+            token, under_glass, seats,
             started=self._capture_started, ended=self._capture_ended, done=self._capture_done,
+            after_s=after_s,
         ):
             self._capture_token = None  # the table is closing
 
@@ -435,7 +445,12 @@ class Table:
                 self._set_fault("camera", problem)
             else:
                 self._set_fault("camera", None)
-                reading = replace(reading, round=game.round)
+                must_show = game.expected_dice()
+                reading = replace(
+                    reading,
+                    round=game.round,
+                    must_show=None if must_show == reading.expected else must_show,
+                )
                 if reading.matched:
                     outcome = self._submit(reading.reveal_action(), reading=reading)
                     if outcome.ok:

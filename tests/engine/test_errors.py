@@ -79,6 +79,7 @@ def test_malformed_actions_are_refused_whatever_the_moment_and_named(
         ("perudo", {}, "Ana 2x3", "reveal 123", "no call to reveal: the round is still bidding"),
         ("perudo", {"exact_call": "calza"}, "Ana 2x3", "Ana calza",
          "may not call calza on their own"),
+        ("dudo", {}, "", "Ben calza", "no bid yet: spot on is called on a standing bid"),
         ("perudo", {"dice": 2}, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66 Caro:66; Ana 1x3",
          "Ben 2x4", "the face is locked to 3s in palifico"),
         ("dudo", {"dice": 2}, "Caro leave; Ana 1x2; Ben dudo; reveal Ana:66 Ben:66; Ana 1x3",

@@ -56,6 +56,16 @@ def test_a_new_games_header_lists_only_the_options_that_differ_from_its_preset()
     assert replay([json.dumps(game.header)]).state() == game.state()
 
 
+def test_the_players_colours_chosen_for_a_new_game_stay_with_its_record_and_state() -> None:
+    header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+              "colours": {"Ana": "#d62828", "Ben": "#1d4ed8"}}  # fmt: skip
+    game = replay([json.dumps(header)])
+    assert game.state()["colours"] == {"Ana": "#d62828", "Ben": "#1d4ed8"}
+    again = replay(dumps(game).splitlines())
+    assert again.state()["colours"] == {"Ana": "#d62828", "Ben": "#1d4ed8"}
+    assert replay([HEADER]).state()["colours"] == {}
+
+
 @pytest.mark.parametrize(
     ("lines", "error", "message"),
     [
@@ -73,6 +83,10 @@ def test_a_new_games_header_lists_only_the_options_that_differ_from_its_preset()
          IllegalAction, "line 3: illegal bid 4x3 over 5x3: quantity must rise"),
         (['{"game": "dudo-record/1", "rules": "poker", "players": ["Ana", "Ben"]}'],
          MalformedAction, "line 1: unknown preset 'poker'"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "colours": {"Ana": "red"}}'],
+         MalformedAction, "line 1: header 'colours': Ana's colour 'red' is not a #rrggbb colour"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "colours": {"Eve": "#ff0000"}}'],
+         MalformedAction, "line 1: header 'colours': 'Eve' is not a player"),
     ],
 )  # fmt: skip
 def test_the_first_bad_line_stops_the_replay_with_its_number_and_reason(

@@ -19,6 +19,7 @@ data = "/srv/dudo"
 rules = "dudo"
 players = ["Ana", "Ben"]
 options = { pass = true }
+cups_up_s = 1.5
 
 [pins]
 dudo = 17
@@ -42,6 +43,7 @@ def test_the_file_sets_the_server_and_the_new_game_defaults(config_file: Path) -
     assert config.table.rules == "dudo"
     assert config.table.players == ("Ana", "Ben")
     assert dict(config.table.options) == {"pass": True}
+    assert config.table.cups_up_s == 1.5
     assert config.path == config_file  # the hardware and vision loaders read the rest
 
 
@@ -59,6 +61,7 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
     config = load_config(None)
     assert (config.host, config.port, config.pin, config.data) == (
         "0.0.0.0", DEFAULT_PORT, None, tmp_path)
+    assert config.table.cups_up_s == 3.0  # time to undo a mis-pressed call, unseen
 
 
 @pytest.mark.parametrize(
@@ -70,9 +73,11 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
         ("[table]\nplayers = 'Ana'\n", "[table] players = 'Ana': must be a list of names"),
         ("[tabel]\nrules = 'dudo'\n", "unknown table(s) tabel"),
         ("server = 3\n", "[server] must be a table"),
+        ("[table]\ncups_up_s = -1\n", "[table] cups_up_s = -1: must be 0-30 seconds"),
+        ("[table]\ncups_up_s = '3'\n", "[table] cups_up_s = '3': must be 0-30 seconds"),
     ],
     ids=["port as text", "pin as a number", "short pin", "players not a list", "typo table",
-         "server not a table"],
+         "server not a table", "cups up in negative time", "cups up as text"],
 )
 def test_a_bad_value_names_the_file_the_table_and_the_key(
     tmp_path: Path, text: str, message: str

@@ -10,6 +10,7 @@ is a real ``FolderSource`` on a corrupt photograph.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,13 @@ READERS = ["truth", "real"]
 class CameraTable:
     """A table with the simulated camera, the simulated cups and a reader."""
 
-    def __init__(self, reader: str = "truth", config: Path | None = None, seed: int = 1) -> None:
+    def __init__(
+        self,
+        reader: str = "truth",
+        config: Path | None = None,
+        seed: int = 1,
+        cups_up_s: float = 0.0,
+    ) -> None:
         self.camera = SimulatedCamera(seed=seed)
         self.camera.start()
         chosen = (
@@ -60,7 +67,7 @@ class CameraTable:
             VisionReader(config, calibration=lambda: self.camera.calibration,
                          seat_of=self.camera.seat_of)
         )
-        self.table = Table(camera=self.camera, reader=chosen)
+        self.table = Table(camera=self.camera, reader=chosen, cups_up_s=cups_up_s)
         self.cups = SimulatedCups(self.table, self.camera, seed=seed)
         self.events: list[TableEvent] = []
         self.table.subscribe(self.events.append)
@@ -298,3 +305,110 @@ def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
         assert setup.table.state()["reading"] == before["reading"]
     finally:
         setup.table.close()
+
+
+# -- the cups come up: a mis-pressed call undone before the camera looks ------------------
+
+
+def test_a_call_undone_while_the_cups_come_up_is_never_photographed(
+    header: dict[str, Any],
+) -> None:
+    setup = CameraTable("truth", cups_up_s=1.0)
+    table = setup.table
+    try:
+        table.new_game(header)
+        assert table.submit(BID).ok
+        assert table.submit(DUDO).ok
+        state = table.state()
+        assert state["phase"] == "reveal" and state["capturing"]  # the page says: cups up
+        assert table.submit({"action": "undo"}).ok
+        assert table.wait_idle(10)
+        assert setup.camera.last_scene is None  # the camera never looked
+        assert "capture_start" not in [e.kind for e in setup.events]
+        state = table.state()
+        assert (state["phase"], state["turn"], state["capturing"]) == ("bidding", "Ben", False)
+        assert "reading" not in state and table.reveal_picture() is None
+    finally:
+        table.close()
+
+
+def test_a_call_left_standing_is_photographed_once_the_cups_are_up(
+    header: dict[str, Any],
+) -> None:
+    setup = CameraTable("truth", cups_up_s=1.0)
+    table = setup.table
+    try:
+        table.new_game(header)
+        assert table.submit(BID).ok
+        assert table.submit(DUDO).ok
+        assert setup.camera.last_scene is None  # not yet: the cups are coming up
+        assert table.wait_idle(30)
+        assert setup.camera.last_scene is not None
+        state = table.state()
+        assert state["round"] == 2 and state["reading"]["applied"]
+    finally:
+        table.close()
+
+
+def test_closing_the_table_does_not_wait_for_the_cups(header: dict[str, Any]) -> None:
+    setup = CameraTable("truth", cups_up_s=30.0)
+    table = setup.table
+    table.new_game(header)
+    assert table.submit(BID).ok
+    assert table.submit(DUDO).ok
+    table.close()  # a stop (SIGTERM) is not held up 30 s, and takes no picture
+    assert setup.camera.last_scene is None
+
+
+# -- a called pass: settled on the passer's dice, read among everyone's -------------------
+
+PASS_HEADER = {"game": "dudo-record/1", "rules": "dudo", "players": ["Ana", "Ben", "Caro"]}
+
+
+@pytest.mark.parametrize(("seed", "honest"), [(1, False), (3, True)], ids=["bluff", "full house"])
+def test_a_called_pass_is_read_among_every_die_and_settled_on_the_passers(
+    seed: int, honest: bool
+) -> None:
+    from companion.calls import is_pass_hand
+
+    setup = CameraTable("truth", seed=seed)
+    table = setup.table
+    try:
+        assert table.new_game(PASS_HEADER).ok
+        assert table.submit({"action": "pass", "player": "Ana"}).ok
+        assert table.submit({"action": "dudo", "player": "Ben"}).ok  # Ben calls the pass
+        assert table.wait_idle(30)
+        state = table.state()
+        # The camera saw all 15 dice, told whose each is, and the reveal was applied.
+        assert state["reading"]["total"] == 15 and state["reading"]["applied"]
+        assert state["reading"]["must_show"] == {"Ana": 5}
+        assert state["round"] == 2
+        reveal = [json.loads(line) for line in (table.record() or "").splitlines()][-1]
+        assert is_pass_hand(reveal["dice"]["Ana"]) is honest
+        assert sorted(reveal["dice"]) == ["Ana", "Ben", "Caro"]  # the record keeps them all
+        dice = {p["name"]: p["dice"] for p in state["players"]}
+        assert dice == ({"Ana": 5, "Ben": 4, "Caro": 5} if honest else
+                        {"Ana": 4, "Ben": 5, "Caro": 5})  # fmt: skip
+    finally:
+        table.close()
+
+
+def test_a_called_pass_waits_for_the_players_when_whose_die_is_whose_is_unknown() -> None:
+    setup = CameraTable("truth")
+    setup.table._photographer.reader()._calibration = None  # no colours, no seat zones
+    table = setup.table
+    try:
+        assert table.new_game(PASS_HEADER).ok
+        assert table.submit({"action": "pass", "player": "Ana"}).ok
+        assert table.submit({"action": "dudo", "player": "Ben"}).ok
+        assert table.wait_idle(30)
+        reading = table.state()["reading"]
+        assert not reading["applied"] and not reading["matched"]
+        assert "the camera cannot tell Ana's dice from the others': enter them by hand" in (
+            reading["disagreements"])
+        # Typed in by hand: Ana's five dice settle the call.
+        assert table.submit({"action": "reveal", "dice": {"Ana": [2, 2, 3, 3, 3]}}).ok
+        dice = {p["name"]: p["dice"] for p in table.state()["players"]}
+        assert dice == {"Ana": 5, "Ben": 4, "Caro": 5}  # a full house: the caller loses
+    finally:
+        table.close()
