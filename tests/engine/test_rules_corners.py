@@ -243,10 +243,10 @@ def test_palifico_face_change_with_quantity_raises_still_needs_more_dice() -> No
     refused(game, bid("Ben", 5, 5), "the face is locked to 4s")
 
 
-def test_palifico_lost_three_to_one_at_once_is_a_palifico_but_two_to_none_is_not() -> None:
+def test_palifico_losing_the_difference_from_two_dice_to_none_skips_the_palifico() -> None:
     # RULES.md: "Only losing a die down to one triggers it"; lose-the-difference can skip one.
     game = new("perudo", dice=2, loss="difference")
-    play(game, "Ana 1x4; Ben dudo; reveal Ana:44 Ben:44 Caro:44")  # six 4s: Ben loses 5 -> 2
+    play(game, "Ana 1x4; Ben dudo; reveal Ana:44 Ben:44 Caro:44")  # six 4s: Ben owes 5, has 2
     assert dice_of(game) == {"Ana": 2, "Ben": 0, "Caro": 2}
     assert game.state()["palifico"] is None
     assert game.turn == "Caro"  # Ben is out: the player on his left opens
