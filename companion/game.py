@@ -17,8 +17,8 @@ other one of the two opens the next round.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
 import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from companion import bidding, notation, rounds

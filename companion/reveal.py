@@ -242,7 +242,7 @@ class VisionReader:
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
             for i, d in enumerate(reading.dice)
         )
-        picture = annotate(frame, reading)
+        picture = annotate(frame, reading, numbered=True)  # the page lists the dice by number
         ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         return CameraReading(
             dice=dice,

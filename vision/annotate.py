@@ -2,7 +2,8 @@
 
 A doubtful die (confidence below the threshold) is drawn differently, in orange with a
 dashed outline and a question mark, so the eye goes to it first. A band at the top gives
-the counts the referee would apply.
+the counts the referee would apply. Numbered, each die also carries its number in the
+reading (from 1), so that a list of the dice can point at it.
 """
 
 from __future__ import annotations
@@ -17,28 +18,35 @@ from vision.reading import Die, Reading
 _SURE = (60, 200, 40)  # BGR green
 _DOUBT = (0, 140, 255)  # BGR orange
 _INK = (255, 255, 255)
+_NUMBER = (40, 40, 40)
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def annotate(
-    image: np.ndarray, reading: Reading, doubtful_threshold: float | None = None
+    image: np.ndarray,
+    reading: Reading,
+    doubtful_threshold: float | None = None,
+    numbered: bool = False,
 ) -> np.ndarray:
     """A copy of ``image`` with every die of ``reading`` outlined and its face written on it.
 
     ``doubtful_threshold``: dice below it are marked doubtful (default: the reading's own
-    threshold). The image is not changed.
+    threshold). ``numbered``: each die also shows its place in ``reading.dice``, from 1.
+    The image is not changed.
     """
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     threshold = reading.doubt_threshold if doubtful_threshold is None else doubtful_threshold
     doubtful = [d for d in reading.dice if d.confidence < threshold]
     # Sure dice first, so a doubtful die's mark is never hidden under a neighbour's.
-    for die in sorted(reading.dice, key=lambda d: d.confidence < threshold):
-        _mark(out, die, die.confidence < threshold)
+    order = sorted(range(len(reading.dice)), key=lambda i: reading.dice[i].confidence < threshold)
+    for i in order:
+        die = reading.dice[i]
+        _mark(out, die, die.confidence < threshold, i + 1 if numbered else None)
     _banner(out, reading, len(doubtful))
     return out
 
 
-def _mark(out: np.ndarray, die: Die, doubtful: bool) -> None:
+def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None) -> None:
     colour = _DOUBT if doubtful else _SURE
     half = max(4, int(round(die.size * 0.6)))
     thick = max(2, int(round(die.size / 22)))
@@ -61,6 +69,15 @@ def _mark(out: np.ndarray, die: Die, doubtful: bool) -> None:
         y1 = y0 + th + base + 4
     cv2.rectangle(out, (x0, y0), (x0 + tw + 4, y1), colour, -1)
     cv2.putText(out, text, (x0 + 2, y1 - base - 2), _FONT, scale, _INK, weight, cv2.LINE_AA)
+    if number is not None:
+        # The number under the box's bottom-right corner, smaller and dark: the face first.
+        small = scale * 0.8
+        (nw, nh), nbase = cv2.getTextSize(str(number), _FONT, small, weight)
+        x1, top = die.x + half, die.y + half
+        cv2.rectangle(out, (x1 - nw - 4, top), (x1, top + nh + nbase + 4), _NUMBER, -1)
+        cv2.putText(
+            out, str(number), (x1 - nw - 2, top + nh + 2), _FONT, small, _INK, weight, cv2.LINE_AA
+        )
 
 
 def _dashed_rectangle(

@@ -17,6 +17,8 @@ const page = {
   readingKey: null,  // which picture the picks below belong to
   picks: {},         // faces the players set on a pending reading, by die index
   capturing: false,  // a picture is being taken and read
+  announced: [],     // keys of the announcement batches shown, so each shows once
+  floor: -Infinity,  // the newest state version shown since the live feed (re)connected
 };
 
 // ---------- small helpers ----------
@@ -40,6 +42,15 @@ function die(face, extra) {
   for (let i = 1; i <= 9; i++) el.append(h("i", {class: PIPS[face].includes(i) ? "pip" : ""}));
   return el;
 }
+// Browsers refuse (and log an error) to vibrate before the user has touched the page.
+let touched = false;
+for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, () => { touched = true; }, {capture: true, once: true});
+function buzz(pattern) {
+  if (!navigator.vibrate) return;
+  const active = navigator.userActivation ? navigator.userActivation.hasBeenActive : touched;
+  if (active) navigator.vibrate(pattern);
+}
+
 const pct = (p) => (p === null || p === undefined ? "" : Math.round(p * 100) + "%");
 
 async function api(method, path, body) {
@@ -113,15 +124,45 @@ $("pin-form").addEventListener("submit", async (ev) => {
 // ---------- rendering ----------
 function players(state) { return state.players || []; }
 function activePlayers(state) { return players(state).filter((p) => !p.out); }
+// Who may make each call now, from the server (`can_call`): {dudo: [...], calza: [...], pass: [...]}.
+function mayCall(state, kind, name) {
+  const can = state.can_call;
+  return !!(can && typeof can === "object" && Array.isArray(can[kind]) && can[kind].includes(name));
+}
+// The player whose pass stands (the last bid or pass of the round was a pass), else null.
+function standingPass(state) {
+  const moves = (state.bids || []).filter((b) => b.action === "bid" || b.action === "pass");
+  const last = moves[moves.length - 1];
+  return last && last.action === "pass" ? last.player : null;
+}
+// A palifico round whose player may still declare it open or closed (before its first bid;
+// a pass does not end the chance).
+function palificoChoicePending(state) {
+  return !!(state.palifico && (state.options || {}).palifico_choice && state.phase === "bidding"
+    && !(state.bids || []).some((b) => b.action === "palifico" || b.action === "bid"));
+}
+// The cups are up and the camera has not looked yet: the moment to take a mis-pressed call back.
+function cupsUpBeforeTheCamera(state) {
+  return state.phase === "reveal" && !!state.capturing && !state.reading;
+}
 function colourOf(state, name) {
   const c = state.colours || (state.header && state.header.colours) || {};
   return c[name] || null;
 }
 
 function render(state) {
+  // The first /api/state can answer after the live feed has brought a newer state: an older
+  // one must not take the page back. (A restarted table counts again from 0: the floor is
+  // lowered when the feed reconnects.)
+  if (typeof state.version === "number") {
+    if (state.version < page.floor) return;
+    page.floor = state.version;
+  }
   const panelSays = (state.display || {}).panel;
   if (panelSays && panelSays !== page.panelSaid) notice(panelSays, "error");
   page.panelSaid = panelSays;
+  // Another phone started a new game: this one's history is the new game's.
+  if (page.state && state.game_id !== page.state.game_id) { $("history").replaceChildren(); loadHistory(); }
   page.state = state;
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
@@ -145,14 +186,24 @@ function renderFaults(state) {
 function renderBanners(state) {
   const pal = $("palifico");
   if (state.palifico && state.phase !== "over") {
-    const declared = (state.options || {}).palifico_choice && state.palifico_mode;
-    const mode = declared ? " (" + state.palifico_mode + ")" : "";
-    pal.replaceChildren(h("strong", {text: "PALIFICO" + mode}), h("span", {text: state.palifico + " has one die: aces are not wild, the face is locked"}));
+    const opts = state.options || {};
+    const declared = (state.bids || []).find((b) => b.action === "palifico");
+    let mode = null;
+    if (declared) mode = "(" + (declared.mode || state.palifico_mode) + ")";
+    else if (palificoChoicePending(state)) mode = "(closed unless declared open)";
+    else if (opts.palifico_choice) mode = "(closed)";
+    const rules = [];
+    if (!state.aces_wild) rules.push("aces are not wild");
+    if (opts.palifico_face_change === "one_die") rules.push("only players with one die may change the face");
+    else rules.push("the face is locked");
+    if (declared && declared.mode === "open") rules.push("open: each sees the others' dice, not their own");
+    pal.replaceChildren(h("strong", {text: "PALIFICO"}), mode ? h("span", {class: "pal-mode", text: mode}) : null,
+      h("span", {text: state.palifico + " has one die: " + rules.join("; ")}));
     pal.hidden = false;
     const key = state.round + ":" + state.palifico;
     if (page.lastPalifico !== key) {
       page.lastPalifico = key;
-      if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
+      buzz([200, 100, 200]);
     }
   } else {
     pal.hidden = true;
@@ -174,14 +225,19 @@ function renderBid(state) {
     el.replaceChildren(h("span", {class: "qty", text: String(bid.quantity)}), h("span", {class: "times", text: "\u00d7"}), die(bid.face, "big"));
     $("bid-by").textContent = "by " + bid.player;
   } else {
-    el.replaceChildren(h("span", {class: "none", text: state.phase === "over" ? "\u2014" : "no bid yet"}));
+    const passer = standingPass(state);
+    const none = state.phase === "over" ? "\u2014" : (passer ? passer + " passes" : "no bid yet");
+    el.replaceChildren(h("span", {class: "none", text: none}));
     $("bid-by").textContent = "";
   }
   const odds = state.odds;
   $("odds").textContent = bid && odds && odds.chance !== null && odds.chance !== undefined
     ? pct(odds.chance) + " likely true (" + odds.expected.toFixed(1) + " expected)" : "";
   const turn = $("turn");
-  if (state.phase === "reveal") turn.textContent = "Lift the cups: reveal";
+  const passer = standingPass(state);
+  if (cupsUpBeforeTheCamera(state)) turn.textContent = "Cups up: the camera looks in a moment";
+  else if (state.phase === "reveal") turn.textContent = "Lift the cups: reveal";
+  else if (state.turn && passer) turn.textContent = state.turn + " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass";
   else if (state.turn) turn.textContent = state.turn + " to " + (bid ? "raise or call" : "open");
   else turn.textContent = state.phase === "over" ? "" : "Start a game";
 }
@@ -246,12 +302,28 @@ function renderReveal(state) {
   }
   $("reading-check").hidden = !pending;
   if (pending) {
+    // A reading with a die too few or too many cannot be confirmed (the table refuses it):
+    // say so, and offer what can work.
+    const seen = reading.total !== undefined ? reading.total : (reading.dice || []).length;
+    const must = Object.values(reading.expected || {}).reduce((a, b) => a + b, 0);
+    const wrongCount = !!reading.expected && seen !== must;
     const why = (reading.disagreements || []).join("; ");
-    $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + (page.control ? " Correct any die, then confirm." : "");
+    const todo = !page.control ? " Whoever has the PIN confirms or corrects it."
+      : wrongCount ? "" : " Correct any die, then confirm.";
+    $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + todo;
+    $("reading-count").hidden = !wrongCount || !page.control;
+    $("reading-count").textContent = wrongCount
+      ? "The camera saw " + seen + (seen === 1 ? " die, " : " dice, ") + must + " must show: take the picture again, or enter the dice by hand below." : "";
+    $("reading-actions").hidden = !page.control;
+    $("confirm-reading").disabled = wrongCount || !page.control;
+    $("retake").disabled = !page.control;
     const doubtful = new Set(reading.doubtful || []);
     $("reading-dice").replaceChildren(...(reading.dice || []).map((d, i) => {
       const face = page.picks[i] || d.face;
-      const sel = h("select", {"data-index": String(i), disabled: !page.control, "aria-label": "die " + (i + 1)},
+      const number = (typeof d.index === "number" ? d.index : i) + 1;
+      const who = [d.colour, d.owner].filter(Boolean);
+      const name = "die " + number + (who.length ? " (" + who.join(", ") + ")" : "");
+      const sel = h("select", {"data-index": String(i), disabled: !page.control, "aria-label": name},
         [1, 2, 3, 4, 5, 6].map((f) => h("option", {value: String(f), selected: f === face, text: String(f)})));
       sel.addEventListener("change", () => {
         const picked = Number(sel.value);
@@ -259,7 +331,11 @@ function renderReveal(state) {
         render(page.state);
       });
       const marks = (doubtful.has(i) ? " doubt" : "") + (face !== d.face ? " corrected" : "");
-      return h("label", {class: "reading-die" + marks, title: "read as " + d.face + " (" + pct(d.confidence) + " sure)"}, die(face, "small"), sel);
+      const swatch = d.colour ? h("span", {class: "swatch", style: "background:" + cssColour(d.colour)}) : null;
+      const tag = h("span", {class: "die-tag"}, h("b", {class: "die-no", text: "#" + number}), swatch,
+        who.length ? h("span", {class: "die-who", text: who.join(" \u00b7 ")}) : null);
+      return h("label", {class: "reading-die" + marks, "data-number": String(number), title: name + ": read as " + d.face + " (" + pct(d.confidence) + " sure)"},
+        tag, h("span", {class: "die-pick"}, die(face, "small"), sel));
     }));
   }
   // The players can always type the dice in instead: a reading may have missed a die.
@@ -268,6 +344,12 @@ function renderReveal(state) {
   if (manual) renderManual(state);
   // While the cups are up the result is this call's, not yet known: not the last round's.
   $("result").replaceChildren(...(inReveal ? [] : resultLines(result)));
+}
+
+// A reader's colour name as a CSS colour (only names and hex the browser knows; else grey).
+function cssColour(name) {
+  const c = String(name);
+  return window.CSS && CSS.supports && CSS.supports("color", c) ? c : "var(--dim)";
 }
 
 function countFaces(faces) {
@@ -296,7 +378,8 @@ function renderManual(state) {
     }
   }
   // Who must show is known to the reading (a called pass: only the passer).
-  const must = state.expected_dice || (state.reading && state.reading.expected);
+  const must = [state.expected_dice, state.reading && state.reading.expected]
+    .find((m) => m && Object.keys(m).length);
   const expected = must
     ? Object.values(must).reduce((a, b) => a + b, 0)
     : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
@@ -305,23 +388,49 @@ function renderManual(state) {
 }
 
 function renderControls(state) {
-  const show = page.control && state.phase === "bidding";
+  const bidding = state.phase === "bidding";
+  const reveal = state.phase === "reveal";
+  // In the reveal too: Undo takes back a mis-pressed call, before the camera looks if it can.
+  const show = page.control && (bidding || reveal);
   $("controls").hidden = !show;
   if (!show) return;
+  $("picker").hidden = !bidding;
+  $("calls").hidden = !bidding;
+  $("caller-label").hidden = !bidding;
+  const hint = $("undo-hint");
+  hint.hidden = !reveal;
+  if (reveal) {
+    hint.classList.toggle("urgent", cupsUpBeforeTheCamera(state));
+    hint.textContent = cupsUpBeforeTheCamera(state)
+      ? "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
+      : "A call pressed by mistake? Undo takes it back.";
+  }
+  const choice = $("palifico-choice");
+  choice.hidden = !(bidding && palificoChoicePending(state));
+  if (!choice.hidden) $("palifico-who").textContent = state.palifico + "'s palifico round:";
+  if (!bidding) return;
   const opts = state.options || {};
   const exact = opts.exact_call && opts.exact_call !== "none";
   $("call-calza").hidden = !exact;
   if (exact) $("call-calza").textContent = String(opts.exact_call).replace("_", " ").toUpperCase();
   $("call-pass").hidden = !opts.pass;
-  $("call-dudo").disabled = state.can_call === false || !state.bid;
   const caller = $("caller");
   const names = activePlayers(state).map((p) => p.name);
   const keep = caller.value;
   caller.replaceChildren(...names.map((n) => h("option", {value: n, text: n})));
   caller.value = names.includes(keep) && keep !== state.turn && caller.dataset.manual === "yes" ? keep : (state.turn || names[0] || "");
-  const choice = $("palifico-choice");
-  choice.hidden = !(opts.palifico_choice && state.palifico && !state.palifico_mode && !(state.bids || []).length);
+  renderCalls(state);
   renderPicker();
+}
+
+// DUDO and CALZA for the chosen caller, PASS for the player to act: as the server allows now.
+function renderCalls(state) {
+  const who = $("caller").value;
+  const passer = standingPass(state);
+  $("call-dudo").disabled = !mayCall(state, "dudo", who);
+  $("call-dudo").title = passer && !state.bid ? "call " + passer + "'s pass" : "";
+  $("call-calza").disabled = !mayCall(state, "calza", who);
+  $("call-pass").disabled = !mayCall(state, "pass", state.turn);
 }
 
 function renderPicker() {
@@ -370,7 +479,8 @@ function applyAnswer(data) {
   // can arrive after it): an answer older than what is shown must not take the page back.
   const stale = data.state && page.state && data.state.version < page.state.version;
   if (data.state && !stale) { render(data.state); loadBids(); }
-  if (data.announcements) announce(data.announcements);
+  // The live feed brings the same announcements: announce() shows each batch once.
+  if (data.announcements) announce(data.announcements, data.state);
 }
 
 $("place-bid").addEventListener("click", () => {
@@ -381,7 +491,7 @@ $("call-dudo").addEventListener("click", () => act({action: "dudo", player: $("c
 $("call-calza").addEventListener("click", () => act({action: "calza", player: $("caller").value}));
 $("call-pass").addEventListener("click", () => act({action: "pass", player: page.state.turn}));
 $("undo").addEventListener("click", () => act({action: "undo"}));
-$("caller").addEventListener("change", () => { $("caller").dataset.manual = "yes"; });
+$("caller").addEventListener("change", () => { $("caller").dataset.manual = "yes"; if (page.state) renderCalls(page.state); });
 document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventListener("click", () =>
   act({action: "palifico", player: page.state.palifico, mode: b.dataset.mode})));
 
@@ -409,14 +519,24 @@ $("manual").addEventListener("submit", async (ev) => {
 });
 
 // ---------- announcements and history ----------
-function announce(list) {
+function announce(list, state) {
   if (!list || !list.length) return;
+  // An action's announcements come twice to the phone that made it (its answer and the live
+  // feed), with the same state version: each line goes into the history once, and its
+  // notice shows once. (A list cleared for a new game takes them again.)
+  const key = state && state.version !== undefined && state.version !== null
+    ? [state.game_id, state.version, list.map((a) => a.kind + ":" + a.text).join("|")].join("/") : null;
   const hist = $("history");
-  for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text}));
-  while (hist.children.length > 300) hist.lastChild.remove();
+  if (!key || ![...hist.children].some((li) => li.dataset.batch === key)) {
+    for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text, "data-batch": key}));
+    while (hist.children.length > 300) hist.lastChild.remove();
+  }
+  if (key && page.announced.includes(key)) return;
+  if (key) page.announced.push(key);
+  if (page.announced.length > 100) page.announced.shift();
   const last = list[list.length - 1];
   notice(last.text, list.some((a) => a.kind === "palifico") ? "palifico" : "");
-  if (list.some((a) => a.kind === "palifico" || a.kind === "winner") && navigator.vibrate) navigator.vibrate([200, 100, 200]);
+  if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
 }
 
 async function loadHistory() {
@@ -442,8 +562,13 @@ function gameTitle(g) {
 let lastPhase = null;
 function connect() {
   const es = new EventSource("/api/events");
-  es.addEventListener("open", () => { $("live").textContent = "live"; $("live").classList.add("on"); });
-  es.addEventListener("error", () => { $("live").textContent = "reconnecting"; $("live").classList.remove("on"); });
+  let lost = false;
+  es.addEventListener("open", () => {
+    $("live").textContent = "live"; $("live").classList.add("on");
+    if (lost) { page.floor = -Infinity; loadHistory(); }  // what was announced while the feed was down
+    lost = false;
+  });
+  es.addEventListener("error", () => { lost = true; $("live").textContent = "reconnecting"; $("live").classList.remove("on"); });
   es.addEventListener("state", (ev) => {
     const data = JSON.parse(ev.data);
     if (page.capturing && !data.state.capturing) {
@@ -451,7 +576,7 @@ function connect() {
       if ($("notice").textContent.startsWith("Reading the dice")) $("notice").hidden = true;
     }
     render(data.state);
-    announce(data.announcements);
+    announce(data.announcements, data.state);
     loadBids();
     if (data.state.phase === "over" && lastPhase !== "over") loadGames();
     lastPhase = data.state.phase;

@@ -1,0 +1,159 @@
+"""Fixtures of the browser tests: ``dudo serve --sim`` in a subprocess (one per test module,
+so each module starts from a fresh table), Debian's headless Chromium, a phone-sized page;
+and the helpers every browser test uses."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+PIN = "7319"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+WAIT_MS = 30_000  # the machine may be busy (a model training next door): be patient
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def get_state(base: str) -> dict[str, Any]:
+    with urllib.request.urlopen(base + "/api/state", timeout=5) as answer:
+        state: dict[str, Any] = json.load(answer)
+        return state
+
+
+def call_api(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """POST ``body`` to the table with the PIN, as a script would; the JSON answer (an error
+    answer too: ``{"error": ...}``)."""
+    request = urllib.request.Request(
+        base + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "X-Table-Pin": PIN},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            data: dict[str, Any] = json.load(answer)
+    except urllib.error.HTTPError as err:
+        data = json.load(err)
+    return data
+
+
+def settled(base: str, timeout: float = 30.0) -> dict[str, Any]:
+    """The table's state once no picture is being taken or read."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = get_state(base)
+        if not state.get("capturing") or time.monotonic() > deadline:
+            return state
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("data")
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "companion.cli",
+        "serve",
+        "--sim",
+        "--pin",
+        PIN,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data",
+        str(data),
+        "--seed",
+        "5",
+    ]
+    log = (data / "serve.log").open("w")
+    process = subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            get_state(base)
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError((data / "serve.log").read_text()) from None
+            time.sleep(0.2)
+    yield base
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def phone(browser: Any, server: str) -> Iterator[Any]:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, color_scheme="dark")
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(server)
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def shot(page: Any, name: str, full: bool = False) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full)
+    return path
+
+
+def take_control(page: Any) -> None:
+    page.click("#lock")
+    page.fill("#pin", PIN)
+    page.click("#pin-form button[type=submit]")
+    expect(page.locator("#lock")).to_have_class("lock on")

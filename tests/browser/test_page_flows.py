@@ -1,0 +1,262 @@
+"""The phone page in situations a player notices, each set up quickly through the HTTP API
+(as a script with the PIN would) and then played or checked on the page: calling a pass, a
+mis-pressed call taken back while the cups are up, the open or closed palifico, each history
+line shown once, a reading with a die too few, what a phone without the PIN may press, and
+the amber text of the light theme. Screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import (
+    PHONE,
+    WAIT_MS,
+    call_api,
+    get_state,
+    settled,
+    shot,
+    take_control,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
+    """A new game of the encyclopedia's Dudo (pass, spot on, open or closed palifico)."""
+    header = {"game": "dudo-record/1", "rules": "dudo", "options": options, "players": players}
+    answer = call_api(base, "/api/game", header)
+    assert "state" in answer, answer
+    return dict(answer["state"])
+
+
+def act(base: str, **action: Any) -> dict[str, Any]:
+    answer = call_api(base, "/api/actions", action)
+    assert "state" in answer, answer
+    return dict(answer["state"])
+
+
+def finish_the_reveal(base: str) -> dict[str, Any]:
+    """Once the camera has looked: the reading as it stands (applied when it matched), else
+    the dice typed in, so the round is settled whatever the reader saw."""
+    state = settled(base)
+    if state["phase"] == "reveal":
+        must = sum(state["expected_dice"].values())
+        act(base, action="reveal", faces=[2] * must)
+        state = settled(base)
+    assert state["phase"] != "reveal", state
+    return state
+
+
+def history(page: Any) -> list[str]:
+    return list(page.locator("#history li").all_inner_texts())
+
+
+def shown_once(page: Any, *texts: str) -> None:
+    """Each line is in the history exactly once (the answer and the live feed bring it both)."""
+    page.wait_for_timeout(300)  # let the later of the two arrive
+    lines = history(page)
+    for text in texts:
+        assert lines.count(text) == 1, (text, lines)
+
+
+@pytest.fixture
+def console_errors() -> list[str]:
+    """The errors the spectator's page logs on its console."""
+    return []
+
+
+@pytest.fixture
+def spectator(browser: Any, server: str, console_errors: list[str]) -> Iterator[Any]:
+    """A second phone, in the light theme, without the PIN."""
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, color_scheme="light")
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.goto(server)
+    expect(page.locator("#live")).to_have_class("live on")
+    yield page
+    context.close()
+
+
+def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_the_cups_are_up(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    expect(phone.locator("#turn")).to_have_text("Ana to open")
+    # No bid stands: nothing to call yet (SPOT ON before any bid was the reported slip).
+    expect(phone.locator("#call-dudo")).to_be_disabled()
+    expect(phone.locator("#call-calza")).to_be_disabled()
+    phone.click("#call-pass")
+
+    # Ben must bid or call Ana's pass: DUDO calls it, he may not pass in turn.
+    expect(phone.locator("#turn")).to_have_text("Ben must bid or call Ana's pass")
+    expect(phone.locator("#bid")).to_have_text("Ana passes")
+    expect(phone.locator("#caller")).to_have_value("Ben")
+    expect(phone.locator("#call-dudo")).to_be_enabled()
+    expect(phone.locator("#call-calza")).to_be_disabled()
+    expect(phone.locator("#call-pass")).to_be_disabled()
+    assert get_state(server)["can_call"] == {"dudo": ["Ben"], "calza": [], "pass": []}
+    shot(phone, "10-pass-to-call")
+
+    # DUDO pressed by mistake: the cups are up, Undo is there before the camera looks.
+    phone.click("#call-dudo")
+    hint = phone.locator("#undo-hint")
+    expect(hint).to_have_text(
+        "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
+    )
+    expect(phone.locator("#turn")).to_have_text("Cups up: the camera looks in a moment")
+    expect(phone.locator("#undo")).to_be_visible()
+    expect(phone.locator("#picker")).to_be_hidden()
+    expect(phone.locator("#calls")).to_be_hidden()
+    shot(phone, "11-cups-up-undo")
+    phone.click("#undo")
+    expect(phone.locator("#turn")).to_have_text("Ben must bid or call Ana's pass")
+    state = settled(server)
+    assert state["phase"] == "bidding" and not state.get("reading"), state
+
+    # Called for real this time: Ana's dice decide it.
+    phone.click("#call-dudo")
+    expect(phone.locator("#undo-hint")).to_be_visible()
+    state = finish_the_reveal(server)
+    assert state["last_result"]["call"] == "pass", state["last_result"]
+    expect(phone.locator("#result")).to_contain_text("Ana's pass")
+    expect(phone.locator("#undo-hint")).to_be_hidden()
+    shown_once(phone, "Ana passes")
+    lines = history(phone)
+    assert lines.count("Ben calls Ana's pass") == 2, lines  # called, undone, called again
+    assert len([line for line in lines if line.startswith("Undone")]) == 1, lines
+    phone.locator("#history").scroll_into_view_if_needed()
+    shot(phone, "12-pass-called-history")
+
+
+def test_the_one_die_player_declares_an_open_palifico_even_after_passing(
+    phone: Any, spectator: Any, server: str, console_errors: list[str]
+) -> None:
+    new_game(server, ["Ana", "Ben"], dice=2)
+    act(server, action="bid", player="Ana", quantity=4, face=6)
+    act(server, action="dudo", player="Ben")
+    state = finish_the_reveal(server)
+    one = state["palifico"]
+    assert one and state["palifico_mode"] == "closed" and not state["bids"], state
+    take_control(phone)
+
+    # Before the declaration: the choice is offered, the round closed unless declared open.
+    for page in (phone, spectator):
+        banner = page.locator("#palifico")
+        expect(banner).to_contain_text("(closed unless declared open)")
+        expect(banner).to_contain_text("only players with one die may change the face")
+        expect(banner).not_to_contain_text("the face is locked")
+    expect(phone.locator("#palifico-choice")).to_be_visible()
+    expect(phone.locator("#palifico-who")).to_have_text(f"{one}'s palifico round:")
+    expect(spectator.locator("#controls")).to_be_hidden()
+    shot(phone, "13-palifico-to-declare")
+
+    # A pass does not end the chance to declare.
+    act(server, action="pass", player=one)
+    expect(phone.locator("#round-bids")).to_contain_text(f"{one} passes")
+    expect(phone.locator("#palifico-choice")).to_be_visible()
+    phone.click("#palifico-choice button[data-mode=open]")
+    for page in (phone, spectator):
+        expect(page.locator("#palifico .pal-mode")).to_have_text("(open)")
+        expect(page.locator("#palifico")).to_contain_text("each sees the others' dice")
+    expect(phone.locator("#palifico-choice")).to_be_hidden()
+    assert get_state(server)["palifico_mode"] == "open"
+    shown_once(
+        phone, f"{one} plays the palifico round open: each sees the others' dice, not their own"
+    )
+    phone.evaluate("window.scrollTo(0, 0)")
+    shot(phone, "14-palifico-open")
+    # The spectator's phone never tried to vibrate before it was touched.
+    assert not [e for e in console_errors if "vibrate" in e], console_errors
+
+
+def fake_short_reading(page: Any) -> dict[str, Any]:
+    """Render a reveal whose reading saw 3 dice where 4 must show (the page's own state with
+    a reading put in: the simulated camera rarely misses a die, and never on demand), and
+    return what the page shows. The table is idle meanwhile, so no event redraws it."""
+    return dict(
+        page.evaluate(
+            """() => {
+        const dice = [[4, "red", "Ana"], [6, "red", "Ana"], [2, "blue", "Ben"]].map(
+          ([face, colour, owner], index) => ({index, face, confidence: 0.97, x: 100 + 90 * index,
+            y: 200, size: 50, colour, owner}));
+        render({...page.state, phase: "reveal", turn: null, capturing: false, reading: {
+          round: page.state.round, total: 3, counts: {1: 0, 2: 1, 3: 0, 4: 1, 5: 0, 6: 1},
+          dice, doubtful: [], expected: {Ana: 2, Ben: 2}, matched: false,
+          disagreements: ["Ben should show 2 dice, 1 seen", "the camera saw 3 dice, 4 must show"],
+          confirmed: false, applied: false, corrections: {}, ms: 1}});
+        const $ = (id) => document.getElementById(id);
+        return {confirmDisabled: $("confirm-reading").disabled,
+                actionsVisible: $("reading-actions").offsetParent !== null,
+                count: $("reading-count").hidden ? "" : $("reading-count").textContent,
+                labels: [...document.querySelectorAll("#reading-dice .reading-die")].map(
+                  (l) => l.querySelector(".die-tag").textContent),
+                names: [...document.querySelectorAll("#reading-dice select")].map(
+                  (s) => s.getAttribute("aria-label"))};
+      }"""
+        )
+    )
+
+
+def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot_press(
+    phone: Any, spectator: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], dice=2)
+    take_control(phone)
+    shown = fake_short_reading(phone)
+    assert shown["confirmDisabled"], shown
+    assert shown["count"] == (
+        "The camera saw 3 dice, 4 must show:"
+        " take the picture again, or enter the dice by hand below."
+    ), shown
+    # Each die is labelled to be found on the picture: its number, colour and owner.
+    assert shown["labels"] == ["#1red \u00b7 Ana", "#2red \u00b7 Ana", "#3blue \u00b7 Ben"], shown
+    assert shown["names"][2] == "die 3 (blue, Ben)", shown
+    expect(phone.locator("#retake")).to_be_enabled()
+    expect(phone.locator("#manual")).to_be_visible()
+    expect(phone.locator("#manual-expected")).to_have_text("4")
+    phone.evaluate("document.getElementById('reveal').scrollIntoView()")
+    shot(phone, "15-reading-die-too-few")
+
+    seen = fake_short_reading(spectator)
+    assert not seen["actionsVisible"] and seen["confirmDisabled"], seen
+    expect(spectator.locator("#reading-dice select").first).to_be_disabled()
+    expect(spectator.locator("#reading-why")).to_contain_text("Whoever has the PIN")
+    expect(spectator.locator("#manual")).to_be_hidden()
+    spectator.evaluate("document.getElementById('reveal').scrollIntoView()")
+    shot(spectator, "16-spectator-reading")
+
+
+def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    def luminance(rgb: tuple[int, ...]) -> float:
+        def channel(c: int) -> float:
+            x = c / 255
+            return x / 12.92 if x <= 0.03928 else float(((x + 0.055) / 1.055) ** 2.4)
+
+        r, g, b = (channel(c) for c in rgb[:3])
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", css)[:3])
+
+
+def test_amber_text_is_readable_in_the_light_theme(spectator: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben"], dice=2)
+    expect(spectator.locator("#turn")).to_have_text("Ana to open")
+    colours = spectator.evaluate(
+        """() => { const css = (el, p) => getComputedStyle(el)[p];
+        return {turn: css(document.getElementById("turn"), "color"),
+                card: css(document.getElementById("bid-card"), "backgroundColor")}; }"""
+    )
+    assert contrast(rgb(colours["turn"]), rgb(colours["card"])) >= 4.5, colours
