@@ -1,21 +1,92 @@
-"""The reveal's picture: each die numbered as the page lists it, so a correction finds its die."""
+"""The annotated picture: every die outlined with its face, doubtful dice marked apart."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.annotate import annotate
 from vision.reading import Die, Reading
+from vision.simulate import render_dice
 
-GREY = 128
+GREEN = np.array([60, 200, 40])
+ORANGE = np.array([0, 140, 255])
 
 
-def reading() -> Reading:
-    dice = (
-        Die(face=3, pips=4, x=100, y=100, size=40, confidence=0.99, colour="red"),
-        Die(face=5, pips=2, x=300, y=220, size=40, confidence=0.4, colour="blue"),
-    )
-    return Reading(dice, "below", {"total": 1.0}, 480, 360)
+def reading_of(dice: list[Die], threshold: float = 0.8) -> Reading:
+    return Reading(tuple(dice), "below", {"total": 5.0}, 640, 480, threshold)
+
+
+def share_of(image: np.ndarray, colour: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    x0, y0, x1, y1 = box
+    patch = image[y0:y1, x0:x1].astype(int)
+    return float(np.mean(np.abs(patch - colour).sum(axis=2) < 40))
+
+
+def outline_box(d: Die) -> tuple[int, int, int, int]:
+    half = int(d.size * 0.6)
+    return (d.x - half - 3, d.y - half - 40, d.x + half + 4, d.y + half + 4)
+
+
+@pytest.fixture
+def table() -> np.ndarray:
+    return np.full((480, 640, 3), 128, np.uint8)
+
+
+def test_the_picture_is_a_copy_and_the_original_is_untouched(table: np.ndarray) -> None:
+    before = table.copy()
+    out = annotate(table, reading_of([Die(3, 4, 300, 200, 40, 0.99, "red")]))
+    assert np.array_equal(table, before)
+    assert out.shape == table.shape
+    assert not np.array_equal(out, table)
+
+
+def test_a_sure_die_is_outlined_in_green_and_a_doubtful_one_in_orange(table: np.ndarray) -> None:
+    sure = Die(3, 4, 150, 200, 40, 0.99, "red")
+    doubtful = Die(5, 2, 450, 300, 40, 0.42, "blue")
+    out = annotate(table, reading_of([sure, doubtful]))
+    assert share_of(out, GREEN, outline_box(sure)) > 0.05
+    assert share_of(out, ORANGE, outline_box(sure)) == 0
+    assert share_of(out, ORANGE, outline_box(doubtful)) > 0.03
+    assert share_of(out, GREEN, outline_box(doubtful)) == 0
+
+
+@pytest.mark.parametrize("threshold, marked", [(0.5, GREEN), (0.95, ORANGE)])
+def test_the_doubt_threshold_can_be_given(
+    table: np.ndarray, threshold: float, marked: np.ndarray
+) -> None:
+    d = Die(2, 5, 300, 240, 40, 0.9, "white")
+    out = annotate(table, reading_of([d]), doubtful_threshold=threshold)
+    assert share_of(out, marked, outline_box(d)) > 0.03
+
+
+def test_every_die_of_a_full_table_is_marked(table: np.ndarray) -> None:
+    dice = [
+        Die(1 + i % 6, 6 - i % 6, 60 + 90 * (i % 6), 80 + 110 * (i // 6), 36, 0.95, "red")
+        for i in range(24)
+    ]
+    out = annotate(table, reading_of(dice))
+    assert all(share_of(out, GREEN, outline_box(d)) > 0.03 for d in dice)
+
+
+def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray) -> None:
+    out = annotate(table, reading_of([]))
+    changed = np.any(out != table, axis=2)
+    rows = np.nonzero(changed.any(axis=1))[0]
+    assert rows.size and rows.max() < 40  # only the banner at the top
+
+
+def test_the_face_written_differs_with_the_face_read(table: np.ndarray) -> None:
+    one = annotate(table, reading_of([Die(1, 6, 300, 240, 40, 0.99, "red")]))
+    six = annotate(table, reading_of([Die(6, 1, 300, 240, 40, 0.99, "red")]))
+    label = (slice(180, 220), slice(270, 310))
+    assert not np.array_equal(one[label], six[label])
+
+
+def test_a_die_at_the_edge_of_the_picture_is_drawn_without_error() -> None:
+    frame = render_dice([4], seed=1, width=200, height=150, die_size=40).image
+    out = annotate(frame, reading_of([Die(4, 3, 5, 3, 40, 0.3, "white")]))
+    assert out.shape == frame.shape
 
 
 def number_patch(image: np.ndarray, die: Die) -> np.ndarray:
@@ -25,12 +96,14 @@ def number_patch(image: np.ndarray, die: Die) -> np.ndarray:
     return image[top + 4 : top + 12, x1 - 9 : x1 - 3]  # clear of the box's own line
 
 
-def test_the_page_picture_numbers_each_die_and_the_scan_picture_does_not() -> None:
-    table = np.full((360, 480, 3), GREY, np.uint8)
-    plain = annotate(table, reading())
-    numbered = annotate(table, reading(), numbered=True)
-    for die in reading().dice:
-        assert (number_patch(plain, die) == GREY).all()  # `dudo scan --annotate`: faces only
+def test_the_page_picture_numbers_each_die_and_the_scan_picture_does_not(
+    table: np.ndarray,
+) -> None:
+    # The page lists the dice of a reading by number, so a correction finds its die.
+    dice = [Die(3, 4, 100, 100, 40, 0.99, "red"), Die(5, 2, 300, 220, 40, 0.4, "blue")]
+    plain = annotate(table, reading_of(dice))
+    numbered = annotate(table, reading_of(dice), numbered=True)
+    for die in dice:
+        assert (number_patch(plain, die) == 128).all()  # `dudo scan --annotate`: faces only
         patch = number_patch(numbered, die)
-        assert (patch < 60).any() and (patch > 200).any()  # dark label, white digits
-    assert (table == GREY).all()  # the photograph itself is left as it was
+        assert (patch < 60).any() and (patch > 200).any()  # a dark label, white digits
