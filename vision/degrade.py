@@ -61,6 +61,14 @@ def _swapped(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, ::-1])
 
 
+def _white_balance(blue: float, green: float, red: float) -> Callable[[np.ndarray], np.ndarray]:
+    def cast(image: np.ndarray) -> np.ndarray:
+        gains = np.array([blue, green, red], np.float32)
+        return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+    return cast
+
+
 def _wood(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     """Wavy wooden grain of one of three stains, its rings about 2% of the photograph apart."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -152,6 +160,14 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     "jpeg": ("JPEG at quality 25", _photo(_jpeg)),
     "noise": ("sensor noise (sigma 12 of 255)", _photo(_noise)),
     "swapped": ("red and blue swapped (other colours of dice and table)", _photo(_swapped)),
+    "warm": (
+        "a warmer white balance (indoor light: red x1.15, blue x0.65)",
+        _photo(_white_balance(0.65, 1.0, 1.15)),
+    ),
+    "cool": (
+        "a cooler white balance (shade: red x0.7, green x0.95, blue x1.15)",
+        _photo(_white_balance(1.15, 0.95, 0.7)),
+    ),
     "wood": ("the dice on a wooden table (grain of one of three stains)", _table(_wood)),
     "cloth": ("the dice on felt (green, blue or red)", _table(_cloth)),
 }

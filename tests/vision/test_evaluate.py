@@ -150,6 +150,11 @@ def test_each_degradation_changes_the_photograph_as_it_says(
         assert seen[name].shape == photo.shape
         assert 1.0 < np.abs(seen[name].astype(int) - photo).mean() < 20.0, name
     assert (seen["swapped"][:, :, 0] == photo[:, :, 2]).all()
+    blue, red = (0, 2)
+    assert seen["warm"][:, :, red].mean() > photo[:, :, red].mean()
+    assert seen["warm"][:, :, blue].mean() < 0.7 * photo[:, :, blue].mean()
+    assert seen["cool"][:, :, red].mean() < 0.75 * photo[:, :, red].mean()
+    assert seen["cool"][:, :, blue].mean() > photo[:, :, blue].mean()
     assert (degrade(photo, "noise") == seen["noise"]).all()  # the same photograph, alike
     # On another table, every die stays where it was and the light tray is gone.
     far = {name: laid_on_another_table(photo, seen[name], dice) for name in ("wood", "cloth")}
