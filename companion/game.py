@@ -326,6 +326,10 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise MalformedAction(f"a player's name must be a non-empty text, not {name!r}")
+        if not name.isprintable():
+            # A line break would split the one-line messages that name players; half a
+            # character (a lone surrogate) cannot be saved at all.
+            raise MalformedAction(f"player name {name!r}: only printable characters")
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise MalformedAction(f"player {twice[0]!r} is listed twice")

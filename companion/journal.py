@@ -61,8 +61,17 @@ def checksum(game_id: int, seq: int, body: str) -> str:
 
 
 def encode(obj: dict[str, object]) -> str:
-    """The one-line JSON text of a header or an action, as the record file has it."""
-    return json.dumps(obj, ensure_ascii=False)
+    """The one-line JSON text of a header or an action, as the record file has it.
+
+    ValueError when it holds text that cannot be saved (half a character: a lone surrogate).
+    """
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        bad = err.object[err.start : err.end]
+        raise ValueError(f"{bad!r} is half a character (a lone surrogate), not text") from None
+    return text
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,11 @@ class Journal:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise JournalError(f"{doing}: {err}") from err
+            except BaseException:
+                # Whatever failed, the next write must not find this one's transaction open.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
     def start_game(self, header: dict[str, object]) -> int:
         """Store a new game's header; returns the new game's id."""

@@ -39,6 +39,10 @@ def _parse(line: str, number: int) -> Any:
         return json.loads(line)
     except json.JSONDecodeError as exc:
         raise MalformedAction(f"line {number}: bad JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise MalformedAction(f"line {number}: bad JSON: {exc}") from None
+    except RecursionError:
+        raise MalformedAction(f"line {number}: bad JSON: nested too deeply") from None
 
 
 def replay(lines: Iterable[str]) -> Game:

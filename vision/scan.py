@@ -63,7 +63,10 @@ def scan_one(
     from vision.reader import load_image, read_dice
 
     image = load_image(name)
-    reading = read_dice(image, config, view=view)
+    try:
+        reading = read_dice(image, config, view=view)
+    except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)
+        raise UnreadableImage(f"{name}: {err}") from None
     if as_json:
         out.write(json.dumps(reading.to_json(name)) + "\n")
     else:

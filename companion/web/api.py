@@ -78,7 +78,10 @@ def bids() -> Response:
 @control_required
 def new_game() -> Response:
     """Start a new game from a record header; an unfinished game stays in the journal."""
-    header = json_body('a record header, e.g. {"rules": "perudo", "players": ["Ana", "Ben"]}')
+    header = json_body(
+        'a record header, e.g. {"game": "dudo-record/1", "rules": "perudo", '
+        '"players": ["Ana", "Ben"]}'
+    )
     if isinstance(header, Response):
         return header
     return _ctx().outcome(_ctx().table.new_game(header), created=True)

@@ -20,6 +20,8 @@ from typing import ParamSpec, TypeVar
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
+from companion.web.replies import request_json
+
 log = logging.getLogger(__name__)
 
 bp = Blueprint("auth", __name__)
@@ -167,7 +169,7 @@ def check_csrf() -> Response | None:
 @bp.post("/api/login")
 def login() -> Response:
     """Open a control session with the table PIN: ``{"pin": "1234"}``."""
-    body = request.get_json(silent=True)
+    body = request_json()
     if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
         return _error('send the PIN as JSON: {"pin": "1234"}', 400)
     refused = check_pin(body["pin"])

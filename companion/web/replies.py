@@ -15,6 +15,14 @@ def error(message: str, status: int, **headers: str) -> Response:
     return response
 
 
+def request_json() -> Any:
+    """The request's JSON, or None when it is not valid JSON (or nested too deeply to read)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        return None
+
+
 def json_body(example: str) -> dict[str, Any] | Response:
     """The request's JSON object, or a 4xx answer saying what was wrong with it.
 
@@ -23,7 +31,7 @@ def json_body(example: str) -> dict[str, Any] | Response:
     """
     if not request.is_json:
         return error(f"send JSON (Content-Type: application/json): {example}", 415)
-    body = request.get_json(silent=True)
+    body = request_json()
     if body is None:
         return error(f"the body is not valid JSON: expected {example}", 400)
     if not isinstance(body, dict):
