@@ -19,7 +19,10 @@ const page = {
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
+  offline: false,    // the live feed is down: nothing is sent until it is back
 };
+// What a player can do about a table out of reach (not the browser's words for it).
+const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
 
 // ---------- small helpers ----------
 function h(tag, attrs, ...children) {
@@ -64,7 +67,7 @@ async function api(method, path, body) {
   try {
     res = await fetch(path, init);
   } catch (e) {
-    notice("The table cannot be reached: " + e.message, "error");
+    notice(UNREACHABLE, "error");
     return null;
   }
   const data = await res.json().catch(() => ({}));
@@ -108,11 +111,17 @@ $("lock").addEventListener("click", async () => {
 $("pin-cancel").addEventListener("click", () => $("pin-dialog").close());
 $("pin-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const res = await fetch("/api/login", {
-    method: "POST", credentials: "same-origin",
-    headers: {"Content-Type": "application/json"},
-    body: JSON.stringify({pin: $("pin").value}),
-  });
+  let res;
+  try {
+    res = await fetch("/api/login", {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({pin: $("pin").value}),
+    });
+  } catch (e) {
+    $("pin-error").textContent = UNREACHABLE;
+    return;
+  }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) { $("pin-error").textContent = data.error || "refused"; return; }
   page.csrf = data.csrf;
@@ -174,6 +183,32 @@ function render(state) {
   renderControls(state);
   renderSim(state);
   $("setup").hidden = !page.control || !(state.phase === "over" || !state.players || !state.players.length);
+  // With no game there is no record to download (the link would lead to an error).
+  $("record-link").hidden = !state.game_id;
+  renderOffline();
+}
+
+// ---------- the feed is down ----------
+// Every control that sends something to the table: disabled while the live feed is down
+// (what a phone shows then may be out of date), enabled again when it is back.
+const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #new-game button[type=submit], #sim button";
+function renderOffline() {
+  $("offline").hidden = !page.offline;
+  if (!page.offline) return;
+  $("offline-text").textContent = UNREACHABLE;
+  document.querySelectorAll(SENDERS).forEach((b) => {
+    if (!b.disabled) { b.disabled = true; b.dataset.offline = "yes"; }
+  });
+}
+function setOffline(on) {
+  if (page.offline === on) return;
+  page.offline = on;
+  if (!on) {
+    // Enable what the feed's loss disabled; the render below disables again what the game forbids.
+    document.querySelectorAll("[data-offline]").forEach((b) => { b.disabled = false; delete b.dataset.offline; });
+    if (page.state) { render(page.state); return; }
+  }
+  renderOffline();
 }
 
 function renderFaults(state) {
@@ -210,7 +245,7 @@ function renderBanners(state) {
   }
   const win = $("winner");
   if (state.winner) {
-    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + " rounds"}));
+    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}));
     win.hidden = false;
   } else {
     win.hidden = true;
@@ -226,7 +261,8 @@ function renderBid(state) {
     $("bid-by").textContent = "by " + bid.player;
   } else {
     const passer = standingPass(state);
-    const none = state.phase === "over" ? "\u2014" : (passer ? passer + " passes" : "no bid yet");
+    const none = state.phase === "over" ? "\u2014" : passer ? passer + " passes"
+      : (players(state).length ? "no bid yet" : "no game yet");
     el.replaceChildren(h("span", {class: "none", text: none}));
     $("bid-by").textContent = "";
   }
@@ -239,7 +275,9 @@ function renderBid(state) {
   else if (state.phase === "reveal") turn.textContent = "Lift the cups: reveal";
   else if (state.turn && passer) turn.textContent = state.turn + " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass";
   else if (state.turn) turn.textContent = state.turn + " to " + (bid ? "raise or call" : "open");
-  else turn.textContent = state.phase === "over" ? "" : "Start a game";
+  else if (state.phase === "over") turn.textContent = "";
+  // Only a phone with the PIN can start one: the others are told who can.
+  else turn.textContent = page.control ? "Start a game below" : "Whoever has the table PIN starts a game";
 }
 
 function renderPlayers(state) {
@@ -259,7 +297,7 @@ function renderPlayers(state) {
     );
   }));
   const parts = [];
-  if (state.dice_in_play !== null && state.dice_in_play !== undefined) parts.push(state.dice_in_play + " dice in play");
+  if (state.dice_in_play !== null && state.dice_in_play !== undefined) parts.push(state.dice_in_play + (state.dice_in_play === 1 ? " die" : " dice") + " in play");
   if (state.dice_lost !== null && state.dice_lost !== undefined) parts.push(state.dice_lost + " lost");
   $("dice-totals").textContent = parts.join(" \u00b7 ");
 }
@@ -390,20 +428,27 @@ function renderManual(state) {
 function renderControls(state) {
   const bidding = state.phase === "bidding";
   const reveal = state.phase === "reveal";
-  // In the reveal too: Undo takes back a mis-pressed call, before the camera looks if it can.
-  const show = page.control && (bidding || reveal);
+  const over = state.phase === "over";
+  // In the reveal too: Undo takes back a mis-pressed call, before the camera looks if it can;
+  // and after the end: a mis-typed last reveal or a mis-press that ended the game.
+  const show = page.control && (bidding || reveal || over);
   $("controls").hidden = !show;
   if (!show) return;
   $("picker").hidden = !bidding;
   $("calls").hidden = !bidding;
   $("caller-label").hidden = !bidding;
   const hint = $("undo-hint");
-  hint.hidden = !reveal;
+  hint.hidden = bidding;
   if (reveal) {
     hint.classList.toggle("urgent", cupsUpBeforeTheCamera(state));
+    hint.classList.remove("calm");
     hint.textContent = cupsUpBeforeTheCamera(state)
       ? "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
       : "A call pressed by mistake? Undo takes it back.";
+  } else if (over) {
+    hint.classList.remove("urgent");
+    hint.classList.add("calm");
+    hint.textContent = "The last reveal or call was a mistake? Undo takes it back and the game goes on.";
   }
   const choice = $("palifico-choice");
   choice.hidden = !(bidding && palificoChoicePending(state));
@@ -412,7 +457,12 @@ function renderControls(state) {
   const opts = state.options || {};
   const exact = opts.exact_call && opts.exact_call !== "none";
   $("call-calza").hidden = !exact;
-  if (exact) $("call-calza").textContent = String(opts.exact_call).replace("_", " ").toUpperCase();
+  if (exact) {
+    const label = String(opts.exact_call).replace("_", " ").toUpperCase();
+    $("call-calza").textContent = label;
+    // EXACTOMUNDO: a smaller letter keeps the three calls on one row of a phone.
+    $("call-calza").classList.toggle("long", label.length > 8);
+  }
   $("call-pass").hidden = !opts.pass;
   const caller = $("caller");
   const names = activePlayers(state).map((p) => p.name);
@@ -431,6 +481,7 @@ function renderCalls(state) {
   $("call-dudo").title = passer && !state.bid ? "call " + passer + "'s pass" : "";
   $("call-calza").disabled = !mayCall(state, "calza", who);
   $("call-pass").disabled = !mayCall(state, "pass", state.turn);
+  renderOffline();
 }
 
 function renderPicker() {
@@ -448,6 +499,7 @@ function renderPicker() {
   }));
   $("place-bid").disabled = !c;
   $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face : "No legal bid";
+  renderOffline();
 }
 
 function stepQuantity(dir) {
@@ -555,7 +607,7 @@ function gameTitle(g) {
   const who = g.players ? g.players.join(", ") : "";
   const when = g.started || g.started_at || g.created || "";
   const win = g.winner ? " \u2014 " + g.winner + " won" : (g.finished === false ? " (unfinished)" : "");
-  return ["#" + g.id, g.rules || "", who, String(when).slice(0, 16)].filter(Boolean).join(" \u00b7 ") + win;
+  return ["#" + g.id, g.rules || "", who, String(when).slice(0, 16).replace("T", " ")].filter(Boolean).join(" \u00b7 ") + win;
 }
 
 // ---------- the live feed ----------
@@ -567,8 +619,16 @@ function connect() {
     $("live").textContent = "live"; $("live").classList.add("on");
     if (lost) { page.floor = -Infinity; loadHistory(); }  // what was announced while the feed was down
     lost = false;
+    setOffline(false);
   });
-  es.addEventListener("error", () => { lost = true; $("live").textContent = "reconnecting"; $("live").classList.remove("on"); });
+  es.addEventListener("error", () => {
+    lost = true;
+    $("live").textContent = "reconnecting"; $("live").classList.remove("on");
+    setOffline(true);
+    // The browser retries by itself after a dropped connection, but gives up after an
+    // answer that is not the feed (a 503 when too many phones follow): try again later.
+    if (es.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  });
   es.addEventListener("state", (ev) => {
     const data = JSON.parse(ev.data);
     if (page.capturing && !data.state.capturing) {
@@ -578,7 +638,8 @@ function connect() {
     render(data.state);
     announce(data.announcements, data.state);
     loadBids();
-    if (data.state.phase === "over" && lastPhase !== "over") loadGames();
+    // A game ends, or an undo takes its end back: the list of games says who won.
+    if ((data.state.phase === "over") !== (lastPhase === "over") && lastPhase !== null) loadGames();
     lastPhase = data.state.phase;
   });
   es.addEventListener("rejected", (ev) => {

@@ -24,11 +24,14 @@ function renderSim(state) {
   $("sim-dial-bid").textContent = dial ? (typeof dial === "string" ? dial : dial.quantity + "\u00d7" + dial.face) : "\u2013";
   const seats = Math.min(6, (state.players || []).length);
   const wrap = $("sim-seats");
-  if (wrap.children.length !== seats) {
+  // Rebuilt for a new game's seats (the same number of players may have other names).
+  const key = (state.players || []).slice(0, seats).map((p) => p.name).join("\n");
+  if (wrap.dataset.key !== key) {
+    wrap.dataset.key = key;
     wrap.replaceChildren();
     for (let s = 1; s <= seats; s++) {
       wrap.append(h("button", {type: "button", class: "seat-btn", "data-seat": String(s), onclick: () => { page.simSeat = page.simSeat === s ? null : s; renderSim(page.state); }},
-        h("span", {class: "led", id: "led-seat" + s}), h("span", {text: state.players[s - 1].name})));
+        h("span", {class: "led", id: "led-seat" + s}), h("span", {class: "seat-name", text: state.players[s - 1].name, title: state.players[s - 1].name})));
     }
   }
   wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));

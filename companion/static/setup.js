@@ -27,11 +27,44 @@ $("add-player").addEventListener("click", () => {
   refreshFirst();
 });
 
+// The options of RULES.md's "Option names" table in the players' words (GET /api/rules gives
+// only the names and values); a name or value not here shows as it is, underscores as spaces.
+const OPTION_LABELS = {
+  wild_aces: "Aces are wild",
+  raise: "A raise must increase",
+  to_aces: "Least aces over a bid of N",
+  open_on_aces: "Opening on aces",
+  exact_call: "Exact call",
+  pass: "Pass allowed",
+  starter: "Next round opens",
+  palifico: "Palifico round",
+  palifico_face_change: "Face change in palifico",
+  palifico_choice: "Open or closed palifico",
+  loss: "Dice lost",
+  cruzado: "Dudo cruzado",
+  direction: "Direction of play",
+  lost_dice_visible: "Show the dice in play",
+};
+const VALUE_LABELS = {
+  raise: {quantity_or_face: "quantity or face", quantity: "quantity"},
+  to_aces: {ceil_half: "half, rounded up", half_plus_one: "half down + 1"},
+  open_on_aces: {never: "never", one_die: "with one die"},
+  exact_call: {none: "none", spot_on: "spot on"},
+  starter: {loser: "the loser", winner: "the winner"},
+  palifico: {none: "never", once: "once each", every_time: "every time"},
+  palifico_face_change: {nobody: "nobody", one_die: "one-die players"},
+  loss: {one: "one", difference: "the difference"},
+  direction: {alternating: "alternating"},
+};
+const optionLabel = (name) => OPTION_LABELS[name] || name.replaceAll("_", " ");
+const valueLabel = (name, value) => ((VALUE_LABELS[name] || {})[value] || String(value).replaceAll("_", " "));
+
 async function loadRules() {
   const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!data) return;
   page.rules = data;
-  $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p + " \u2014 " + data.presets[p].title})));
+  // The select shows the preset's name (a phone cuts a long line); its title goes below it.
+  $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p})));
   $("preset").value = (data.defaults && data.defaults.rules) || "perudo";
   const names = (data.defaults && data.defaults.players && data.defaults.players.length) ? data.defaults.players : ["Ana", "Ben", "Caro", "Dan"];
   $("preset").addEventListener("change", renderOptions);
@@ -41,13 +74,15 @@ async function loadRules() {
 }
 function renderOptions() {
   const preset = page.rules.presets[$("preset").value] || {};
+  const about = [preset.title, preset.seats ? preset.seats + " players" : ""].filter(Boolean).join(" \u00b7 ");
+  $("preset-title").textContent = about;
   $("dice-each").value = preset.dice || 5;
   $("options").replaceChildren(...Object.entries(page.rules.options).filter(([name]) => name !== "dice").map(([name, choices]) => {
     const value = preset[name];
     const input = choices === "bool"
       ? h("input", {type: "checkbox", "data-option": name, checked: value === true})
-      : h("select", {"data-option": name}, choices.map((c) => h("option", {value: String(c), selected: c === value, text: String(c)})));
-    return h("label", {class: "option"}, h("span", {text: name.replaceAll("_", " ")}), input);
+      : h("select", {"data-option": name}, choices.map((c) => h("option", {value: String(c), selected: c === value, text: valueLabel(name, c)})));
+    return h("label", {class: "option", title: name}, h("span", {text: optionLabel(name)}), input);
   }));
 }
 

@@ -32,6 +32,7 @@ ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 WAIT_MS = 30_000  # the machine may be busy (a model training next door): be patient
 
@@ -74,6 +75,33 @@ def settled(base: str, timeout: float = 30.0) -> dict[str, Any]:
         if not state.get("capturing") or time.monotonic() > deadline:
             return state
         time.sleep(0.05)
+
+
+def new_game(base: str, players: list[str], rules: str = "dudo", **options: Any) -> dict[str, Any]:
+    """A new game, by default of the encyclopedia's Dudo (pass, spot on, open or closed
+    palifico), started through the API with the PIN."""
+    header = {"game": "dudo-record/1", "rules": rules, "options": options, "players": players}
+    answer = call_api(base, "/api/game", header)
+    assert "state" in answer, answer
+    return dict(answer["state"])
+
+
+def act(base: str, **action: Any) -> dict[str, Any]:
+    answer = call_api(base, "/api/actions", action)
+    assert "state" in answer, answer
+    return dict(answer["state"])
+
+
+def finish_the_reveal(base: str) -> dict[str, Any]:
+    """Once the camera has looked: the reading as it stands (applied when it matched), else
+    the dice typed in, so the round is settled whatever the reader saw."""
+    state = settled(base)
+    if state["phase"] == "reveal":
+        must = sum(state["expected_dice"].values())
+        act(base, action="reveal", faces=[2] * must)
+        state = settled(base)
+    assert state["phase"] != "reveal", state
+    return state
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +171,16 @@ def phone(browser: Any, server: str) -> Iterator[Any]:
     yield page
     context.close()
     assert not errors, errors
+
+
+def open_page(browser: Any, server: str, viewport: dict[str, int], scheme: str) -> Any:
+    """Another page on the table (another phone, a laptop), in its own context: no PIN yet."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=2, color_scheme=scheme)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(server)
+    expect(page.locator("#live")).to_have_class("live on")
+    return page
 
 
 def shot(page: Any, name: str, full: bool = False) -> Path:

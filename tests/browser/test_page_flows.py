@@ -17,40 +17,16 @@ from playwright.sync_api import expect
 from tests.browser.conftest import (
     PHONE,
     WAIT_MS,
-    call_api,
+    act,
+    finish_the_reveal,
     get_state,
+    new_game,
     settled,
     shot,
     take_control,
 )
 
 pytestmark = pytest.mark.browser
-
-
-def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
-    """A new game of the encyclopedia's Dudo (pass, spot on, open or closed palifico)."""
-    header = {"game": "dudo-record/1", "rules": "dudo", "options": options, "players": players}
-    answer = call_api(base, "/api/game", header)
-    assert "state" in answer, answer
-    return dict(answer["state"])
-
-
-def act(base: str, **action: Any) -> dict[str, Any]:
-    answer = call_api(base, "/api/actions", action)
-    assert "state" in answer, answer
-    return dict(answer["state"])
-
-
-def finish_the_reveal(base: str) -> dict[str, Any]:
-    """Once the camera has looked: the reading as it stands (applied when it matched), else
-    the dice typed in, so the round is settled whatever the reader saw."""
-    state = settled(base)
-    if state["phase"] == "reveal":
-        must = sum(state["expected_dice"].values())
-        act(base, action="reveal", faces=[2] * must)
-        state = settled(base)
-    assert state["phase"] != "reveal", state
-    return state
 
 
 def history(page: Any) -> list[str]:

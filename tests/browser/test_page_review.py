@@ -1,0 +1,271 @@
+"""The phone page as a review at a 390 px phone and a 1366 px laptop found it, each
+situation set up through the HTTP API: what a phone without the PIN is told before any game,
+the new-game form in the players' words, the calls and the panel's seat names on one line,
+Undo after the end of a game, a table out of reach, the laptop's layout. The tests run in
+this order on one fresh table (the first needs no game to have been played).
+Screenshots go to tests/artifacts/, light and dark.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import (
+    DESKTOP,
+    PHONE,
+    act,
+    finish_the_reveal,
+    get_state,
+    new_game,
+    open_page,
+    shot,
+    take_control,
+)
+
+pytestmark = pytest.mark.browser
+
+UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself."
+LONG_NAMES = ["Ana", "Maximiliano-Bartholomew", "Caro", "Wilhelmina Featherstonehaugh"]
+
+# Each visible call button: its label, how many lines its text takes and its top edge.
+CALLS = """() => [...document.querySelectorAll("#calls .call")].filter((b) => !b.hidden)
+.map((b) => {
+  const range = document.createRange(); range.selectNodeContents(b);
+  const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  return {label: b.textContent, lines, top: Math.round(b.getBoundingClientRect().top)};
+})"""
+
+# Whether the page scrolls sideways (something wider than the screen).
+OVERFLOW = "() => document.documentElement.scrollWidth > window.innerWidth"
+
+
+def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record(
+    phone: Any, server: str
+) -> None:
+    assert get_state(server)["phase"] == "setup"
+    expect(phone.locator("#turn")).to_have_text("Whoever has the table PIN starts a game")
+    expect(phone.locator("#bid")).to_have_text("no game yet")
+    expect(phone.locator("#lock")).to_have_text("Enter PIN")
+    # No game, no record: the link would lead to an error.
+    expect(phone.locator("#record-link")).to_be_hidden()
+    shot(phone, "20-spectator-no-game")
+    light = open_page(phone.context.browser, server, PHONE, "light")
+    expect(light.locator("#turn")).to_have_text("Whoever has the table PIN starts a game")
+    shot(light, "20-spectator-no-game-light")
+    light.context.close()
+
+    take_control(phone)
+    expect(phone.locator("#turn")).to_have_text("Start a game below")
+    expect(phone.locator("#setup")).to_be_visible()
+    expect(phone.locator("#record-link")).to_be_hidden()
+
+
+def selects_too_narrow(page: Any, scope: str) -> list[str]:
+    """The selects shown under ``scope`` with an option whose text is wider than the select
+    (18 px kept for the arrow)."""
+    return list(
+        page.evaluate(
+            """(scope) => {
+      const ctx = document.createElement("canvas").getContext("2d");
+      const shown = [...document.querySelectorAll(scope + " select")].filter((s) => s.offsetParent);
+      return shown.flatMap((s) => {
+        const cs = getComputedStyle(s);
+        ctx.font = cs.font;
+        const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 18;
+        return [...s.options].filter((o) => ctx.measureText(o.text).width > room)
+          .map((o) => (s.id || s.dataset.option) + ": " + o.text);
+      });
+    }""",
+            scope,
+        )
+    )
+
+
+def test_the_new_game_form_speaks_the_players_words_and_its_checkboxes_can_be_tapped(
+    phone: Any, server: str
+) -> None:
+    take_control(phone)
+    expect(phone.locator("#setup")).to_be_visible()
+    # The rules picker names the preset; its description is written out below it.
+    expect(phone.locator("#preset option")).to_have_text(["perudo", "dudo", "payroodo", "jinto"])
+    expect(phone.locator("#preset-title")).to_have_text(
+        "the Asmod\u00e9e edition as an online table plays it (default) \u00b7 2-6 players"
+    )
+    phone.select_option("#preset", "dudo")
+    expect(phone.locator("#preset-title")).to_contain_text("the encyclopedia's Dudo")
+    phone.click("#setup summary")
+    options = phone.locator("#options")
+    expect(options).to_be_visible()
+    expect(options).to_contain_text("Aces are wild")
+    expect(options).to_contain_text("A raise must increase")
+    # No raw option name or value is shown (their names stay in the form's values).
+    assert "_" not in options.inner_text(), options.inner_text()
+    raise_ = phone.locator("#options select[data-option=raise]")
+    expect(raise_).to_have_value("quantity_or_face")
+    expect(raise_.locator("option:checked")).to_have_text("quantity or face")
+    assert selects_too_narrow(phone, "#setup") == []
+    boxes = phone.locator("#options input[type=checkbox]")
+    expect(boxes).to_have_count(5)
+    for k in range(5):
+        box = boxes.nth(k).bounding_box()
+        assert box and box["width"] >= 24 and box["height"] >= 24, box
+    phone.locator("#setup").scroll_into_view_if_needed()
+    shot(phone, "21-new-game-options", full=True)
+
+    # A tap on the words toggles the box; a value picked by its words reaches the table.
+    phone.get_by_text("Aces are wild").click()
+    expect(phone.locator("#options input[data-option=wild_aces]")).not_to_be_checked()
+    phone.select_option("#options select[data-option=to_aces]", label="half down + 1")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#players li .name")).to_have_text(["Ana", "Ben", "Caro", "Dan"])
+    options_now = get_state(server)["options"]
+    assert options_now["wild_aces"] is False and options_now["to_aces"] == "half_plus_one"
+    assert options_now["exact_call"] == "spot_on"  # the dudo preset's own, untouched
+    # A game now: its record can be downloaded.
+    link = phone.locator("#record-link")
+    expect(link).to_be_visible()
+    assert phone.request.get(server + link.get_attribute("href")).status == 200
+
+
+def test_on_a_phone_the_calls_and_the_panels_seat_names_each_fit_on_one_line(
+    phone: Any, server: str
+) -> None:
+    new_game(server, LONG_NAMES, dice=2)
+    take_control(phone)
+    expect(phone.locator("#call-calza")).to_have_text("SPOT ON")
+    calls = phone.evaluate(CALLS)
+    assert [c["label"] for c in calls] == ["DUDO", "SPOT ON", "PASS"], calls
+    assert all(c["lines"] == 1 for c in calls) and len({c["top"] for c in calls}) == 1, calls
+
+    # A long name on a seat button ends in an ellipsis, inside its button; the whole name
+    # is its tooltip.
+    seats = phone.locator("#sim-seats .seat-btn")
+    expect(seats).to_have_count(4)
+    names = phone.locator("#sim-seats .seat-name")
+    expect(names).to_have_text(LONG_NAMES)
+    cut = phone.evaluate(
+        """() => [...document.querySelectorAll("#sim-seats .seat-name")].map((n) => {
+      const b = n.closest("button").getBoundingClientRect(), r = n.getBoundingClientRect();
+      return {cut: n.scrollWidth > n.clientWidth, ellipsis: getComputedStyle(n).textOverflow,
+              inside: r.right <= b.right, title: n.title};
+    })"""
+    )
+    assert [c["cut"] for c in cut] == [False, True, False, True], cut
+    assert all(c["ellipsis"] == "ellipsis" and c["inside"] for c in cut), cut
+    assert [c["title"] for c in cut] == LONG_NAMES
+    assert not phone.evaluate(OVERFLOW)
+    shot(phone, "22-phone-calls-spot-on")
+    phone.locator("#sim").scroll_into_view_if_needed()
+    shot(phone, "23-phone-panel-long-names")
+
+    # The longest exact call, with PASS: still one row of one-line buttons.
+    new_game(server, LONG_NAMES[:3], dice=2, exact_call="exactomundo")
+    expect(phone.locator("#call-calza")).to_have_text("EXACTOMUNDO")
+    expect(phone.locator("#sim-seats .seat-name")).to_have_text(LONG_NAMES[:3])
+    calls = phone.evaluate(CALLS)
+    assert [c["label"] for c in calls] == ["DUDO", "EXACTOMUNDO", "PASS"], calls
+    assert all(c["lines"] == 1 for c in calls) and len({c["top"] for c in calls}) == 1, calls
+    light = open_page(phone.context.browser, server, PHONE, "light")
+    take_control(light)
+    expect(light.locator("#call-calza")).to_have_text("EXACTOMUNDO")
+    light.locator("#controls").scroll_into_view_if_needed()
+    shot(light, "24-phone-calls-exactomundo-light")
+    light.context.close()
+
+
+def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo", dice=1)
+    act(server, action="bid", player="Ana", quantity=2, face=6)
+    act(server, action="dudo", player="Ben")
+    state = finish_the_reveal(server)
+    assert state["phase"] == "over", state
+    spectator = open_page(phone.context.browser, server, PHONE, "light")
+    take_control(phone)
+    expect(phone.locator("#winner")).to_contain_text(f"{state['winner']} wins!")
+    expect(phone.locator("#winner")).to_contain_text("Game over after 1 round")
+    expect(phone.locator("#undo-hint")).to_have_text(
+        "The last reveal or call was a mistake? Undo takes it back and the game goes on."
+    )
+    expect(phone.locator("#undo")).to_be_visible()
+    expect(phone.locator("#undo")).to_be_enabled()
+    expect(phone.locator("#picker")).to_be_hidden()
+    expect(phone.locator("#calls")).to_be_hidden()
+    expect(spectator.locator("#winner")).to_be_visible()
+    expect(spectator.locator("#controls")).to_be_hidden()
+    shot(phone, "25-phone-over-undo")
+    shot(spectator, "25-spectator-over-light")
+
+    phone.click("#undo")
+    expect(phone.locator("#winner")).to_be_hidden()
+    expect(spectator.locator("#winner")).to_be_hidden()
+    expect(phone.locator("#undo-hint")).to_have_text(
+        "A call pressed by mistake? Undo takes it back."
+    )
+    back = get_state(server)
+    assert back["phase"] == "reveal" and back["winner"] is None, back
+    expect(phone.locator("#history li").first).to_have_text("Undone: reveal")
+    shot(phone, "26-phone-after-undo-of-the-end")
+    spectator.context.close()
+
+
+def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    expect(phone.locator("#place-bid")).to_be_enabled()
+
+    # The Wi-Fi drops as a bid is pressed: the page says what to do, not the browser's words.
+    phone.route("**/api/actions", lambda route: route.abort("internetdisconnected"))
+    phone.click("#place-bid")
+    expect(phone.locator("#notice")).to_have_text(UNREACHABLE)
+    phone.unroute("**/api/actions")
+    assert get_state(server)["bid"] is None
+
+    # The live feed is down: nothing can be sent until it is back.
+    phone.route("**/api/events", lambda route: route.abort("internetdisconnected"))
+    phone.reload()
+    expect(phone.locator("#live")).to_have_text("reconnecting")
+    expect(phone.locator("#offline")).to_have_text(UNREACHABLE)
+    expect(phone.locator("#turn")).to_have_text("Ana to open")
+    senders = ["#place-bid", "#call-pass", "#undo", "#faces .face-btn >> nth=2"]
+    senders += ["#sim [data-button=dudo]", "#sim [data-button=dial]"]
+    for sender in senders:
+        expect(phone.locator(sender)).to_be_disabled()
+    phone.evaluate("window.scrollTo(0, 0)")
+    shot(phone, "27-phone-feed-down")
+
+    phone.unroute("**/api/events")
+    expect(phone.locator("#live")).to_have_text("live")
+    expect(phone.locator("#offline")).to_be_hidden()
+    for sender in senders:
+        expect(phone.locator(sender)).to_be_enabled()
+    # What the game forbids stays forbidden: no bid stands to call yet.
+    expect(phone.locator("#call-dudo")).to_be_disabled()
+    phone.click("#place-bid")
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_laptop_the_page_is_one_centred_column_without_sideways_scrolling(
+    browser: Any, server: str, scheme: str
+) -> None:
+    state = get_state(server)
+    if state["phase"] != "bidding":
+        new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    laptop = open_page(browser, server, DESKTOP, scheme)
+    take_control(laptop)
+    expect(laptop.locator("#controls")).to_be_visible()
+    box = laptop.locator("main").bounding_box()
+    assert box and box["width"] == 640 and abs(box["x"] * 2 + 640 - DESKTOP["width"]) <= 1, box
+    assert not laptop.evaluate(OVERFLOW)
+    calls = laptop.evaluate(CALLS)
+    assert all(c["lines"] == 1 for c in calls) and len({c["top"] for c in calls}) == 1, calls
+    assert selects_too_narrow(laptop, "main") == []
+    shot(laptop, f"28-laptop-{scheme}", full=True)
+    laptop.context.close()
