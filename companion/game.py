@@ -353,4 +353,3 @@ def _colours(colours: object, players: list[str]) -> dict[str, str]:
                 f"header 'colours': {player}'s colour {colour!r} is not a #rrggbb colour"
             )
     return dict(colours)
-
