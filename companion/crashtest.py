@@ -135,6 +135,9 @@ class Companion:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 60.0) -> Client:
+        # A short cups-up wait: kills land in it too, and the games do not crawl.
+        config = self.log.with_name("table.toml")
+        config.write_text("[table]\ncups_up_s = 0.2\n")
         command = [
             sys.executable,
             "-m",
@@ -151,6 +154,8 @@ class Companion:
             PIN,
             "--seed",
             str(self.seed),
+            "--config",
+            str(config),
         ]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
