@@ -379,6 +379,34 @@ def test_the_light_under_the_glass_is_on_only_while_the_frame_is_taken(
         table.close()
 
 
+def test_a_mispressed_dudo_undone_on_the_panel_while_the_cups_come_up_is_never_photographed(
+    pin_factory: MockFactory,
+) -> None:
+    light = pin_factory.pin(PINS["light"].pin)
+    camera = WatchedCamera(light)
+    table = Table(camera=camera, reader=_failing_reader(), cups_up_s=2.0)
+    panel = build_panel(table, pin_factory)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana bids
+        calm(panel)
+        light.clear_states()
+        driver.press("dudo")  # Ben's finger slipped
+        calm(panel)
+        assert table.state()["phase"] == "reveal"
+        driver.press("undo", hold_s=UNDO_S * 2)  # held within the cups-up wait
+        calm(panel)
+        assert table.wait_idle(timeout=10)
+        state = table.state()
+        assert (state["phase"], state["turn"], state["capturing"]) == ("bidding", "Ben", False)
+        assert camera.light_at_capture == []  # no frame was taken
+        assert not light.state and "reading" not in state
+    finally:
+        panel.close()
+        table.close()
+
+
 def _failing_reader() -> Any:
     """The real reader, kept from reading: this test is about the light, not the dice."""
     from companion.reveal import VisionReader
