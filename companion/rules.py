@@ -176,10 +176,6 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
         return PRESETS[preset]
     if not isinstance(options, Mapping):
         raise MalformedAction(f"options must be a JSON object of option: value, not {options!r}")
-    if "calza" in options and "exact_call" in options:
-        raise MalformedAction(
-            "options calza and exact_call both name the exact call: give only one"
-        )
     changes: dict[str, object] = {}
     for name, value in options.items():
         if name == "calza" and type(value) is not bool:
@@ -190,6 +186,12 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
             # DESIGN.md's record example spells the exact call {"calza": true}: the preset's
             # exact call (perudo: calza, payroodo: exactomundo); false: none.
             name, value = "exact_call", EXACT_CALL_OPTION[preset] if value else "none"
+            said = options.get("exact_call", value)
+            if said != value:
+                raise MalformedAction(
+                    f"options calza = {_show(options['calza'])} ({value}) and exact_call = "
+                    f"{said!r} disagree: give one"
+                )
         option = OPTIONS.get(name)
         if option is None:
             raise MalformedAction(f"unknown option {name!r} (options: {', '.join(OPTIONS)})")

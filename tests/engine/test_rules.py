@@ -65,6 +65,15 @@ def test_an_unknown_option_value_is_malformed_and_lists_the_values() -> None:
         make_rules("dudo", {"loss": "all"})
 
 
+def test_calza_true_and_exact_call_may_be_given_together_only_when_they_agree() -> None:
+    # DESIGN.md spells the exact call {"calza": true}; RULES.md names it exact_call.
+    agreed = make_rules("payroodo", {"calza": True, "exact_call": "exactomundo"})
+    assert agreed.exact_call == "exactomundo"
+    with pytest.raises(MalformedAction, match="options calza = true \\(calza\\) and "
+                       "exact_call = 'jinto' disagree: give one"):
+        make_rules("perudo", {"exact_call": "jinto", "calza": True})
+
+
 def test_dudo_rules_prints_every_preset_and_every_option_with_its_values(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
