@@ -24,6 +24,7 @@ from flask.testing import FlaskClient
 from companion.cli import main
 from companion.table import Table
 from companion.web import create_app
+from tests.engine.test_rules_audit import OPTION_VALUES
 
 PIN = "2468"
 PINH = {"X-Table-Pin": PIN}
@@ -328,23 +329,6 @@ def test_the_calza_spelling_turns_the_presets_exact_call_on_or_off(
     assert json.loads(capsys.readouterr().out)["options"]["exact_call"] == expected
 
 
-OPTION_VALUES = {
-    "dice": list(range(1, 11)),
-    "wild_aces": [True, False],
-    "raise": ["quantity_or_face", "quantity"],
-    "to_aces": ["ceil_half", "half_plus_one"],
-    "open_on_aces": ["never", "one_die"],
-    "exact_call": ["none", "calza", "spot_on", "exactomundo", "jinto"],
-    "pass": [True, False],
-    "starter": ["loser", "winner"],
-    "palifico": ["none", "once", "every_time"],
-    "palifico_face_change": ["nobody", "one_die"],
-    "palifico_choice": [True, False],
-    "loss": ["one", "difference"],
-    "cruzado": [True, False],
-    "direction": ["clockwise", "alternating"],
-    "lost_dice_visible": [True, False],
-}
 
 
 @pytest.mark.parametrize("name", sorted(OPTION_VALUES))

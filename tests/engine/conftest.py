@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from companion.announcement import Announcement
+from companion.errors import IllegalAction
 from companion.game import Game
 
 Script = Callable[[Game, str], list[Announcement]]
@@ -65,4 +66,17 @@ def play() -> Script:
 @pytest.fixture
 def dice_of() -> Callable[[Game], dict[str, int]]:
     """``dice_of(game)``: every player's dice count."""
-    return lambda game: {name: game.dice(name) for name in game.players}
+    return dice_counts
+
+
+def refused(game: Game, action: dict[str, Any], match: str | None = None) -> None:
+    """The action is illegal now and changes nothing."""
+    before = game.state()
+    with pytest.raises(IllegalAction, match=match):
+        game.apply(action)
+    assert game.state() == before
+
+
+def dice_counts(game: Game) -> dict[str, int]:
+    """Each player's dice now."""
+    return {name: game.dice(name) for name in game.players}

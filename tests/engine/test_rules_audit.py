@@ -18,10 +18,11 @@ import pytest
 
 from companion.announcement import Announcement
 from companion.cli import main
-from companion.errors import IllegalAction, MalformedAction
+from companion.errors import MalformedAction
 from companion.game import Game
 from companion.record import replay
 from companion.rules import OPTIONS, make_rules
+from tests.engine.conftest import dice_counts, refused
 
 Script = Callable[[Game, str], list[Announcement]]
 THREE = ["Ana", "Ben", "Caro"]
@@ -40,16 +41,6 @@ def act(kind: str, player: str) -> dict[str, Any]:
     return {"action": kind, "player": player}
 
 
-def refused(game: Game, action: dict[str, Any], match: str | None = None) -> None:
-    """The action is illegal now and changes nothing."""
-    before = game.state()
-    with pytest.raises(IllegalAction, match=match):
-        game.apply(action)
-    assert game.state() == before
-
-
-def dice_of(game: Game) -> dict[str, int]:
-    return {name: game.dice(name) for name in game.players}
 
 
 # -- RULES.md, Common core -----------------------------------------------------------------
@@ -101,7 +92,7 @@ def test_common_core_dudo_costs_the_caller_if_count_reaches_quantity_else_the_bi
     game = game_of("perudo")
     # Fives with wild aces: Ana 2 (5, 1), Ben 1, Caro 2 (1, 1): five.
     play(game, f"Ana {quantity}x5; Ben dudo; reveal Ana:15234 Ben:52346 Caro:11234")
-    assert dice_of(game) == {name: 4 if name == loser else 5 for name in THREE}
+    assert dice_counts(game) == {name: 4 if name == loser else 5 for name in THREE}
     assert game.dice_lost == 1
 
 
@@ -256,7 +247,7 @@ def test_options_table_palifico_trigger_first_time_or_every_time(
     assert (game.state()["palifico"] == "Ana") is first_fall
     # Palifico (aces not wild): Ana takes a die from Caro with an exact jinto, 1 -> 2.
     play(game, "Ana 1x3; Ben 2x3; Caro 3x3; Ana calza; reveal Ana:3 Ben:33 Caro:66")
-    assert dice_of(game) == {"Ana": 2, "Ben": 2, "Caro": 1}
+    assert dice_counts(game) == {"Ana": 2, "Ben": 2, "Caro": 1}
     play(game, "Caro 1x4; Ana dudo; reveal Ana:66 Ben:66 Caro:6")  # Caro is out
     play(game, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66")  # Ana 2 -> 1 again
     assert game.dice("Ana") == 1
@@ -388,7 +379,7 @@ def test_design_md_record_example_with_options_calza_true_replays() -> None:
     game = replay(lines)
     assert game.rules.exact_call == "calza"
     # Five 4s with aces: the bid stands, Ben loses a die and opens.
-    assert (dice_of(game), game.turn) == ({"Ana": 5, "Ben": 4, "Caro": 5}, "Ben")
+    assert (dice_counts(game), game.turn) == ({"Ana": 5, "Ben": 4, "Caro": 5}, "Ben")
 
 
 # -- RULES.md, Exact calls, side by side -----------------------------------------------------
@@ -464,7 +455,7 @@ def test_exact_calls_right_and_wrong_who_gains_who_loses_and_who_opens(
     game = game_of(preset, dice=5, exact_call=exact_call)
     play(game, ANA_DOWN_TO_FOUR)
     play(game, f"{bids}; Ana calza; reveal {exact if right else over}")
-    assert (dice_of(game), game.turn) == (dice, opener)
+    assert (dice_counts(game), game.turn) == (dice, opener)
     result = game.state()["last_result"]
     assert result["success"] is right
     # Nobody but the caller loses, except the bidder to an exact jinto.
@@ -500,7 +491,7 @@ def test_exact_calls_an_exact_call_by_a_player_at_the_starting_dice(
 def test_exact_calls_the_bidder_never_loses_a_die_to_spot_on(play: Script) -> None:
     game = game_of("dudo")
     play(game, "Ana 3x3; Ben calza; reveal Ana:66666 Ben:66666 Caro:66666")
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
 
 
 @pytest.mark.parametrize(
@@ -546,14 +537,14 @@ def test_exact_calls_a_palifico_player_still_opens_their_round(play: Script) -> 
     # An exact jinto takes Ana's die (2 -> 1): Ben the caller would open, Ana's palifico does.
     game = game_of("perudo", dice=2, exact_call="jinto")
     play(game, "Ana 1x2; Ben calza; reveal Ana:26 Ben:66 Caro:66")
-    assert dice_of(game) == {"Ana": 1, "Ben": 3, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 1, "Ben": 3, "Caro": 2}
     assert (game.turn, game.state()["palifico"]) == ("Ana", "Ana")
 
 
 def test_exact_calls_jinto_may_take_the_bidders_last_die(play: Script) -> None:
     game = game_of("jinto", dice=1)
     play(game, "Ana 1x2; Ben calza; reveal Ana:2 Ben:5 Caro:6")
-    assert dice_of(game) == {"Ana": 0, "Ben": 2, "Caro": 1}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 2, "Caro": 1}
     assert game.turn == "Ben"  # the winner of the round opens
     assert game.dice_lost == 0
 
@@ -619,7 +610,7 @@ def test_palifico_the_one_die_player_opens_even_when_another_would(
     game = game_of("perudo", dice=2, **options)
     if options.get("cruzado"):
         play(game, "Ana 3x2; Caro dudo; reveal Ana:66 Ben:66 Caro:66")  # out of turn, right
-        assert dice_of(game) == {"Ana": 1, "Ben": 2, "Caro": 3}
+        assert dice_counts(game) == {"Ana": 1, "Ben": 2, "Caro": 3}
     else:
         play(game, ANA_DOWN_TO_ONE)
     assert (game.turn, game.state()["palifico"]) == ("Ana", "Ana")
@@ -691,7 +682,7 @@ def test_leaving_takes_the_players_dice_out_of_play_uncounted_and_the_round_goes
     assert state["players"][2]["out"] is True
     assert state["bid"]["quantity"] == 2
     play(game, "Ben dudo; reveal Ana:33333 Ben:44444")  # only the two left show dice
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 0}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 0}
     refused(game, bid("Caro", 1, 2), "Caro has left the table")
 
 
@@ -726,7 +717,7 @@ def test_a_bid_above_the_dice_in_play_is_legal_and_surely_false(
 ) -> None:
     game = game_of("perudo")
     play(game, f"Ana 2x2; Ben {quantity}x{face}; Caro dudo; reveal {'1' * 15}")
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
 
 
 def test_the_legal_bids_offered_go_up_to_the_dice_in_play() -> None:
@@ -751,7 +742,7 @@ def test_pass_a_called_pass_costs_the_caller_on_a_real_hand_and_the_passer_on_a_
     game = game_of("dudo")
     play(game, f"Ana 3x4; Ben pass; Caro dudo; reveal Ben:{hand}")
     loser = "Caro" if real else "Ben"
-    assert dice_of(game) == {name: 4 if name == loser else 5 for name in THREE}
+    assert dice_counts(game) == {name: 4 if name == loser else 5 for name in THREE}
     assert game.turn == loser
 
 
@@ -759,7 +750,7 @@ def test_pass_a_called_pass_may_be_revealed_with_everyones_dice(play: Script) ->
     game = game_of("dudo")
     # Everyone's 4s would beat three 4s; only Ben's hand decides (a bluff).
     play(game, "Ana 3x4; Ben pass; Caro dudo; reveal Ana:44444 Ben:12245 Caro:44444")
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
 
 
 @pytest.mark.parametrize(
@@ -796,7 +787,7 @@ def test_pass_the_opener_may_pass_instead_of_bidding(play: Script) -> None:
     game.check(bid("Ben", 1, 2))
     refused(game, bid("Ben", 1, 1), "open on aces")
     play(game, "Ben dudo; reveal Ana:12345")
-    assert (dice_of(game), game.turn) == ({"Ana": 5, "Ben": 4, "Caro": 5}, "Ben")
+    assert (dice_counts(game), game.turn) == ({"Ana": 5, "Ben": 4, "Caro": 5}, "Ben")
 
 
 def test_pass_other_players_keep_their_exact_call_on_the_standing_bid(play: Script) -> None:
@@ -804,7 +795,7 @@ def test_pass_other_players_keep_their_exact_call_on_the_standing_bid(play: Scri
     play(game, "Ana 3x4; Ben pass")
     assert game.can_call()["calza"] == ["Ben"]  # not Ana (her bid), not Caro (to act)
     play(game, "Ben calza; reveal Ana:44466 Ben:66666 Caro:66666")
-    assert (dice_of(game), game.turn) == ({"Ana": 5, "Ben": 5, "Caro": 5}, "Ben")
+    assert (dice_counts(game), game.turn) == ({"Ana": 5, "Ben": 5, "Caro": 5}, "Ben")
 
 
 # -- RULES.md, Variants seen in the texts --------------------------------------------------
@@ -838,7 +829,7 @@ def test_variants_dudo_cruzado_anyone_may_doubt_out_of_turn(
 ) -> None:
     game = game_of("perudo", cruzado=True)
     play(game, f"Ana {quantity}x4; Caro dudo; {FIVE_4S}")
-    assert (dice_of(game), game.turn) == (dice, opener)
+    assert (dice_counts(game), game.turn) == (dice, opener)
     assert game.dice_in_play + game.dice_lost == 15
 
 

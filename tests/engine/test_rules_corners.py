@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from companion.errors import IllegalAction, MalformedAction
+from companion.errors import MalformedAction
 from companion.game import Game
 from companion.record import dumps, replay
 from companion.table import Table
+from tests.engine.conftest import dice_counts, refused
 
 THREE = ["Ana", "Ben", "Caro"]
 FOUR = ["Ana", "Ben", "Caro", "Dan"]
@@ -76,15 +77,6 @@ def act(kind: str, player: str) -> dict[str, Any]:
     return {"action": kind, "player": player}
 
 
-def refused(game: Game, action: dict[str, Any], match: str) -> None:
-    before = game.state()
-    with pytest.raises(IllegalAction, match=match):
-        game.apply(action)
-    assert game.state() == before
-
-
-def dice_of(game: Game) -> dict[str, int]:
-    return {name: game.dice(name) for name in game.players}
 
 
 # -- Exact calls: "the caller opens the next round, whether right or wrong" ---------------------
@@ -121,7 +113,7 @@ def test_exact_call_jinto_preset_wrong_call_the_winner_bidder_opens() -> None:
     # The one exception of the Decision: the house's winner (the bidder) opens.
     game = new("jinto")
     play(game, "Ana 2x3; Ben calza; reveal Ana:333 Ben:666 Caro:666")
-    assert dice_of(game) == {"Ana": 3, "Ben": 2, "Caro": 3}
+    assert dice_counts(game) == {"Ana": 3, "Ben": 2, "Caro": 3}
     assert game.turn == "Ana"
 
 
@@ -138,7 +130,7 @@ def test_jinto_exact_call_at_a_loser_starts_table_the_winner_opens(
     # the call's own rule, whatever the table's `starter` option says of other rounds.
     game = new("perudo", exact_call="jinto")
     play(game, f"Ana 2x3; Ben calza; {reveal}")
-    assert dice_of(game) == dice
+    assert dice_counts(game) == dice
     assert game.turn == opener
 
 
@@ -173,7 +165,7 @@ def test_a_wrong_exact_call_costs_one_die_even_when_losing_the_difference() -> N
     # RULES.md: calza "Wrong: caller loses a die"; the difference is for a failed bid or doubt.
     game = new("perudo", exact_call="calza", loss="difference")
     play(game, "Ana 2x4; Caro calza; reveal Ana:44444 Ben:11111 Caro:66666")  # ten 4s
-    assert dice_of(game) == {"Ana": 5, "Ben": 5, "Caro": 4}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 5, "Caro": 4}
 
 
 # -- Palifico ------------------------------------------------------------------------------------
@@ -191,7 +183,7 @@ def test_palifico_a_game_started_with_one_die_gets_one_only_under_every_time(
     game = new("perudo", FOUR, dice=1, exact_call="jinto", palifico=trigger)
     # An exact jinto (no calza: nothing about a second palifico): Ben takes Ana's die.
     play(game, "Ana 1x2; Ben calza; reveal Ana:2 Ben:5 Caro:6 Dan:6")
-    assert dice_of(game) == {"Ana": 0, "Ben": 2, "Caro": 1, "Dan": 1}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 2, "Caro": 1, "Dan": 1}
     assert game.turn == "Ben"
     play(game, "Ben 3x3; Caro dudo; reveal Ben:44 Caro:4 Dan:4")  # Ben falls 2 -> 1
     assert game.dice("Ben") == 1
@@ -213,7 +205,7 @@ def test_palifico_player_knocked_out_by_their_own_wrong_calza_left_of_them_opens
     game = new("perudo", dice=2, exact_call="calza")
     play(game, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66 Caro:66")
     play(game, "Ana 1x3; Ben 2x3; Ana calza; reveal Ana:3 Ben:66 Caro:11")  # one 3, aces not wild
-    assert dice_of(game) == {"Ana": 0, "Ben": 2, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 2, "Caro": 2}
     state = game.state()
     assert (game.turn, state["palifico"], state["aces_wild"]) == ("Ben", None, True)
 
@@ -247,7 +239,7 @@ def test_palifico_losing_the_difference_from_two_dice_to_none_skips_the_palifico
     # RULES.md: "Only losing a die down to one triggers it"; lose-the-difference can skip one.
     game = new("perudo", dice=2, loss="difference")
     play(game, "Ana 1x4; Ben dudo; reveal Ana:44 Ben:44 Caro:44")  # six 4s: Ben owes 5, has 2
-    assert dice_of(game) == {"Ana": 2, "Ben": 0, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 2, "Ben": 0, "Caro": 2}
     assert game.state()["palifico"] is None
     assert game.turn == "Caro"  # Ben is out: the player on his left opens
     assert game.dice_lost == 2
@@ -259,14 +251,14 @@ def test_palifico_losing_the_difference_from_two_dice_to_none_skips_the_palifico
 def test_the_left_neighbour_of_a_knocked_out_loser_who_left_the_table_is_skipped() -> None:
     game = new("perudo", FOUR, dice=1)
     play(game, "Dan leave; Ana 1x2; Ben 2x2; Caro dudo; reveal Ana:2 Ben:2 Caro:3")
-    assert dice_of(game) == {"Ana": 1, "Ben": 1, "Caro": 0, "Dan": 0}
+    assert dice_counts(game) == {"Ana": 1, "Ben": 1, "Caro": 0, "Dan": 0}
     assert game.turn == "Ana"
 
 
 def test_a_right_dudo_cruzado_knocking_out_the_bidder_left_of_the_bidder_opens() -> None:
     game = new("perudo", FOUR, dice=1, cruzado=True)
     play(game, "Ana 1x2; Caro dudo; reveal Ana:3 Ben:3 Caro:3 Dan:3")
-    assert dice_of(game) == {"Ana": 0, "Ben": 1, "Caro": 2, "Dan": 1}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 1, "Caro": 2, "Dan": 1}
     assert game.turn == "Ben"
     assert game.dice_lost == 0  # Caro took the die Ana lost
 
@@ -286,7 +278,7 @@ def test_alternating_direction_a_knocked_out_loser_is_replaced_by_their_left_nei
 def test_losing_the_difference_knocks_out_the_bidder_and_their_left_neighbour_opens() -> None:
     game = new("perudo", dice=2, loss="difference")
     play(game, "Ana 6x4; Ben dudo; reveal Ana:44 Ben:23 Caro:56")  # two 4s: four short
-    assert dice_of(game) == {"Ana": 0, "Ben": 2, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 2, "Caro": 2}
     assert (game.turn, game.state()["palifico"], game.dice_lost) == ("Ben", None, 2)
 
 
@@ -294,7 +286,7 @@ def test_a_right_dudo_cruzado_losing_the_difference_the_doubter_takes_one_of_the
     game = new("perudo", cruzado=True, loss="difference")
     # Five 4s with wild aces; eight bid: Ana loses three, Caro takes one of them.
     play(game, "Ana 8x4; Caro dudo; reveal Ana:14456 Ben:23366 Caro:11256")
-    assert dice_of(game) == {"Ana": 2, "Ben": 5, "Caro": 6}
+    assert dice_counts(game) == {"Ana": 2, "Ben": 5, "Caro": 6}
     assert (game.dice_lost, game.turn) == (2, "Ana")
 
 
@@ -311,14 +303,14 @@ def test_pass_called_under_starter_winner_the_winner_opens(
 ) -> None:
     game = new("dudo", starter="winner")
     play(game, f"Ana 3x4; Ben pass; Caro dudo; reveal Ben:{hand}")
-    assert dice_of(game) == {n: 4 if n == loser else 5 for n in THREE}
+    assert dice_counts(game) == {n: 4 if n == loser else 5 for n in THREE}
     assert game.turn == opener
 
 
 def test_pass_a_called_bluff_costs_one_die_even_when_losing_the_difference() -> None:
     game = new("dudo", loss="difference")
     play(game, "Ana 3x4; Ben pass; Caro dudo; reveal Ana:66666 Ben:12245 Caro:66666")
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
 
 
 def test_pass_in_a_palifico_round_the_next_player_raises_on_the_locked_face() -> None:
@@ -328,7 +320,7 @@ def test_pass_in_a_palifico_round_the_next_player_raises_on_the_locked_face() ->
     refused(game, act("dudo", "Ana"), "only Caro may call it")
     refused(game, bid("Caro", 2, 4), "the face is locked to 3s")
     play(game, "Caro dudo; reveal Ben:36")  # a two-dice hand is never a qualifying pass
-    assert dice_of(game) == {"Ana": 1, "Ben": 1, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 1, "Ben": 1, "Caro": 2}
 
 
 # -- Leaving the table ---------------------------------------------------------------------------
@@ -345,7 +337,7 @@ def test_leaving_the_opener_leaves_before_bidding_the_next_player_opens_without_
 def test_leaving_during_the_reveal_the_leavers_dice_are_not_counted() -> None:
     game = new("perudo")
     play(game, "Ana 3x4; Ben dudo; Caro leave; reveal Ana:44111 Ben:23456")  # six 4s
-    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 0}
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 0}
     assert (game.dice_in_play, game.dice_lost, game.dice_left_with_players) == (9, 1, 5)
     assert game.turn == "Ben"
 
@@ -359,7 +351,7 @@ def test_leaving_the_palifico_player_leaves_and_the_palifico_round_goes_on() -> 
     assert game.aces_wild is False
     # One 3 and one ace: two 3s are false while aces are not wild.
     play(game, "Ben 2x3; Caro dudo; reveal Ben:13 Caro:66")
-    assert dice_of(game) == {"Ana": 0, "Ben": 1, "Caro": 2}
+    assert dice_counts(game) == {"Ana": 0, "Ben": 1, "Caro": 2}
     assert (game.state()["palifico"], game.turn) == ("Ben", "Ben")
 
 
@@ -447,4 +439,4 @@ def test_wild_aces_off_an_ace_counts_only_for_aces() -> None:
     game = new("perudo", wild_aces=False)
     play(game, "Ana 2x3; Ben dudo; reveal Ana:31111 Ben:66666 Caro:66666")  # one 3
     assert game.state()["last_result"]["count"] == 1
-    assert dice_of(game) == {"Ana": 4, "Ben": 5, "Caro": 5}
+    assert dice_counts(game) == {"Ana": 4, "Ben": 5, "Caro": 5}
