@@ -97,8 +97,11 @@ class Panel:
 
     ``pins`` is a ``PinMap`` or anything ``load_pin_map`` reads (None: the default
     panel). The times are seconds: UNDO acts after ``undo_hold_s`` held, a seat button
-    names the caller of a DUDO/CALZA/PASS pressed within ``seat_window_s`` after it, a
-    button down for ``stuck_after_s`` is reported and ignored until released.
+    names the player of a bid or the caller of a DUDO/CALZA/PASS pressed within
+    ``seat_window_s`` after it (and is used up by it), a button down for ``stuck_after_s``
+    is reported and ignored until released. The same bid or call button pressed again
+    within ``repeat_s`` is a double press, and is dropped: it would otherwise act for the
+    next player.
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class Panel:
         undo_hold_s: float = 1.0,
         seat_window_s: float = 3.0,
         stuck_after_s: float = 10.0,
+        repeat_s: float = 0.5,
         tick_s: float = 0.06,
         blink_s: float = 0.4,
         pin_factory: Any = None,
@@ -117,6 +121,8 @@ class Panel:
         self.pins = (default_pin_map() if pins is None
                      else pins if isinstance(pins, PinMap) else load_pin_map(pins))
         self.seat_window_s = seat_window_s
+        self.repeat_s = repeat_s
+        self._last_press: dict[str, float] = {}  # bid and call buttons: when last pressed
         self.dial = BidDial()
         self._lock = threading.Lock()
         self._seat: tuple[int, float] | None = None  # last seat pressed, and when
@@ -125,6 +131,7 @@ class Panel:
         self._game_key: str | None = None
         self._turn: str | None = None
         self._refusal: str | None = None  # the reason on the page for the last refusal
+        self._refused_in: str | None = None  # the game (its key) when it was refused
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -156,6 +163,8 @@ class Panel:
             with self._lock:
                 self._seat = (int(name[4:]), time.monotonic())
             logger.info("seat %s pressed", name[4:])
+        elif name in ("dial", "bid", *CALLS) and self._double(name):
+            logger.info("%s pressed twice: the second press is dropped", name)
         elif name in ("dial", "bid"):
             self._bid(name)
         elif name in CALLS:
@@ -168,8 +177,17 @@ class Panel:
             self._show_dial(bid)
         # UNDO acts on a hold only: a short press is a slip of the finger.
 
+    def _double(self, name: str) -> bool:
+        """Whether this press of ``name`` follows its last within ``repeat_s``."""
+        now = time.monotonic()
+        with self._lock:
+            last, self._last_press[name] = self._last_press.get(name), now
+        return last is not None and now - last < self.repeat_s
+
     def _held(self, name: str) -> None:
         if name == "undo":
+            with self._lock:
+                self._seat = None  # a seat pressed before an undo names nobody after it
             self._submit("UNDO", {"action": "undo"})
 
     def _turned(self, step: int) -> None:
@@ -198,30 +216,43 @@ class Panel:
         self._sync_dial(state)
         with self._lock:
             bid = self.dial.current
-        player = state.get("turn")
-        if bid is None or player is None:
-            self._queue.put(("refused", f"{button.upper()}: no bid to make now"))
+        player, why = self._who(button, state)
+        if player is None or bid is None:
+            self._queue.put(("refused", why or f"{button.upper()}: no bid to make now"))
             return
-        self._submit(f"{button.upper()} {bid}", {
+        self._submit(f"{button.upper()} {bid} by {player}", {
             "action": "bid", "player": player, "quantity": bid.quantity, "face": bid.face,
         })
 
     def _call(self, name: str) -> None:
-        state = self._state()
+        player, why = self._who(name, self._state())
+        if player is None:
+            self._queue.put(("refused", why))
+            return
+        self._submit(f"{name.upper()} by {player}", {"action": name, "player": player})
+
+    def _who(self, button: str, state: dict[str, Any]) -> tuple[str | None, str]:
+        """Who a press is for: the seat pressed just before (used up by this press), else
+        the player to act; or None and why not."""
         with self._lock:
             seat, self._seat = self._seat, None
-        player: str | None = state.get("turn")
         if seat is not None and time.monotonic() - seat[1] <= self.seat_window_s:
             players = state.get("players") or []
             if seat[0] > len(players):
-                self._queue.put(("refused", f"{name.upper()}: seat {seat[0]} has no player"))
-                return
-            player = players[seat[0] - 1]["name"]
-        if player is None:
-            self._queue.put(("refused", f"{name.upper()}: whose call? nobody is to act; "
-                                        "press your seat button first"))
-            return
-        self._submit(f"{name.upper()} by {player}", {"action": name, "player": player})
+                return None, f"{button.upper()}: seat {seat[0]} has no player"
+            return players[seat[0] - 1]["name"], ""
+        player = state.get("turn")
+        if player is not None:
+            return player, ""
+        phase = state.get("phase")
+        if phase == "reveal":
+            return None, f"{button.upper()}: the cups are up: the reveal comes first"
+        if phase == "over":
+            return None, f"{button.upper()}: the game is over"
+        if phase != "bidding":
+            return None, f"{button.upper()}: no game: start one on the page"
+        return None, (f"{button.upper()}: whose call? nobody is to act; "
+                      "press your seat button first")
 
     def _submit(self, what: str, action: dict[str, Any]) -> None:
         # Events the table sends while it handles this very action are collected here,
@@ -279,6 +310,9 @@ class Panel:
             item[1].set()
         elif kind == "event":
             event = item[1]
+            if self._refusal is not None and _game_key(event.state) != self._refused_in:
+                self._refusal = None  # the game moved on: the old reason no longer holds
+                self._show("panel", None)
             sound = self._follow(event.state, event.announcements)
             if sound:
                 self.signals.play(sound)
@@ -302,6 +336,7 @@ class Panel:
     def _refuse(self, reason: str) -> None:
         logger.info("rejected: %s", reason)
         self._refusal = reason
+        self._refused_in = _game_key(self._state())
         self._show("panel", reason)
         self.signals.play("rejected")
 
@@ -339,8 +374,7 @@ class Panel:
         by every dial press, so a press right after a change already sees the new bids.
         """
         state = self._state() if state is None else state
-        # The game itself, not a display value (the dial's own among them) or a fault.
-        key = json.dumps({k: state.get(k) for k in GAME_KEYS}, sort_keys=True, default=str)
+        key = _game_key(state)
         with self._lock:
             if key == self._game_key:
                 return
@@ -391,3 +425,8 @@ class Panel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _game_key(state: Mapping[str, Any]) -> str:
+    """The game itself in a state, not a display value (the dial's own among them) or a fault."""
+    return json.dumps({k: state.get(k) for k in GAME_KEYS}, sort_keys=True, default=str)

@@ -44,8 +44,9 @@ def table() -> Iterator[Table]:
 
 def build_panel(table: Table, factory: MockFactory, pins: PinMap = PINS,
                 **times: float) -> Panel:
+    # The tests press faster than hands can: no double-press guard unless a test asks.
     settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "stuck_after_s": STUCK_S,
-                                "tick_s": TICK_S, "blink_s": 0.02, **times}
+                                "tick_s": TICK_S, "blink_s": 0.02, "repeat_s": 0.0, **times}
     return Panel(table, pins, pin_factory=factory, **settings)
 
 
@@ -459,3 +460,79 @@ def test_closing_the_panel_switches_everything_off_and_frees_the_pins(
         assert lit_seats(again) == [2]
     finally:
         again.close()
+
+
+# -- slips of the hand: double presses, a seat pressed for nothing, stale reasons ---------
+
+
+@pytest.mark.parametrize("button", ["dial", "dudo"])
+def test_a_double_press_acts_once_and_sounds_once(
+    table: Table, pin_factory: MockFactory, sounds: Callable[[Any], int], button: str
+) -> None:
+    panel = build_panel(table, pin_factory, repeat_s=0.5)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        if button == "dudo":
+            driver.press("dial")  # Ana bids
+        calm(panel)
+        record = (table.record() or "").splitlines()
+        buzzer = pin_factory.pin(BUZZER)
+        buzzer.clear_states()
+        driver.press(button)
+        driver.press(button)  # the same finger, a fraction of a second later
+        calm(panel)
+        assert len((table.record() or "").splitlines()) == len(record) + 1
+        assert sounds(buzzer) == 1  # accepted once: not a bid for the next player, no reject
+    finally:
+        panel.close()
+
+
+def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    # Caro presses her seat, then the dial: it is Ana's turn, so nothing is bid.
+    assert heard(lambda: driver.press("dial", seat=3)) == 3
+    assert "not Caro's turn" in table.state()["display"]["panel"]
+    assert heard(lambda: driver.press("dial", seat=1)) == 1  # Ana's own seat: her bid
+    # The seat press is spent: Ben's plain DUDO is Ben's, not a leftover seat's.
+    assert heard(lambda: driver.press("dudo")) == 1
+    assert table.state()["call"]["caller"] == "Ben"
+
+
+@pytest.mark.parametrize(
+    ("before", "reason"),
+    [
+        ("none", "DUDO: no game: start one on the page"),
+        ("reveal", "DUDO: the cups are up: the reveal comes first"),
+        ("over", "DUDO: the game is over"),
+    ],
+)
+def test_a_press_with_nobody_to_act_says_why_for_the_moment_of_the_game(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int], before: str, reason: str,
+) -> None:
+    if before != "none":
+        new_game(table, ["Ana", "Ben"], dice=1)
+        assert table.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 3}).ok
+        assert table.submit({"action": "dudo", "player": "Ben"}).ok
+    if before == "over":
+        reveal(table, Ana=[2], Ben=[4])  # no 3: Ana loses her only die
+        assert table.state()["phase"] == "over"
+    assert heard(lambda: driver.press("dudo")) == 3
+    assert table.state()["display"]["panel"] == reason
+
+
+def test_a_refusal_leaves_the_page_once_the_game_moves_on(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    assert heard(lambda: driver.press("dudo")) == 3  # nothing to doubt yet
+    assert table.state()["display"]["panel"].startswith("DUDO")
+    # A bid made on the page (not on the panel): the old reason no longer holds.
+    assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
+    calm(panel)
+    assert table.state()["display"].get("panel") is None
