@@ -132,6 +132,7 @@ class Panel:
         self._turn: str | None = None
         self._refusal: str | None = None  # the reason on the page for the last refusal
         self._refused_in: str | None = None  # the game (its key) when it was refused
+        self._looked_for: str | None = None  # the reveal the players were last called to
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -365,6 +366,10 @@ class Panel:
         for kind, sound in LOUD:
             if kind in kinds:
                 return sound
+        waiting = _waiting_for_the_players(state)
+        if waiting is not None and waiting != self._looked_for:
+            self._looked_for = waiting
+            return "look"
         return "your_turn" if turn_moved and turn is not None else ""
 
     def _sync_dial(self, state: dict[str, Any] | None = None) -> None:
@@ -430,3 +435,20 @@ class Panel:
 def _game_key(state: Mapping[str, Any]) -> str:
     """The game itself in a state, not a display value (the dial's own among them) or a fault."""
     return json.dumps({k: state.get(k) for k in GAME_KEYS}, sort_keys=True, default=str)
+
+
+def _waiting_for_the_players(state: Mapping[str, Any]) -> str | None:
+    """At a reveal the camera has finished with, what it left to the players (a reading to
+    confirm, or the camera's fault), as a key telling one such wait from the next; else None.
+    """
+    if state.get("phase") != "reveal" or state.get("capturing"):
+        return None
+    reading = state.get("reading")
+    fault = (state.get("faults") or {}).get("camera")
+    if reading and not reading.get("applied"):
+        waiting: object = [reading.get("round"), reading.get("ms")]  # a picture taken again: anew
+    elif fault:
+        waiting = fault
+    else:
+        return None
+    return json.dumps([state.get("game_id"), state.get("round"), waiting], default=str)

@@ -38,6 +38,8 @@ SIGNALS: Mapping[str, tuple[Note, ...]] = {
                  ("F5", 4), (None, 1), ("A5", 6), (None, 1)),
     "won": (("C5", 2), (None, 1), ("E5", 2), (None, 1), ("G5", 2), (None, 1),
             ("C6", 4), (None, 2), ("G5", 2), (None, 1), ("C6", 8), (None, 1)),
+    # The reveal waits for the players (a reading to confirm, or no reading): look at a phone.
+    "look": (("E6", 1), (None, 1)) * 7,
 }
 # A pause between signals played one after the other (ticks).
 GAP = 4

@@ -536,3 +536,30 @@ def test_a_refusal_leaves_the_page_once_the_game_moves_on(
     assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
     calm(panel)
     assert table.state()["display"].get("panel") is None
+
+
+def test_a_reveal_left_to_the_players_calls_them_to_a_phone_once(
+    pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    light = pin_factory.pin(PINS["light"].pin)
+    table = Table(camera=WatchedCamera(light), reader=_failing_reader())
+    panel = build_panel(table, pin_factory)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")
+        calm(panel)
+        buzzer = pin_factory.pin(BUZZER)
+        buzzer.clear_states()
+        driver.press("dudo")
+        assert table.wait_idle(timeout=10)
+        calm(panel)
+        assert "camera" in table.state()["faults"]  # the picture could not be read
+        assert sounds(buzzer) == 1 + 7  # DUDO accepted, then "look at a phone"
+        buzzer.clear_states()
+        table.show("dial", "nothing new")  # the table speaks again, the wait is the same
+        calm(panel)
+        assert sounds(buzzer) == 0
+    finally:
+        panel.close()
+        table.close()

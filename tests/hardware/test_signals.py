@@ -13,7 +13,8 @@ from hardware.signals import SIGNALS, Signals
 
 TICK_S = 0.004
 # Each signal has its own number of sounds, so players (and these tests) tell them apart.
-SOUNDS = {"accepted": 1, "your_turn": 2, "rejected": 3, "out": 4, "palifico": 5, "won": 6}
+SOUNDS = {"accepted": 1, "your_turn": 2, "rejected": 3, "out": 4, "palifico": 5, "won": 6,
+          "look": 7}
 
 
 def test_every_signal_has_its_own_number_of_sounds() -> None:
