@@ -159,8 +159,13 @@ class Table:
         return unsubscribe
 
     def show(self, name: str, value: object) -> None:
-        """Show a non-game value on the page (``state()["display"][name]``); None removes it."""
+        """Show a non-game value on the page (``state()["display"][name]``); None removes it.
+
+        The same value again changes nothing and tells no one (a dial turned at its end).
+        """
         with self._lock:
+            if self._display.get(name) == value:
+                return
             if value is None:
                 self._display.pop(name, None)
             else:

@@ -169,6 +169,9 @@ def test_show_puts_a_value_on_the_page_that_is_never_journaled(
     assert table.state()["display"] == {"dial": "4x5"}
     assert heard.events[-1].kind == "state"
     assert heard.events[-1].state["display"] == {"dial": "4x5"}
+    told = len(heard.events)
+    table.show("dial", "4x5")  # the dial turned at its end: nothing new for the phones
+    assert len(heard.events) == told
     table.show("dial", None)
     assert table.state()["display"] == {}
     assert journal.record(table.state()["game_id"]) == record
