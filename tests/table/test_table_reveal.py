@@ -310,44 +310,41 @@ def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
 # -- the cups come up: a mis-pressed call undone before the camera looks ------------------
 
 
-def test_a_call_undone_while_the_cups_come_up_is_never_photographed(
-    header: dict[str, Any],
-) -> None:
+@pytest.fixture
+def cups_coming_up(header: dict[str, Any]) -> Iterator[CameraTable]:
+    """A table whose camera waits 1 s for the cups, just after Ben's DUDO on Ana's bid."""
     setup = CameraTable("truth", cups_up_s=1.0)
-    table = setup.table
-    try:
-        table.new_game(header)
-        assert table.submit(BID).ok
-        assert table.submit(DUDO).ok
-        state = table.state()
-        assert state["phase"] == "reveal" and state["capturing"]  # the page says: cups up
-        assert table.submit({"action": "undo"}).ok
-        assert table.wait_idle(10)
-        assert setup.camera.last_scene is None  # the camera never looked
-        assert "capture_start" not in [e.kind for e in setup.events]
-        state = table.state()
-        assert (state["phase"], state["turn"], state["capturing"]) == ("bidding", "Ben", False)
-        assert "reading" not in state and table.reveal_picture() is None
-    finally:
-        table.close()
+    setup.table.new_game(header)
+    assert setup.table.submit(BID).ok
+    assert setup.table.submit(DUDO).ok
+    yield setup
+    setup.table.close()
+
+
+def test_a_call_undone_while_the_cups_come_up_is_never_photographed(
+    cups_coming_up: CameraTable,
+) -> None:
+    table = cups_coming_up.table
+    state = table.state()
+    assert state["phase"] == "reveal" and state["capturing"]  # the page says: cups up
+    assert table.submit({"action": "undo"}).ok
+    assert table.wait_idle(10)
+    assert cups_coming_up.camera.last_scene is None  # the camera never looked
+    assert "capture_start" not in [e.kind for e in cups_coming_up.events]
+    state = table.state()
+    assert (state["phase"], state["turn"], state["capturing"]) == ("bidding", "Ben", False)
+    assert "reading" not in state and table.reveal_picture() is None
 
 
 def test_a_call_left_standing_is_photographed_once_the_cups_are_up(
-    header: dict[str, Any],
+    cups_coming_up: CameraTable,
 ) -> None:
-    setup = CameraTable("truth", cups_up_s=1.0)
-    table = setup.table
-    try:
-        table.new_game(header)
-        assert table.submit(BID).ok
-        assert table.submit(DUDO).ok
-        assert setup.camera.last_scene is None  # not yet: the cups are coming up
-        assert table.wait_idle(30)
-        assert setup.camera.last_scene is not None
-        state = table.state()
-        assert state["round"] == 2 and state["reading"]["applied"]
-    finally:
-        table.close()
+    table = cups_coming_up.table
+    assert cups_coming_up.camera.last_scene is None  # not yet: the cups are coming up
+    assert table.wait_idle(30)
+    assert cups_coming_up.camera.last_scene is not None
+    state = table.state()
+    assert state["round"] == 2 and state["reading"]["applied"]
 
 
 def test_closing_the_table_does_not_wait_for_the_cups(header: dict[str, Any]) -> None:
