@@ -108,3 +108,13 @@ def test_a_patterned_table_keeps_every_die_and_replaces_the_tray(
     # Every table its own.
     apart = [np.abs(a[far].astype(int) - b[far]).mean() for a, b in combinations(tables, 2)]
     assert min(apart) > 10
+
+
+def test_the_folds_deal_every_photograph_once_whatever_the_training_seed() -> None:
+    # Two trainings compared fold by fold (``--seed``) must be scored on the same held-out
+    # photographs: the deal follows ``--split-seed`` only.
+    folds = data.deal_folds(121, 3, split_seed=7)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(121))
+    assert [len(f) for f in folds] == [41, 40, 40]
+    assert all((a == b).all() for a, b in zip(folds, data.deal_folds(121, 3, 7), strict=True))
+    assert not (data.deal_folds(121, 3, 8)[2] == folds[2]).all()

@@ -61,6 +61,16 @@ def load_photos(root: Path, names: Sequence[str] | None = None) -> list[Photo]:
     return photos
 
 
+def deal_folds(count: int, folds: int, split_seed: int) -> list[np.ndarray]:
+    """The indices of ``count`` photographs dealt into ``folds`` folds for cross-validation.
+
+    The deal depends on ``split_seed`` alone, never on the training seed: two trainings
+    compared fold by fold must be scored on the same held-out photographs.
+    """
+    order = np.random.default_rng(split_seed).permutation(count)
+    return [order[k::folds] for k in range(folds)]
+
+
 def on_a_dark_table(photo: Photo, rng: np.random.Generator) -> Photo:
     """The photograph with the table around the dice darkened (and tinted), dice untouched.
 

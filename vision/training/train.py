@@ -28,6 +28,7 @@ import numpy as np
 from vision.nets import CROP_PX, FACE_FILE, LOCATOR_FILE, MODELS_DIR
 from vision.training.data import (
     Photo,
+    deal_folds,
     face_sample,
     load_photos,
     locator_sample,
@@ -223,8 +224,7 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
     from vision.config import ReaderConfig
     from vision.evaluate import Summary, evaluate_folder
 
-    order = np.random.default_rng(args.seed).permutation(len(photos))
-    folds = [order[k :: args.folds] for k in range(args.folds)]
+    folds = deal_folds(len(photos), args.folds, args.split_seed)
     scores: dict[str, list[Any]] = {"above": [], "below": []}
     for k, held in enumerate(folds):
         if args.fold and k + 1 != args.fold:
@@ -297,7 +297,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--locator-steps", type=int, default=3000)
     parser.add_argument("--face-steps", type=int, default=7500)
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=7, help="training seed (fold K: seed + K - 1)")
+    parser.add_argument(
+        "--split-seed",
+        type=int,
+        default=7,
+        help="with --folds: the seed that deals the images into folds, kept apart from --seed so "
+        "that two training seeds are scored on the same held-out images",
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
