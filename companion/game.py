@@ -239,9 +239,10 @@ class Game:
                 found["pass"].append(name)
         return found
 
-    def state(self) -> dict[str, Any]:
-        """The state JSON of DESIGN.md: public information only."""
-        return notation.state(self)
+    def state(self, *, referee: bool = False) -> dict[str, Any]:
+        """The state JSON of DESIGN.md: public information only (``referee``: with the dice
+        counts even when ``lost_dice_visible`` hides them from the table)."""
+        return notation.state(self, referee=referee)
 
     def notation(self) -> str:
         """One line: ``"perudo r3 Ana:4 Ben:5* Caro:1 bid=5x3 palifico=Caro"``."""

@@ -2,7 +2,8 @@
 
 Neither ever shows a hidden die: the only faces in the state are the last reveal's, which
 the whole table has seen. With ``lost_dice_visible`` off, the dice counts (each player's,
-in play, lost) are left out of the state as well (``null``).
+in play, lost) are left out of the table's state as well (``null``); the referee's view of a
+replayed record keeps them.
 """
 
 from __future__ import annotations
@@ -52,11 +53,15 @@ def _entry(names: tuple[str, ...], entry: tuple[Any, ...]) -> dict[str, Any]:
     return item
 
 
-def state(game: Game) -> dict[str, Any]:
+def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
     """The state JSON: rules, phase, round, players, dice counts, turn, bid, palifico,
-    winner, last result, plus what a page needs (options, this round's bids, who may call)."""
+    winner, last result, plus what a page needs (options, this round's bids, who may call).
+
+    ``referee``: the dice counts are given even with ``lost_dice_visible`` off (the record
+    replayed after the game, not the table's page).
+    """
     rules, names = game.rules, game._names
-    visible = rules.lost_dice_visible
+    visible = rules.lost_dice_visible or referee
     call = game._call
     players = [
         {

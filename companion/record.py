@@ -8,6 +8,8 @@ same error class the engine raised, its message prefixed ``line N: ``.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
 import sys
 from collections.abc import Iterable
@@ -71,14 +73,27 @@ def replay(lines: Iterable[str]) -> Game:
 
 
 def replay_file(path: str | Path) -> Game:
-    """Replay the record in the file at ``path`` (OSError if it cannot be read)."""
-    with open(path, encoding="utf-8") as file:
-        return replay(file)
+    """Replay the record in the file at ``path`` (OSError if it cannot be read).
+
+    The file must be UTF-8 (a byte-order mark, as some editors write, is allowed); a byte
+    that is not raises MalformedAction naming its line.
+    """
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        byte = data[exc.start]
+        raise MalformedAction(
+            f"line {number}: not UTF-8 text (byte 0x{byte:02x}, byte {column} of the line)"
+        ) from None
+    return replay(io.StringIO(text, newline=None))
 
 
 def describe(game: Game) -> str:
     """The final state, readably: notation, players, dice, winner, last result."""
-    state = game.state()
+    state = game.state(referee=True)
     lines = [game.notation(), f"rules {state['rules']}, round {state['round']}, {state['phase']}"]
     width = max(len(p["name"]) for p in state["players"])
     for p in state["players"]:
@@ -111,14 +126,14 @@ def replay_command(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         print(f"dudo replay: no such file: {args.record}", file=sys.stderr)
         return 2
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         print(f"dudo replay: cannot read {args.record}: {exc}", file=sys.stderr)
         return 2
     except (MalformedAction, IllegalAction) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(game.state()))
+        print(json.dumps(game.state(referee=True)))
     else:
         print(describe(game))
     return 0

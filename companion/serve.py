@@ -194,9 +194,10 @@ def _open_panel(table: Table, config: Config, *, sim: bool) -> tuple[Any, Any, s
         from hardware.panel import Panel
 
         if sim:
+            from hardware.pins import with_every_input
             from hardware.sim import MockPanelDriver, mock_pin_factory
 
-            panel = Panel(table, pins, pin_factory=mock_pin_factory())
+            panel = Panel(table, with_every_input(pins), pin_factory=mock_pin_factory())
             return panel, MockPanelDriver(panel), None
         return Panel(table, pins), None, None
     except Exception as err:

@@ -191,6 +191,25 @@ def pin_map_from_config(path: str | Path | None) -> PinMap:
     return load_pin_map(path) if has_pins else default_pin_map()
 
 
+def with_every_input(pins: PinMap) -> PinMap:
+    """The map with every button and the encoder it leaves out added on its free pins.
+
+    This is the simulated panel of ``dudo serve --sim``: on mock pins nothing is wired, so
+    ``/api/sim/press`` and ``/api/sim/dial`` take every name DESIGN.md lists, whichever
+    panel the config describes. The map's own pins stay as they are.
+    """
+    used = {spec.pin for spec in pins.pins.values()}
+    free = iter(pin for pin in BCM_RANGE if pin not in used)
+    added = dict(pins.pins)
+    missing = [name for name in INPUTS if name not in added]
+    for name, pin in zip(missing, free, strict=False):
+        added[name] = PinSpec(name, pin)
+    if sum(name in added for name in ENCODER) == 1:  # a free pin for only half of it
+        for name in ENCODER:
+            added.pop(name, None)
+    return PinMap({name: added[name] for name in NAMES if name in added}, pins.bounce_time)
+
+
 def example_pin_map_path() -> Path:
     """Where the documented example map lives (buttons instead of an encoder)."""
     return _packaged("example-pins.toml")

@@ -13,6 +13,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,6 @@ def test_replay_a_bad_second_line_is_exit_2_and_one_line_naming_it(
         '{"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"], "options": []}',
         '{"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],'
         ' "options": {"dice": 1e400}}',
-        '\ufeff{"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]}',
     ],
 )
 def test_replay_a_bad_header_is_exit_2_and_one_line_naming_line_1(
@@ -222,7 +222,7 @@ def test_replay_the_error_message_stays_one_line_whatever_the_players_names(
     [
         (b"", "line 1"),
         (b"\n\n   \n", "line 1"),
-        (b"\xff\xfe\x00garbage", "cannot read"),
+        (b"\xff\xfe\x00garbage", "line 1: not UTF-8 text (byte 0xff, byte 1 of the line)"),
     ],
 )
 def test_replay_an_empty_or_undecodable_file_is_exit_2_and_a_clear_message(
@@ -767,3 +767,36 @@ def test_sim_nothing_served_depends_on_the_cups_until_the_camera_looks(
         for body in seen:
             assert json.dumps(dice) not in body
     assert bodies[0] == bodies[1]
+
+
+def test_sim_press_takes_every_button_name_design_md_lists(two_sim_tables: list[Any]) -> None:
+    """The default panel has a dial, not the +/- and BID buttons of a table without one,
+    but the simulated table takes them too: on mock pins nothing needs wiring."""
+    companion = two_sim_tables[0]
+    app = create_app(companion.table, {"TABLE_PIN": PIN, "SIM_CUPS": companion.cups,
+                                       "SIM_DRIVER": companion.driver})
+    client = app.test_client()
+    assert client.post("/api/game", json=HEADER, headers=PINH).status_code == 201
+    assert companion.panel.settle()
+
+    def press(button: str) -> None:
+        answer = client.post("/api/sim/press", json={"button": button}, headers=PINH)
+        assert answer.status_code == 200, answer.get_json()
+
+    press("bid")
+    first = client.get("/api/state").get_json()["bid"]
+    assert first["player"] == "Ana"
+    press("qty_up")
+    press("qty_up")
+    press("qty_down")
+    press("face_up")
+    press("face_down")
+    press("face_up")
+    time.sleep(companion.panel.repeat_s)  # a second BID within it would be a double press
+    press("bid")
+    second = client.get("/api/state").get_json()["bid"]
+    assert second["player"] == "Ben"
+    assert (second["quantity"], second["face"]) > (first["quantity"], first["face"])
+    for button in ("dial", "seat1", "seat6"):
+        press(button)
+    assert client.post("/api/sim/dial", json={"steps": 1}, headers=PINH).status_code == 200

@@ -134,7 +134,22 @@ def load_image(path: str | Path) -> np.ndarray:
     image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if image is None:
         raise UnreadableImage(f"{path}: not an image OpenCV can decode (corrupt or unknown format)")
+    if _truncated_jpeg(data.tobytes()):
+        # OpenCV paints the missing part grey and goes on: the dice there would be lost.
+        raise UnreadableImage(f"{path}: the JPEG data ends early (the file is cut short)")
     return np.asarray(image)
+
+
+def _truncated_jpeg(data: bytes) -> bool:
+    """Whether a JPEG file stops before its end-of-image marker.
+
+    The marker must follow the last scan; inside a scan a 0xFF byte is never followed by
+    the marker's 0xD9 or the scan's 0xDA, so neither can be found there by chance.
+    """
+    if not data.startswith(b"\xff\xd8"):
+        return False
+    last_scan = data.rfind(b"\xff\xda")
+    return last_scan >= 0 and data.find(b"\xff\xd9", last_scan) < 0
 
 
 def _as_bgr(image: object) -> np.ndarray:

@@ -10,6 +10,7 @@ read at all (a bad config, a reader model missing).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -17,6 +18,9 @@ from typing import TextIO
 
 from vision.config import ReaderConfig, load_config
 from vision.reading import Reading, UnreadableImage
+
+# The formats an annotated copy is written in; any other image is annotated as a PNG.
+_WRITABLE = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
 
 class CannotWrite(OSError):
@@ -38,9 +42,11 @@ def scan_command(args: argparse.Namespace) -> int:
             print(f"dudo scan: --annotate {annotate_dir}: {err.strerror}", file=sys.stderr)
             return 2
     failures = 0
+    # Not to be written over: this run's photographs and the annotated copies it wrote.
+    taken = {Path(name).resolve() for name in args.images}
     for name in args.images:
         try:
-            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout)
+            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken)
         except (UnreadableImage, CannotWrite) as err:
             failures += 1
             print(f"dudo scan: {err}", file=sys.stderr)
@@ -58,8 +64,12 @@ def scan_one(
     as_json: bool,
     annotate_dir: Path | None,
     out: TextIO,
+    taken: set[Path] | None = None,
 ) -> Reading:
-    """Read one image, print its result to ``out`` and write its annotated copy if asked."""
+    """Read one image, print its result to ``out`` and write its annotated copy if asked.
+
+    ``taken``: paths the annotated copy must not be written to (see ``annotated_path``).
+    """
     from vision.reader import load_image, read_dice
 
     image = load_image(name)
@@ -73,7 +83,7 @@ def scan_one(
         out.write(describe(name, reading) + "\n")
     out.flush()
     if annotate_dir is not None:
-        _write_annotated(name, image, reading, annotate_dir)
+        _write_annotated(name, image, reading, annotated_path(name, annotate_dir, taken))
     return reading
 
 
@@ -89,15 +99,32 @@ def describe(name: str, reading: Reading) -> str:
     return line
 
 
-def _write_annotated(name: str, image: object, reading: Reading, folder: Path) -> None:
+def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> Path:
+    """Where the annotated copy of the image ``name`` goes: its own file name in ``folder``.
+
+    Never over the photograph itself or a path in ``taken`` (the run's other photographs
+    and the copies it wrote: ``--annotate`` naming the images' own folder, two images of one
+    name from two folders); then ``NAME-annotated``, ``NAME-annotated-2``, ... The path
+    chosen is added to ``taken``.
+    """
+    source = Path(name)
+    suffix = source.suffix if source.suffix.lower() in _WRITABLE else ".png"
+    taken = set() if taken is None else taken
+    for n in itertools.count():
+        tail = "" if n == 0 else "-annotated" if n == 1 else f"-annotated-{n}"
+        target = folder / f"{source.stem}{tail}{suffix}"
+        if target.resolve() not in taken and target.resolve() != source.resolve():
+            taken.add(target.resolve())
+            return target
+    raise AssertionError("unreachable")
+
+
+def _write_annotated(name: str, image: object, reading: Reading, target: Path) -> None:
     import cv2
     import numpy as np
 
     from vision.annotate import annotate
 
     marked = annotate(np.asarray(image), reading)
-    target = folder / Path(name).name
-    if target.suffix.lower() not in (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"):
-        target = target.with_suffix(".png")
     if not cv2.imwrite(str(target), marked):
         raise CannotWrite(f"{name}: could not write the annotated image {target}")

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from vision.calibration import CameraSettings
-from vision.reading import IMAGE_SUFFIXES, UnreadableImage
+from vision.reader import load_image
+from vision.reading import IMAGE_SUFFIXES
 from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
@@ -282,10 +283,7 @@ class FolderSource:
         self.start()
         path = self.files[self._next % len(self.files)]
         self._next += 1
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise UnreadableImage(f"{path}: not an image OpenCV can decode")
-        return np.asarray(frame)
+        return load_image(path)
 
     def close(self) -> None:
         """Nothing to release; the next start lists the folder again."""

@@ -138,6 +138,51 @@ def test_dudo_replay_of_a_missing_file_exits_2_with_a_clear_message(
     assert "dudo replay: no such file:" in capsys.readouterr().err
 
 
+def test_dudo_replay_names_the_line_of_a_byte_that_is_not_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "latin1.jsonl"
+    record.write_bytes(
+        HEADER.encode() + b"\n"
+        b'{"action": "bid", "player": "Ana", "quantity": 2, "face": 3}\n'
+        b'{"action": "bid", "player": "B\xe9n", "quantity": 3, "face": 3}\n'
+    )
+    assert main(["replay", str(record)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "line 3: not UTF-8 text (byte 0xe9, byte 31 of the line)\n"
+
+
+def test_dudo_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "notepad.jsonl"
+    record.write_bytes(
+        b"\xef\xbb\xbf" + HEADER.encode() + b"\r\n"
+        b'{"action": "bid", "player": "Ana", "quantity": 2, "face": 3}\r\n'
+    )
+    assert main(["replay", str(record), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bid"]["text"] == "2x3"
+
+
+def test_dudo_replay_gives_the_dice_counts_a_table_that_hides_them_kept_from_its_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "hidden.jsonl"
+    record.write_text(
+        '{"game": "dudo-record/1", "rules": "perudo", "options": {"lost_dice_visible": false},'
+        ' "players": ["Ana", "Ben", "Caro"]}\n'
+        '{"action": "bid", "player": "Ana", "quantity": 2, "face": 3}\n'
+        '{"action": "dudo", "player": "Ben"}\n'
+        '{"action": "reveal", "faces": [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6]}\n'
+    )
+    assert main(["replay", str(record), "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert [p["dice"] for p in state["players"]] == [4, 5, 5]
+    assert (state["dice_in_play"], state["dice_lost"]) == (14, 1)
+    assert [p["dice"] for p in replay_file(record).state()["players"]] == [None, None, None]
+
+
 def test_a_reveal_is_recorded_with_its_players_in_seat_order() -> None:
     game = Game(make_rules("perudo", {"dice": 1}), ["Ana", "Ben", "Caro"])
     for action in (

@@ -13,6 +13,7 @@ from hardware.pins import (
     example_pin_map_path,
     load_pin_map,
     pin_map_from_config,
+    with_every_input,
 )
 
 # DESIGN.md, "The physical table": the button and output names.
@@ -121,3 +122,14 @@ def test_the_config_file_gives_its_pins_or_else_the_default_panel(tmp_path: Path
     assert pin_map_from_config(with_pins)["dudo"].pin == 16
     assert pin_map_from_config(without) == default_pin_map()
     assert pin_map_from_config(None) == default_pin_map()
+
+
+@pytest.mark.parametrize("panel", ["default", "example"])
+def test_the_simulated_panel_has_every_input_and_keeps_the_wired_pins(panel: str) -> None:
+    pins = default_pin_map() if panel == "default" else load_pin_map(example_pin_map_path())
+    every = with_every_input(pins)
+    assert [spec.name for spec in every.buttons] == list(BUTTONS)
+    assert every.has_encoder
+    assert all(every[spec.name] == spec for spec in pins.pins.values())
+    numbers = [spec.pin for spec in every.pins.values()]
+    assert len(numbers) == len(set(numbers))

@@ -174,6 +174,20 @@ def test_a_corrupt_file_is_unreadable_and_named(
         load_image(path)
 
 
+@pytest.mark.parametrize("kept", [0.3, 0.9, 0.999])
+def test_a_photograph_cut_short_is_unreadable_not_read_in_part(
+    tmp_path: Path, kept: float
+) -> None:
+    # OpenCV decodes what there is and paints the rest grey: its dice would go unseen.
+    whole = DEV_SLICE[0].read_bytes()
+    path = tmp_path / "reveal.jpg"
+    path.write_bytes(whole[: int(len(whole) * kept)])
+    with pytest.raises(UnreadableImage, match="reveal.jpg: the JPEG data ends early"):
+        load_image(path)
+    path.write_bytes(whole + b"\x00" * 16)  # padding after the end is still a whole photograph
+    assert load_image(path).shape == (640, 640, 3)
+
+
 def test_a_missing_file_is_unreadable_and_named(tmp_path: Path) -> None:
     with pytest.raises(UnreadableImage, match="nowhere.jpg: no such file"):
         load_image(tmp_path / "nowhere.jpg")

@@ -139,6 +139,26 @@ def test_annotate_writes_each_picture_with_its_dice_outlined(
     assert (cv2.absdiff(marked, original).max(axis=2) > 60).mean() > 0.002
 
 
+def test_annotate_never_writes_over_a_photograph_or_another_annotated_copy(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = table
+    other = tmp_path / "second" / "table.png"
+    other.parent.mkdir()
+    other.write_bytes(path.read_bytes())
+    photograph = path.read_bytes()
+    # Into the photographs' own folder, two images of one name from two folders.
+    code, _, _ = scan(capsys, str(path), str(other), "--annotate", str(tmp_path))
+    assert code == 0
+    assert path.read_bytes() == photograph
+    assert other.read_bytes() == photograph
+    first, second = tmp_path / "table-annotated.png", tmp_path / "table-annotated-2.png"
+    for marked in (first, second):
+        image = cv2.imread(str(marked))
+        assert image is not None
+        assert (cv2.absdiff(image, cv2.imread(str(path))).max(axis=2) > 60).mean() > 0.002
+
+
 def test_a_bad_config_stops_before_reading_anything(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
