@@ -282,7 +282,13 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
         raise IllegalAction(f"the game is over: {game.winner} won")
     if game.phase != "reveal" or game._call is None:
         raise IllegalAction("no call to reveal: the round is still bidding")
-    counted = rounds.check_counts(shown, game._call, game._dice, game._names)
+    rules = game.rules
+    # The boxed edition lifts the cups one by one after a doubt, only until the bid is
+    # reached; with `loss = difference` the whole count is needed, so every cup comes up.
+    partial = rules.preset == "payroodo" and rules.loss == "one"
+    counted = rounds.check_counts(
+        shown, game._call, game._dice, game._names, partial=partial, wild=game._wild
+    )
     return rounds.apply_reveal, (game, shown, counted), shown.record
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.announcement import Announcement
 from companion.bid import bid_words
-from companion.calls import Call, Settlement, call_name, settle
+from companion.calls import Call, Settlement, call_name, count_matching, settle
 from companion.errors import IllegalAction, MalformedAction
 
 if TYPE_CHECKING:
@@ -101,10 +101,20 @@ def parse_reveal(
     return Shown(by_seat, None, record)
 
 
-def check_counts(shown: Shown, call: Call, dice: Sequence[int], names: Sequence[str]) -> list[int]:
+def check_counts(
+    shown: Shown,
+    call: Call,
+    dice: Sequence[int],
+    names: Sequence[str],
+    *,
+    partial: bool = False,
+    wild: bool = True,
+) -> list[int]:
     """The faces that count for ``call``, once the reveal shows every die it must.
 
-    IllegalAction names who differs from the tracked counts.
+    ``partial``: the boxed edition's reveal of a doubt, cups lifted one by one until the bid
+    is reached; the players still under their cups then need not show (``wild``: whether
+    aces count toward the bid). IllegalAction names who differs from the tracked counts.
     """
     if call.kind == "pass":
         expected = {call.target: dice[call.target]}
@@ -120,6 +130,15 @@ def check_counts(shown: Shown, call: Call, dice: Sequence[int], names: Sequence[
             )
         return faces
     by_seat = shown.by_seat
+    if partial and call.kind == "dudo" and not expected.keys() <= by_seat.keys():
+        if _reaches_the_bid(by_seat, call, wild):
+            expected = {seat: n for seat, n in expected.items() if seat in by_seat}
+        else:
+            seat = next(seat for seat in expected if seat not in by_seat)
+            raise IllegalAction(
+                f"reveal shows no dice for {names[seat]}, who has {dice[seat]}: the dice shown"
+                f" do not reach the bid, so more cups must be lifted"
+            )
     for seat, n in expected.items():
         got = by_seat.get(seat)
         if got is None:
@@ -138,6 +157,11 @@ def check_counts(shown: Shown, call: Call, dice: Sequence[int], names: Sequence[
     for seat in expected:
         counted += by_seat[seat]
     return counted
+
+
+def _reaches_the_bid(by_seat: Mapping[int, list[int]], call: Call, wild: bool) -> bool:
+    shown = [face for faces in by_seat.values() for face in faces]
+    return count_matching(shown, call.face, wild=wild) >= call.quantity
 
 
 def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcement]:

@@ -11,6 +11,7 @@ from companion.announcement import Announcement
 from companion.errors import IllegalAction
 from companion.game import Game
 from companion.rules import make_rules
+from tests.engine.conftest import refused
 
 Script = Callable[[Game, str], list[Announcement]]
 DiceOf = Callable[[Game], dict[str, int]]
@@ -195,3 +196,45 @@ class TestUndo:
         play(game, "reveal Ana:66666 Ben:66666 Caro:66666; undo")
         assert game.state() == before
         assert game.expected_dice() == {"Ana": 5, "Ben": 5, "Caro": 5}
+
+
+# -- the boxed edition's partial reveal ------------------------------------------------------
+# PayRoodo: after a doubt the cups are lifted one by one from the caller's left, and once the
+# bid is reached the players still under their cups need not show.
+
+
+def test_payroodo_cups_lifted_until_the_bid_is_reached_settle_the_doubt(
+    play: Script, dice_of: DiceOf
+) -> None:
+    game = game_of("payroodo")
+    play(game, "Ana 3x5; Ben dudo; reveal Caro:55234 Ana:14236")
+    assert dice_of(game) == {"Ana": 5, "Ben": 4, "Caro": 5}
+    assert (game.round, game.turn) == (2, "Ben")
+    assert game.actions[-1] == {
+        "action": "reveal", "dice": {"Ana": [1, 4, 2, 3, 6], "Caro": [5, 5, 2, 3, 4]},
+    }  # fmt: skip
+    result = game.state()["last_result"]
+    assert result["count"] == 3
+    assert result["dice"] == {"Ana": [1, 4, 2, 3, 6], "Caro": [5, 5, 2, 3, 4]}
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "script", "reason"),
+    [
+        ("payroodo", {}, "Ana 4x5; Ben dudo",
+         "reveal shows no dice for Ben, who has 5: the dice shown do not reach the bid"),
+        ("payroodo", {"loss": "difference"}, "Ana 3x5; Ben dudo",
+         "reveal shows no dice for Ben, who has 5$"),
+        ("payroodo", {"exact_call": "exactomundo"}, "Ana 3x5; Caro calza",
+         "reveal shows no dice for Ben, who has 5$"),
+        ("perudo", {}, "Ana 3x5; Ben dudo", "reveal shows no dice for Ben, who has 5$"),
+    ],
+    ids=["bid not reached", "loss by the difference", "exact call", "perudo"],
+)
+def test_a_partial_reveal_is_refused_where_every_cup_must_come_up(
+    preset: str, options: dict[str, Any], script: str, reason: str, play: Script
+) -> None:
+    game = game_of(preset, **options)
+    play(game, script)
+    refused(game, {"action": "reveal", "dice": {"Caro": [5, 5, 2, 3, 4], "Ana": [1, 4, 2, 3, 6]}},
+            reason)
