@@ -29,6 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion.errors import MalformedAction
+from companion.rules import make_rules
+
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8080
 PIN_PATTERN = re.compile(r"^[0-9]{4,12}$")
@@ -96,6 +99,8 @@ def read_toml(path: str | Path) -> dict[str, object]:
         raise ValueError(f"{path}: cannot read the config file: {err.strerror}") from err
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"{path}: not valid TOML: {err}") from err
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start + 1}): not valid TOML") from err
 
 
 def load_config(
@@ -185,7 +190,11 @@ def _table_defaults(table: Mapping[str, object], source: str) -> TableDefaults:
     cups_up = table.get("cups_up_s", DEFAULT_CUPS_UP_S)
     if isinstance(cups_up, bool) or not isinstance(cups_up, int | float) or not 0 <= cups_up <= 30:
         raise ValueError(f"{source}: [table] cups_up_s = {cups_up!r}: must be 0-30 seconds")
-    # The preset and option names are checked by the engine when a game starts with them.
+    # The engine's own check of the preset and options, now rather than at the first game.
+    try:
+        make_rules(rules, options)
+    except MalformedAction as err:
+        raise ValueError(f"{source}: [table] {err}") from None
     return TableDefaults(
         rules=rules, options=dict(options), players=tuple(players), cups_up_s=float(cups_up)
     )

@@ -30,9 +30,15 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JPEG_QUALITY = 85
+# A reveal's picture takes well under a second; past this the camera is taken to be stuck.
+CAPTURE_TIMEOUT_S = 8.0
 
 # Which picture a reading answers: (game id, actions accepted when it was asked, serial).
 Token = tuple[int | None, int, int]
+
+
+class CameraStuck(RuntimeError):
+    """The camera did not give the reveal's picture in time."""
 
 
 @dataclass(frozen=True)
@@ -277,9 +283,16 @@ class RevealCamera:
     or None and why the players must enter the dice by hand.
     """
 
-    def __init__(self, camera: Any, reader: Reader | None = None) -> None:
+    def __init__(
+        self,
+        camera: Any,
+        reader: Reader | None = None,
+        capture_timeout_s: float = CAPTURE_TIMEOUT_S,
+    ) -> None:
         self.camera = camera
         self._reader = reader
+        self.capture_timeout_s = capture_timeout_s
+        self._stuck: threading.Thread | None = None  # a capture that never came back
         self._pending = 0
         self._idle = threading.Condition()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
@@ -343,7 +356,7 @@ class RevealCamera:
         self, expected: dict[str, int], seats: dict[str, int], ended: Callable[[], None]
     ) -> tuple[CameraReading | None, str]:
         try:
-            frame = self.camera.capture()
+            frame = self._capture()
         except Exception as err:
             logger.exception("the camera failed to take the reveal's picture")
             return None, f"the camera failed ({err}): enter the dice by hand"
@@ -356,6 +369,34 @@ class RevealCamera:
             return None, f"the picture could not be read ({err}): enter the dice by hand"
         logger.info("reveal read in %.0f ms: %s", reading.ms, reading.problems or "matched")
         return reading, ""
+
+    def _capture(self) -> Any:
+        """One frame from the camera, or CameraStuck when it does not come in time.
+
+        A camera can stop sending frames (a loose ribbon cable) and its capture then waits
+        for ever. The capture runs on a thread of its own so that the reveal goes on to the
+        players' hands; while that capture has not come back, the camera is not asked again.
+        """
+        if self._stuck is not None and self._stuck.is_alive():
+            raise CameraStuck("it has not answered since an earlier picture")
+        result: list[Any] = []
+        failure: list[BaseException] = []
+
+        def capture() -> None:
+            try:
+                result.append(self.camera.capture())
+            except BaseException as err:  # handed to the reveal worker below
+                failure.append(err)
+
+        thread = threading.Thread(target=capture, name="capture", daemon=True)
+        thread.start()
+        thread.join(self.capture_timeout_s)
+        if thread.is_alive():
+            self._stuck = thread
+            raise CameraStuck(f"no picture within {self.capture_timeout_s:g} s")
+        if failure:
+            raise failure[0]
+        return result[0]
 
     def _finished(self) -> None:
         with self._idle:

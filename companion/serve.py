@@ -228,7 +228,7 @@ def _create_server(companion: Companion, config: Config) -> Any:
                 "options": dict(config.table.options),
                 "players": list(config.table.players),
             },
-            "PUBLIC_URL": page_addresses(config)[0],
+            "PUBLIC_URL": lambda: page_addresses(config)[0],
             "SSE_MAX_CLIENTS": SSE_MAX_CLIENTS,
         },
     )
@@ -238,6 +238,8 @@ def _create_server(companion: Companion, config: Config) -> Any:
         )
     except OSError as err:
         raise StartError(f"cannot listen on {config.host}:{config.port}: {err.strerror}") from err
+    except ValueError as err:  # waitress: a host name that does not resolve
+        raise StartError(f"cannot listen on {config.host}:{config.port}: {err}") from err
 
 
 def _secret_key(data: Path) -> bytes:

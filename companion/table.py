@@ -26,7 +26,7 @@ from companion.bid import Bid
 from companion.game import Game
 from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
-from companion.reveal import CameraReading, Reader, RevealCamera, Token
+from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ class Table:
     ``reader``: reads a frame at a reveal (default: :class:`companion.reveal.VisionReader`).
     ``cups_up_s``: seconds from a call to its picture; an undo within them takes the call
     back before the camera has looked (a picture taken again, or after a restart, is at once).
+    ``capture_timeout_s``: a camera that gives no picture within it is stuck: the players
+    enter the dice by hand.
     """
 
     def __init__(
@@ -85,6 +87,7 @@ class Table:
         camera: Any = None,
         reader: Reader | None = None,
         cups_up_s: float = 0.0,
+        capture_timeout_s: float = CAPTURE_TIMEOUT_S,
     ) -> None:
         self.journal = journal
         self.camera = camera
@@ -100,7 +103,9 @@ class Table:
         self._capture_token: Token | None = None
         self._capture_serial = 0
         self._version = 0
-        self._photographer = RevealCamera(camera, reader) if camera is not None else None
+        self._photographer = (
+            RevealCamera(camera, reader, capture_timeout_s) if camera is not None else None
+        )
         self._snapshot: dict[str, Any] = {}
         self._publish()
         if journal is not None:

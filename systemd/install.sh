@@ -50,7 +50,10 @@ if [ ! -x "$PREFIX/venv/bin/python" ]; then
     python3 -m venv --system-site-packages "$PREFIX/venv"
 fi
 # Not the `vision` extra: OpenCV comes from apt (python3-opencv), built for the Pi.
+# A build left in the checkout by an earlier install would bring back files deleted since.
+rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
+rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 "$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' \
     || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
 

@@ -7,8 +7,11 @@ before it replaces the file, so a file is never left half-written or unreadable.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,40 +20,86 @@ from pathlib import Path
 def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) -> None:
     """Replace (or add) the given top-level tables of a TOML file; keep every other table.
 
-    The other tables keep their text, comments included. The result is parsed again before
-    it replaces the file, so a file is never left half-written or unreadable.
+    The other tables keep their text, comments included; the comment lines just above a
+    replaced table's header stay with it. The result is parsed again before it replaces the
+    file, which keeps its permissions and owner (it may hold the table's PIN), so a file is
+    never left half-written, unreadable or open to others. OSError names the file.
     """
     path = Path(path)
     old_text = path.read_text(encoding="utf-8") if path.exists() else ""
     old_data = tomllib.loads(old_text) if old_text else {}
-    kept = _strip_tables(old_text, set(tables))
+    kept, leading = _strip_tables(old_text, set(tables))
     pieces = [kept.rstrip("\n")] if kept.strip() else []
-    pieces.extend(dumps_table(name, dict(table)) for name, table in tables.items())
+    pieces.extend(
+        leading.get(name, "") + dumps_table(name, dict(table)) for name, table in tables.items()
+    )
     new_text = "\n\n".join(p.rstrip("\n") for p in pieces) + "\n"
     new_data = tomllib.loads(new_text)
     for name, value in old_data.items():
         if name not in tables and new_data.get(name) != value:
             raise ValueError(f"{path}: could not keep [{name}] intact; file left unchanged")
+    _replace(path, new_text)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a file beside it, renamed over it once on disk."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(new_text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            old = path.stat()
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            if (old.st_uid, old.st_gid) != (tmp.stat().st_uid, tmp.stat().st_gid):
+                os.chown(tmp, old.st_uid, old.st_gid)
+        tmp.replace(path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, f"cannot write {path}: {err.strerror}") from None
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")
 
 
-def _strip_tables(text: str, names: set[str]) -> str:
-    """The TOML text without the tables (and their sub-tables) named in ``names``."""
+def _strip_tables(text: str, names: set[str]) -> tuple[str, dict[str, str]]:
+    """The TOML text without the tables (and their sub-tables) named in ``names``, and the
+    comment lines found just above each of those tables' first header.
+
+    Comment lines belong to the header that follows them: those above a kept table stay,
+    even after a table that is dropped; those right above a dropped one go with it.
+    """
     out: list[str] = []
+    leading: dict[str, str] = {}
+    pending: list[str] = []  # comment and blank lines not yet given to a header
     skipping = False
     for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            pending.append(line)
+            continue
         match = _HEADER.match(line)
         if match:
             top = match.group(1).split(".")[0].strip().strip("\"'")
             skipping = top in names
+            if skipping:
+                # The comment lines right above the header (no blank line between) go
+                # with the table; the lines before them stay where they are.
+                cut = len(pending)
+                while cut and pending[cut - 1].strip():
+                    cut -= 1
+                if cut < len(pending) and top not in leading:
+                    leading[top] = "\n".join(pending[cut:]) + "\n"
+                out.extend(pending[:cut])
+                pending = []
         if not skipping:
+            out.extend(pending)
             out.append(line)
-    return "\n".join(out)
+        pending = []
+    out.extend(pending)
+    return "\n".join(out), leading
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

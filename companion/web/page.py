@@ -11,8 +11,12 @@ bp = Blueprint("page", __name__)
 
 
 def page_address() -> str:
-    """The address other phones should open: ``PUBLIC_URL``, else the one asked for."""
+    """The address other phones should open: ``PUBLIC_URL`` (an address, or a function that
+    finds it now: the Pi's address can change over months of running), else the one asked
+    for."""
     configured = current_app.config.get("PUBLIC_URL")
+    if callable(configured):
+        configured = configured()
     return str(configured) if configured else request.host_url
 
 

@@ -75,9 +75,13 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
         ("server = 3\n", "[server] must be a table"),
         ("[table]\ncups_up_s = -1\n", "[table] cups_up_s = -1: must be 0-30 seconds"),
         ("[table]\ncups_up_s = '3'\n", "[table] cups_up_s = '3': must be 0-30 seconds"),
+        ("[table]\nrules = 'perudoo'\n", "[table] unknown preset 'perudoo' (presets: perudo,"),
+        ("[table]\noptions = { exact_calls = 'calza' }\n", "[table] unknown option 'exact_calls'"),
+        ("[table]\noptions = { dice = 0 }\n", "[table] option dice"),
     ],
     ids=["port as text", "pin as a number", "short pin", "players not a list", "typo table",
-         "server not a table", "cups up in negative time", "cups up as text"],
+         "server not a table", "cups up in negative time", "cups up as text", "typo preset",
+         "typo option", "bad option value"],
 )
 def test_a_bad_value_names_the_file_the_table_and_the_key(
     tmp_path: Path, text: str, message: str
@@ -87,3 +91,10 @@ def test_a_bad_value_names_the_file_the_table_and_the_key(
     with pytest.raises(ValueError, match=str(path)) as err:
         load_config(path)
     assert message in str(err.value)
+
+
+def test_a_config_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_bytes(b"[table]\nplayers = ['Jos\xe9']\n")  # saved as Latin-1
+    with pytest.raises(ValueError, match=f"{path}: not UTF-8 text"):
+        load_config(path)

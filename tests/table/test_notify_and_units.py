@@ -113,6 +113,7 @@ def unit() -> configparser.ConfigParser:
         ("Service", "Type", "notify"),
         ("Service", "WatchdogSec", "30"),
         ("Service", "Restart", "on-failure"),
+        ("Service", "RestartPreventExitStatus", "2"),  # a config mistake: no restart loop
         ("Service", "User", "dudo"),
         ("Service", "SupplementaryGroups", "gpio video"),
         ("Service", "NoNewPrivileges", "yes"),

@@ -204,6 +204,16 @@ def test_a_port_in_use_is_a_clear_message(
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
+def test_a_host_that_is_no_address_is_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_serve(["--sim", "--host", "nosuch.invalid", "--port", str(free_port()), "--data",
+                      str(tmp_path / "data")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "dudo serve: cannot listen on nosuch.invalid:" in err and "Traceback" not in err
+
+
 def test_a_data_directory_that_cannot_be_made_stops_serve_with_a_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

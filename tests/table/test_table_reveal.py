@@ -11,6 +11,8 @@ is a real ``FolderSource`` on a corrupt photograph.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +141,50 @@ def test_a_failing_camera_leaves_the_reveal_to_be_typed_in(
         play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
         assert table.state()["round"] == 2
     finally:
+        table.close()
+
+
+class StuckCamera(SimulatedCamera):
+    """The simulated camera with its ribbon cable pulled: a capture waits until ``plug_in``."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=1)
+        self.plugged = threading.Event()
+
+    def capture(self) -> Any:
+        self.plugged.wait()
+        return super().capture()
+
+
+def test_a_camera_that_stops_answering_leaves_the_reveal_to_be_typed_in(
+    header: dict[str, Any], play: Any
+) -> None:
+    camera = StuckCamera()
+    camera.start()
+    table = Table(camera=camera, reader=VisionReader(), capture_timeout_s=0.3)
+    events: list[TableEvent] = []
+    table.subscribe(events.append)
+    try:
+        table.new_game(header)
+        play(table, [BID, DUDO])
+        assert table.wait_idle(10)
+        state = table.state()
+        assert state["phase"] == "reveal" and not state["capturing"]
+        assert state["faults"]["camera"] == (
+            "the camera failed (no picture within 0.3 s): enter the dice by hand"
+        )
+        assert [e.kind for e in events].count("capture_end") == 1  # the light is off again
+        # Asked again while that capture still hangs, the camera is not waited on twice.
+        assert table.retake().ok and table.wait_idle(1)
+        assert "it has not answered since an earlier picture" in table.state()["faults"]["camera"]
+        camera.plugged.set()  # it answers at last: a picture is taken and read again
+        deadline = time.monotonic() + 30
+        while "camera" in table.state()["faults"] and time.monotonic() < deadline:
+            assert table.retake().ok and table.wait_idle(60)
+        assert "camera" not in table.state()["faults"]
+        assert "reading" in table.state() or table.state()["round"] == 2
+    finally:
+        camera.plugged.set()
         table.close()
 
 

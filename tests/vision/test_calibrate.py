@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -81,6 +82,35 @@ def test_saving_keeps_every_other_table_and_its_comments(tmp_path: Path) -> None
     assert data["seats"] == {"count": 4, "centre": [400.0, 300.0], "first_angle": 90.0}
     assert "# the table's own settings: calibrate must keep this comment" in text
     assert "dudo = 17  # the big red button" in text
+
+
+def test_saving_keeps_each_comment_with_its_table_and_the_files_permissions(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text(
+        "# the table's config: keep this at the top\n\n"
+        "# the seats as the last calibration drew them\n[seats]\ncount = 2\ncentre = [1, 1]\n\n"
+        "# the panel's wiring: keep this with [pins]\n[pins]\ndudo = 17\n"
+    )
+    path.chmod(0o640)  # it holds the table's PIN: not for every user of the Pi
+    save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
+    text = path.read_text()
+    assert text.startswith("# the table's config: keep this at the top\n")
+    assert "# the panel's wiring: keep this with [pins]\n[pins]\ndudo = 17\n" in text
+    assert "# the seats as the last calibration drew them\n[seats]\ncount = 4\n" in text
+    assert tomllib.loads(text)["seats"]["count"] == 4
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["dudo.toml"]
+
+
+def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text(OTHER_TABLES)
+    (tmp_path / "dudo.toml.tmp").mkdir()  # in the way of the new text, as a full disk would be
+    with pytest.raises(OSError, match=f"cannot write {path}"):
+        save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
+    assert path.read_text() == OTHER_TABLES
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 from companion.game import Game
 from companion.table import Table
+from companion.web import create_app
 from tests.web.conftest import HEADER, PLAYERS
 
 
@@ -260,6 +261,14 @@ def test_unknown_api_paths_answer_in_json(
     answer = client.open(path, method=method)
     assert answer.status_code == status
     assert answer.get_json()["error"]
+
+
+def test_the_page_shows_the_address_the_pi_has_now(table: Table) -> None:
+    # A DHCP lease may give the Pi another address while the companion runs for months.
+    addresses = iter(["http://192.0.2.7:8080/", "http://192.0.2.99:8080/"])
+    client = create_app(table, {"PUBLIC_URL": lambda: next(addresses)}).test_client()
+    assert "http://192.0.2.7:8080/" in client.get("/").get_data(as_text=True)
+    assert "http://192.0.2.99:8080/" in client.get("/").get_data(as_text=True)
 
 
 def test_the_join_qr_code_is_an_svg_of_the_page_address(client: FlaskClient) -> None:
