@@ -184,16 +184,20 @@ def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
     assert tomllib.loads(config.read_text())["pins"]["dudo"] == 17
 
 
+@pytest.mark.parametrize("named", ["absolute", "relative"])
 def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
-    tmp_path: Path, photos: tuple[Path, Path]
+    tmp_path: Path, photos: tuple[Path, Path], named: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "camera"
     folder.mkdir()
     photos[0].rename(folder / "frame.png")
     config = tmp_path / "dudo.toml"
-    assert main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"]) == 0
+    monkeypatch.chdir(tmp_path)
+    spec = f"folder:{folder}" if named == "absolute" else "folder:camera"
+    assert main(["calibrate", "--config", str(config), "--source", spec]) == 0
     calibration = load_calibration(config)
-    assert calibration.camera.source == f"folder:{folder}"
+    # Written whole: the service reads it from another working directory.
+    assert calibration.camera.source == f"folder:{folder.resolve()}"
     assert calibration.camera.brightness is not None and calibration.camera.brightness > 150
 
 
