@@ -276,12 +276,20 @@ class Journal:
             db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (row.game_id, row.seq))
             db.execute("COMMIT")
 
-    def games(self) -> list[GameSummary]:
-        """Every game, newest first."""
+    def games(self, limit: int | None = None, before: int | None = None) -> list[GameSummary]:
+        """The games, newest first: every one, or at most ``limit`` of those whose id is
+        below ``before``."""
+        query = "SELECT id, started, header, finished, winner FROM games"
+        params: list[int] = []
+        if before is not None:
+            query += " WHERE id < ?"
+            params.append(before)
+        query += " ORDER BY id DESC"
+        if limit is not None:
+            query += " LIMIT ?"
+            params.append(limit)
         with self._guard("cannot read the journal") as db:
-            rows = db.execute(
-                "SELECT id, started, header, finished, winner FROM games ORDER BY id DESC"
-            ).fetchall()
+            rows = db.execute(query, params).fetchall()
         summaries = []
         for game_id, started, body, finished, winner in rows:
             try:

@@ -97,14 +97,19 @@ def serve_command(args: argparse.Namespace) -> int:
 
 
 def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> Companion:
-    """Open the journal, camera, table, cups and panel; each is closed by ``stack``."""
-    pin = config.pin or f"{secrets.randbelow(10_000):04d}"
-    journal = _open_journal(Path(config.data))
-    stack.callback(journal.close)
+    """Open the camera, journal, table, cups and panel; each is closed by ``stack``.
 
+    Every table of the config is read before the journal is opened: a mistake in one stops
+    the start with nothing created in the data directory.
+    """
+    pin = config.pin or f"{secrets.randbelow(10_000):04d}"
+    pins, gpio_fault = _read_pin_map(config)
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
+    journal = _open_journal(Path(config.data))
+    stack.callback(journal.close)
+
     table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
@@ -113,10 +118,11 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     if sim:
         companion.cups = SimulatedCups(table, camera, seed=seed)
         stack.callback(companion.cups.close)
-    panel, driver, gpio_fault = _open_panel(table, config, sim=sim)
-    if panel is not None:
-        stack.callback(panel.close)
-    companion.panel, companion.driver = panel, driver
+    if pins is not None:
+        panel, driver, gpio_fault = _open_panel(table, pins, sim=sim)
+        if panel is not None:
+            stack.callback(panel.close)
+        companion.panel, companion.driver = panel, driver
     if gpio_fault:
         table.set_fault("gpio", gpio_fault)
     return companion
@@ -180,16 +186,20 @@ def _open_camera(
     return camera, reader, None
 
 
-def _open_panel(table: Table, config: Config, *, sim: bool) -> tuple[Any, Any, str | None]:
-    """The panel (and, with ``--sim``, its mock-pin driver), or (None, None, the fault)."""
+def _read_pin_map(config: Config) -> tuple[Any, str | None]:
+    """The config's pin map, or (None, why the panel cannot be used); StartError if wrong."""
     try:
         from hardware.pins import pin_map_from_config
 
-        pins = pin_map_from_config(config.path)
+        return pin_map_from_config(config.path), None
     except ValueError as err:
         raise StartError(f"pin map: {err}") from err
     except ImportError as err:
-        return None, None, f"the table's buttons and lights cannot be used ({err})"
+        return None, f"the table's buttons and lights cannot be used ({err})"
+
+
+def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | None]:
+    """The panel (and, with ``--sim``, its mock-pin driver), or (None, None, the fault)."""
     try:
         from hardware.panel import Panel
 

@@ -597,12 +597,17 @@ async function loadHistory() {
   $("history").replaceChildren(...data.announcements.slice().reverse().map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
 }
 
-async function loadGames() {
-  const data = await fetch("/api/games", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
-  if (!data) return;
-  $("games").replaceChildren(...data.games.map((g) => h("li", {},
-    h("a", {href: g.record, download: "", text: gameTitle(g)}))));
+// The newest games; "Older games" adds the next page (a table keeps every game it played).
+async function loadGames(url) {
+  const data = await fetch(url || "/api/games", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
+  if (!data || !data.games) return;
+  const items = data.games.map((g) => h("li", {},
+    h("a", {href: g.record, download: "", text: gameTitle(g)})));
+  if (url) $("games").append(...items); else $("games").replaceChildren(...items);
+  page.olderGames = data.more || null;
+  $("older-games").hidden = !page.olderGames;
 }
+$("older-games").addEventListener("click", () => { if (page.olderGames) loadGames(page.olderGames); });
 function gameTitle(g) {
   const who = g.players ? g.players.join(", ") : "";
   const when = g.started || g.started_at || g.created || "";

@@ -18,11 +18,15 @@ from companion.journal import JournalError
 from companion.web.auth import control_required
 from companion.web.context import WebContext, announcement_json, bid_odds
 from companion.web.events import encode
-from companion.web.replies import error, json_body
+from companion.web.replies import error, json_body, number_arg
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+# Games listed by one GET /api/games: by default, and at most.
+GAMES_LISTED = 20
+GAMES_LISTED_MAX = 500
 
 
 def _ctx() -> WebContext:
@@ -146,20 +150,29 @@ def record() -> Response:
 
 @bp.get("/games")
 def games() -> Response:
-    """Every game in the journal, newest first, with a link to its record."""
+    """The journal's games, newest first, each with a link to its record: ``limit`` of them
+    (default ``GAMES_LISTED``) older than game ``before``; ``more`` links the next page."""
+    limit = number_arg("limit", GAMES_LISTED, 1, GAMES_LISTED_MAX)
+    before = number_arg("before", 0, 1, None)  # 0: from the newest
+    if isinstance(limit, Response):
+        return limit
+    if isinstance(before, Response):
+        return before
     journal = _ctx().journal
     if journal is None:
-        return jsonify(games=[])
+        return jsonify(games=[], more=None)
     try:
-        summaries = journal.games()
+        summaries = journal.games(limit=limit + 1, before=before or None)
     except JournalError as err:
         return error(f"the journal cannot be read: {err}", 503)
     listed = []
-    for summary in summaries:
+    for summary in summaries[:limit]:
         entry = dataclasses.asdict(summary)
         entry["record"] = url_for("api.game_record", game_id=summary.id)
         listed.append(entry)
-    return jsonify(games=listed)
+    more = (url_for("api.games", limit=limit, before=listed[-1]["id"])
+            if len(summaries) > limit else None)
+    return jsonify(games=listed, more=more)
 
 
 @bp.get("/games/<int:game_id>/record")

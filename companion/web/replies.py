@@ -37,3 +37,15 @@ def json_body(example: str) -> dict[str, Any] | Response:
     if not isinstance(body, dict):
         return error(f"the body must be a JSON object: {example}", 400)
     return body
+
+
+def number_arg(name: str, default: int, low: int, high: int | None) -> int | Response:
+    """The query argument ``name`` as a whole number from ``low`` to ``high``, or the error."""
+    text = request.args.get(name)
+    if text is None:
+        return default
+    value = int(text) if text.isascii() and text.isdigit() else None
+    if value is None or value < low or (high is not None and value > high):
+        upto = f" to {high}" if high is not None else " or more"
+        return error(f"{name}={text!r}: a whole number from {low}{upto}", 400)
+    return value

@@ -8,6 +8,8 @@ Screenshots go to tests/artifacts/, light and dark.
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from typing import Any
 
 import pytest
@@ -269,3 +271,23 @@ def test_on_a_laptop_the_page_is_one_centred_column_without_sideways_scrolling(
     assert selects_too_narrow(laptop, "main") == []
     shot(laptop, f"28-laptop-{scheme}", full=True)
     laptop.context.close()
+
+
+def test_a_table_that_played_many_games_lists_the_newest_and_shows_older_on_request(
+    phone: Any, server: str
+) -> None:
+    with urllib.request.urlopen(server + "/api/games?limit=500", timeout=5) as answer:
+        played = len(json.load(answer)["games"])
+    for n in range(max(0, 23 - played)):
+        new_game(server, [f"Player{n}", "Ben"], dice=1)
+    phone.reload()
+    games = phone.locator("#games li")
+    expect(games).to_have_count(20)
+    expect(games.first).to_contain_text(f"#{max(played, 23)}")
+    older = phone.locator("#older-games")
+    expect(older).to_be_visible()
+    older.click()
+    expect(games).to_have_count(max(played, 23))
+    expect(games.last).to_contain_text("#1 ")
+    expect(older).to_be_hidden()
+    shot(phone, "29-many-games", full=True)

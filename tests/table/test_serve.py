@@ -189,6 +189,8 @@ def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     err = capsys.readouterr().err
     assert err.startswith("dudo serve: ")
     assert message in err
+    # Nothing was started: no journal (nor session key) was made in the data directory.
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
 
 
 def test_a_port_in_use_is_a_clear_message(

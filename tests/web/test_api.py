@@ -243,6 +243,25 @@ def test_finished_games_are_listed_newest_first_and_downloadable(
     assert missing.status_code == 404 and "99" in missing.get_json()["error"]
 
 
+def test_a_table_with_many_games_lists_them_a_page_at_a_time(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    for _ in range(24):
+        assert client.post("/api/game", json=HEADER, headers=pin).status_code == 201
+    first = client.get("/api/games").get_json()
+    assert [g["id"] for g in first["games"]] == list(range(25, 5, -1))  # the newest 20
+    second = client.get(first["more"]).get_json()
+    assert [g["id"] for g in second["games"]] == [5, 4, 3, 2, 1]
+    assert second["more"] is None
+    small = client.get("/api/games?limit=3&before=10").get_json()
+    assert [g["id"] for g in small["games"]] == [9, 8, 7]
+    for query, reason in (("limit=0", "limit='0'"), ("limit=501", "limit='501'"),
+                          ("limit=x", "limit='x'"), ("before=-1", "before='-1'")):
+        answer = client.get(f"/api/games?{query}")
+        assert answer.status_code == 400
+        assert reason in answer.get_json()["error"] and "whole number" in answer.get_json()["error"]
+
+
 def test_the_new_game_form_gets_every_preset_and_option(client: FlaskClient) -> None:
     rules = client.get("/api/rules").get_json()
     assert set(rules["presets"]) == {"perudo", "dudo", "payroodo", "jinto"}
