@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -100,9 +101,11 @@ class Table:
         self._display: dict[str, object] = {}
         self._faults: dict[str, str] = {}
         self._reading: CameraReading | None = None
+        self._last_reveal: CameraReading | None = None  # the last reveal's reading, for an undo
         self._capture_token: Token | None = None
         self._capture_serial = 0
         self._version = 0
+        self._run = secrets.token_hex(4)  # this run of the table: versions count within it
         self._photographer = (
             RevealCamera(camera, reader, capture_timeout_s) if camera is not None else None
         )
@@ -117,9 +120,10 @@ class Table:
         """The latest state snapshot: the game's public state plus the table's own keys.
 
         Never waits on the lock. Besides ``game.state()``: ``game_id``, ``version`` (counts
-        every change), ``display``, ``faults`` (name -> message) and ``fault`` (the first of
-        them, or None), ``camera`` (True when reveals are read by the camera), ``capturing``,
-        and ``reading`` after a reveal's picture (absent before it).
+        every change) and ``run`` (names this run of the table: a restart counts anew),
+        ``display``, ``faults`` (name -> message) and ``fault`` (the first of them, or None),
+        ``camera`` (True when reveals are read by the camera), ``capturing``, and ``reading``
+        after a reveal's picture (absent before it).
         """
         return copy.deepcopy(self._snapshot)
 
@@ -206,7 +210,7 @@ class Table:
             self._games_started += 1
             self._set_fault("journal", None)
             self._game, self._game_id = game, game_id
-            self._reading = None
+            self._reading = self._last_reveal = None
             self._capture_token = None
             self._publish()
             self._emit("state")
@@ -308,9 +312,13 @@ class Table:
             # The camera's (or the confirmed) reading became the reveal.
             self._reading = replace(reading, applied=True)
         elif kind == "undo":
-            if phase == "reveal" and self._reading is not None and phase_before != "reveal":
-                # The reveal was taken back: its reading waits to be confirmed again.
-                self._reading = replace(self._reading, applied=False, confirmed=False)
+            if phase == "reveal" and phase_before != "reveal":
+                # The reveal was taken back (maybe with the next round's bids): its reading,
+                # of the dice still on the glass, waits to be confirmed again; without one,
+                # the dice are typed in. (No new picture: the dice may be rolled again.)
+                kept = self._reading or self._last_reveal
+                self._reading = (replace(kept, applied=False, confirmed=False)
+                                 if kept is not None and kept.round == round_now else None)
             elif phase != "reveal" and phase_before == "reveal":
                 self._reading = None  # the call was taken back: nothing may be shown
         elif phase == "reveal" and phase_before != "reveal":
@@ -318,10 +326,18 @@ class Table:
             self._reading = None
             if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
+        elif kind == "reveal":
+            # The dice were typed in: a reading the players passed over is shown no more.
+            self._last_reveal, self._reading = self._reading, None
         elif kind == "bid":
             self._reading = None  # the next round's first bid: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
             self._reading = replace(self._reading, round=round_now)
+        if phase_before == "reveal" and phase != "reveal":
+            if kind != "undo" and self._reading is not None:
+                self._last_reveal = self._reading  # for an undo back into this reveal
+            if self.camera is not None:
+                self._set_fault("camera", None)  # this reveal's camera fault is over
 
     def _take_back(
         self, action: dict[str, Any], accepted_before: list[dict[str, Any]], reason: str
@@ -389,6 +405,7 @@ class Table:
         self._version += 1
         state["game_id"] = self._game_id
         state["version"] = self._version
+        state["run"] = self._run
         state["display"] = dict(self._display)
         state["faults"] = dict(self._faults)
         state["fault"] = next(iter(self._faults.values()), None)

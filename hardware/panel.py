@@ -132,7 +132,7 @@ class Panel:
         self._turn: str | None = None
         self._refusal: str | None = None  # the reason on the page for the last refusal
         self._refused_in: str | None = None  # the game (its key) when it was refused
-        self._looked_for: str | None = None  # the reveal the players were last called to
+        self._players_called = False  # the reveal waits for the players, and they were called
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -164,6 +164,11 @@ class Panel:
             with self._lock:
                 self._seat = (int(name[4:]), time.monotonic())
             logger.info("seat %s pressed", name[4:])
+            # Its LED blinks while the seat names the next press; then the LEDs are as before.
+            self._queue.put(("seats",))
+            timer = threading.Timer(self.seat_window_s + 0.05, self._queue.put, (("seats",),))
+            timer.daemon = True
+            timer.start()
         elif name in ("dial", "bid", *CALLS) and self._double(name):
             logger.info("%s pressed twice: the second press is dropped", name)
         elif name in ("dial", "bid"):
@@ -232,11 +237,21 @@ class Panel:
             return
         self._submit(f"{name.upper()} by {player}", {"action": name, "player": player})
 
+    def _armed_seat(self) -> int | None:
+        """The seat pressed for the next press, within its window; else None."""
+        with self._lock:
+            seat = self._seat
+        if seat is None or time.monotonic() - seat[1] > self.seat_window_s:
+            return None
+        return seat[0]
+
     def _who(self, button: str, state: dict[str, Any]) -> tuple[str | None, str]:
         """Who a press is for: the seat pressed just before (used up by this press), else
         the player to act; or None and why not."""
         with self._lock:
             seat, self._seat = self._seat, None
+        if seat is not None:
+            self._queue.put(("seats",))  # used up: its LED stops blinking
         if seat is not None and time.monotonic() - seat[1] <= self.seat_window_s:
             players = state.get("players") or []
             if seat[0] > len(players):
@@ -307,6 +322,8 @@ class Panel:
         kind = item[0]
         if kind == "sync":
             self._follow(self._state(), [])
+        elif kind == "seats":
+            self._show_seats(self._state())
         elif kind == "settled":
             item[1].set()
         elif kind == "event":
@@ -343,34 +360,45 @@ class Panel:
 
     def _follow(self, state: dict[str, Any], announcements: Sequence[AnnouncementLike]) -> str:
         """Bring LEDs and dial up to ``state``; return the signal it deserves, or ''."""
-        players = [p.get("name") for p in state.get("players") or []]
-        phase = state.get("phase")
-        turn = state.get("turn")
-        seat_of = {name: i + 1 for i, name in enumerate(players)}
-        if phase == "reveal":
-            # The cups are up: every seat still in blinks until the dice are read.
-            in_play = [seat_of[p["name"]] for p in state.get("players") or []
-                       if not p.get("out")]
-            self.signals.show_seats(blinking=in_play)
-        elif phase == "over" and state.get("winner") in seat_of:
-            self.signals.show_seats(blinking=[seat_of[state["winner"]]])
-        else:
-            self.signals.show_seats(lit=[seat_of[turn]] if turn in seat_of else [])
+        self._show_seats(state)
         self.signals.set("palifico_led", bool(state.get("palifico")))
 
         self._sync_dial()
 
+        turn = state.get("turn")
         kinds = {a.kind for a in announcements}
         turn_moved = turn != self._turn
         self._turn = turn
         for kind, sound in LOUD:
             if kind in kinds:
                 return sound
-        waiting = _waiting_for_the_players(state)
-        if waiting is not None and waiting != self._looked_for:
-            self._looked_for = waiting
+        # Each time the players' hands become needed, they are called once.
+        waiting, called = _waiting_for_the_players(state), self._players_called
+        self._players_called = waiting
+        if waiting and not called:
             return "look"
         return "your_turn" if turn_moved and turn is not None else ""
+
+    def _show_seats(self, state: dict[str, Any]) -> None:
+        """The seat LEDs for ``state``: whose turn, the caller at a reveal, the winner, and
+        a seat pressed for the next press."""
+        players = [p.get("name") for p in state.get("players") or []]
+        phase = state.get("phase")
+        turn = state.get("turn")
+        seat_of = {name: i + 1 for i, name in enumerate(players)}
+        if phase == "reveal":
+            # The cups are up: every seat still in blinks until the dice are read, but the
+            # caller's stays lit (a call the panel gave the wrong seat can be undone now).
+            caller = seat_of.get((state.get("call") or {}).get("caller"))
+            in_play = [seat_of[p["name"]] for p in state.get("players") or []
+                       if not p.get("out") and seat_of[p["name"]] != caller]
+            self.signals.show_seats(lit=[caller] if caller else [], blinking=in_play)
+        elif phase == "over" and state.get("winner") in seat_of:
+            self.signals.show_seats(blinking=[seat_of[state["winner"]]])
+        else:
+            armed = self._armed_seat()
+            self.signals.show_seats(lit=[seat_of[turn]] if turn in seat_of else [],
+                                    blinking=[armed] if armed else [])
 
     def _sync_dial(self, state: dict[str, Any] | None = None) -> None:
         """Send the dial back to the lowest legal raise if the game changed since it was set.
@@ -437,18 +465,11 @@ def _game_key(state: Mapping[str, Any]) -> str:
     return json.dumps({k: state.get(k) for k in GAME_KEYS}, sort_keys=True, default=str)
 
 
-def _waiting_for_the_players(state: Mapping[str, Any]) -> str | None:
-    """At a reveal the camera has finished with, what it left to the players (a reading to
-    confirm, or the camera's fault), as a key telling one such wait from the next; else None.
+def _waiting_for_the_players(state: Mapping[str, Any]) -> bool:
+    """Whether a reveal waits for the players' hands: the camera has finished and left them
+    a reading to confirm, or no reading (it failed, or the table has none): dice to type in.
     """
     if state.get("phase") != "reveal" or state.get("capturing"):
-        return None
+        return False
     reading = state.get("reading")
-    fault = (state.get("faults") or {}).get("camera")
-    if reading and not reading.get("applied"):
-        waiting: object = [reading.get("round"), reading.get("ms")]  # a picture taken again: anew
-    elif fault:
-        waiting = fault
-    else:
-        return None
-    return json.dumps([state.get("game_id"), state.get("round"), waiting], default=str)
+    return not (reading and reading.get("applied"))

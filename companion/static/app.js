@@ -19,6 +19,7 @@ const page = {
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
+  run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
 };
 // What a player can do about a table out of reach (not the browser's words for it).
@@ -161,9 +162,9 @@ function colourOf(state, name) {
 
 function render(state) {
   // The first /api/state can answer after the live feed has brought a newer state: an older
-  // one must not take the page back. (A restarted table counts again from 0: the floor is
-  // lowered when the feed reconnects.)
+  // one must not take the page back. A restarted table counts again from 0, in a new run.
   if (typeof state.version === "number") {
+    if (state.run !== page.run) { page.run = state.run; page.floor = -Infinity; }
     if (state.version < page.floor) return;
     page.floor = state.version;
   }
@@ -171,7 +172,7 @@ function render(state) {
   if (panelSays && panelSays !== page.panelSaid) notice(panelSays, "error");
   page.panelSaid = panelSays;
   // Another phone started a new game: this one's history is the new game's.
-  if (page.state && state.game_id !== page.state.game_id) { $("history").replaceChildren(); loadHistory(); }
+  if (page.state && state.game_id !== page.state.game_id) { $("history").replaceChildren(); loadHistory(); loadGames(); }
   page.state = state;
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
@@ -272,12 +273,22 @@ function renderBid(state) {
   const turn = $("turn");
   const passer = standingPass(state);
   if (cupsUpBeforeTheCamera(state)) turn.textContent = "Cups up: the camera looks in a moment";
-  else if (state.phase === "reveal") turn.textContent = "Lift the cups: reveal";
+  else if (state.phase === "reveal" && state.reading && !state.reading.applied) turn.textContent = "Cups up: the camera's reading is to be checked";
+  else if (state.phase === "reveal") turn.textContent = "Cups up: the dice are to be typed in";
   else if (state.turn && passer) turn.textContent = state.turn + " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass";
   else if (state.turn) turn.textContent = state.turn + " to " + (bid ? "raise or call" : "open");
   else if (state.phase === "over") turn.textContent = "";
   // Only a phone with the PIN can start one: the others are told who can.
   else turn.textContent = page.control ? "Start a game below" : "Whoever has the table PIN starts a game";
+}
+
+// Black or white, whichever reads better on a player's colour (#rrggbb): a seat's number.
+function inkOn(colour) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
+  if (!m) return "#fff";
+  const [r, g, b] = m.slice(1).map((x) => { const c = parseInt(x, 16) / 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+  const light = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (light + 0.05) / 0.05 > 1.05 / (light + 0.05) ? "#111" : "#fff";
 }
 
 function renderPlayers(state) {
@@ -288,7 +299,7 @@ function renderPlayers(state) {
     if (n !== null) for (let k = 0; k < n; k++) cups.push(h("span", {class: "cupdie"}));
     const colour = colourOf(state, p.name);
     return h("li", {class: ["player", p.out ? "out" : "", state.turn === p.name ? "turn" : "", state.palifico === p.name ? "pal" : ""].join(" ")},
-      h("span", {class: "seat", text: String(i + 1), style: colour ? "background:" + colour : null}),
+      h("span", {class: "seat", text: String(i + 1), style: colour ? "background:" + colour + ";color:" + inkOn(colour) + ";text-shadow:none" : null}),
       h("span", {class: "name", text: p.name}),
       h("span", {class: "cup", "aria-label": n === null ? "dice hidden" : n + " dice"}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
       h("span", {class: "count", text: p.out ? "out" : (n === null ? "?" : String(n))}),
@@ -622,9 +633,10 @@ function connect() {
   let lost = false;
   es.addEventListener("open", () => {
     $("live").textContent = "live"; $("live").classList.add("on");
+    setOffline(false);  // shows the last state again, with its controls enabled
+    // The table may have restarted, or moved on: the next state is shown whatever its version.
     if (lost) { page.floor = -Infinity; loadHistory(); }  // what was announced while the feed was down
     lost = false;
-    setOffline(false);
   });
   es.addEventListener("error", () => {
     lost = true;

@@ -106,7 +106,7 @@ $("new-game").addEventListener("submit", async (ev) => {
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
   if ($("first").value) header.first = $("first").value;
   const data = await api("POST", "/api/game", header);
-  if (data) { $("history").replaceChildren(); applyAnswer(data); }
+  if (data) { $("history").replaceChildren(); applyAnswer(data); loadGames(); window.scrollTo(0, 0); }
 });
 
 // ---------- start ----------

@@ -104,49 +104,42 @@ def finish_the_reveal(base: str) -> dict[str, Any]:
     return state
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("data")
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "companion.cli",
-        "serve",
-        "--sim",
-        "--pin",
-        PIN,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--data",
-        str(data),
-        "--seed",
-        "5",
-    ]
-    log = (data / "serve.log").open("w")
+def start_serve(data: Path, port: int) -> subprocess.Popen[bytes]:
+    """``dudo serve --sim`` on ``port`` with its journal in ``data``, once its page answers."""
+    command = [sys.executable, "-m", "companion.cli", "serve", "--sim", "--pin", PIN,
+               "--host", "127.0.0.1", "--port", str(port), "--data", str(data), "--seed", "5"]
+    log = (data / "serve.log").open("a")
     process = subprocess.Popen(
         command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
     )
+    log.close()
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
         try:
             get_state(base)
-            break
+            return process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 raise RuntimeError((data / "serve.log").read_text()) from None
             time.sleep(0.2)
-    yield base
+
+
+def stop_serve(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(10)
     except subprocess.TimeoutExpired:
         process.kill()
-    log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    process = start_serve(tmp_path_factory.mktemp("data"), port)
+    yield f"http://127.0.0.1:{port}"
+    stop_serve(process)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from tests.browser.conftest import (
     PHONE,
     WAIT_MS,
     act,
+    call_api,
     finish_the_reveal,
     get_state,
     new_game,
@@ -236,3 +237,45 @@ def test_amber_text_is_readable_in_the_light_theme(spectator: Any, server: str) 
                 card: css(document.getElementById("bid-card"), "backgroundColor")}; }"""
     )
     assert contrast(rgb(colours["turn"]), rgb(colours["card"])) >= 4.5, colours
+
+
+# Each coloured text of the light theme against the background it is drawn on.
+COLOURED_TEXT = r"""() => {
+  const css = (el, pseudo) => getComputedStyle(el, pseudo || null).color;
+  const back = (el) => {  // the backgrounds from el up, translucent ones laid over those beneath
+    const layers = [];
+    for (; el; el = el.parentElement) {
+      const [r, g, b, a = 1] = getComputedStyle(el).backgroundColor.match(/[\d.]+/g).map(Number);
+      if (a > 0) layers.push([r, g, b, a]);
+      if (a >= 1) break;
+    }
+    let seen = [255, 255, 255];
+    for (const [r, g, b, a] of layers.reverse()) {
+      seen = [r, g, b].map((c, i) => c * a + seen[i] * (1 - a));
+    }
+    return "rgb(" + seen.map(Math.round).join(", ") + ")";
+  };
+  const one = (sel, pseudo) => {
+    const el = document.querySelector(sel);
+    return el && [css(el, pseudo), back(el), sel];
+  };
+  return [one(".player.pal .name", "::after"), one("#history .a-lose"), one("#games a"),
+          one("#record-link"), one(".player .seat"), one(".player:nth-child(2) .seat")];
+}"""
+
+
+def test_coloured_text_is_readable_in_the_light_theme(spectator: Any, server: str) -> None:
+    header = {"game": "dudo-record/1", "rules": "dudo", "options": {"dice": 2},
+              "players": ["Ana", "Ben"], "colours": {"Ana": "#f4e04d", "Ben": "#1d3557"}}
+    assert "state" in call_api(server, "/api/game", header)
+    act(server, action="bid", player="Ana", quantity=1, face=5)
+    act(server, action="dudo", player="Ben")
+    finish_the_reveal(server)  # someone is down to one die: a palifico round
+    spectator.reload()
+    expect(spectator.locator(".player.pal")).to_have_count(1)
+    expect(spectator.locator("#history .a-lose").first).to_be_visible()
+    expect(spectator.locator("#games a").first).to_be_visible()
+    for found in spectator.evaluate(COLOURED_TEXT):
+        assert found is not None
+        colour, background, where = found
+        assert contrast(rgb(colour), rgb(background)) >= 4.5, found

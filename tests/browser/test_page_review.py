@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +21,13 @@ from tests.browser.conftest import (
     PHONE,
     act,
     finish_the_reveal,
+    free_port,
     get_state,
     new_game,
     open_page,
     shot,
+    start_serve,
+    stop_serve,
     take_control,
 )
 
@@ -291,3 +295,28 @@ def test_a_table_that_played_many_games_lists_the_newest_and_shows_older_on_requ
     expect(games.last).to_contain_text("#1 ")
     expect(older).to_be_hidden()
     shot(phone, "29-many-games", full=True)
+
+
+def test_a_phone_open_across_a_restart_of_the_table_shows_the_game_as_it_goes_on(
+    browser: Any, tmp_path: Path
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = start_serve(tmp_path, port)
+    try:
+        new_game(base, ["Ana", "Ben", "Caro"], dice=2)
+        for player, quantity in (("Ana", 1), ("Ben", 2), ("Caro", 3)):
+            act(base, action="bid", player=player, quantity=quantity, face=4)
+        phone = open_page(browser, base, PHONE, "dark")
+        expect(phone.locator("#turn")).to_have_text("Ana to raise or call")
+        stop_serve(process)
+        expect(phone.locator("#live")).to_have_text("reconnecting")
+        # The restarted table counts its versions from the start again.
+        process = start_serve(tmp_path, port)
+        expect(phone.locator("#live")).to_have_text("live", timeout=20_000)
+        act(base, action="bid", player="Ana", quantity=5, face=4)
+        expect(phone.locator("#bid-by")).to_have_text("by Ana")
+        expect(phone.locator("#turn")).to_have_text("Ben to raise or call")
+        phone.context.close()
+    finally:
+        stop_serve(process)

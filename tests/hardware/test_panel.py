@@ -24,6 +24,7 @@ TICK_S = 0.003
 PINS = default_pin_map()
 BUZZER = PINS["buzzer"].pin
 ANA_BEN_CARO = ["Ana", "Ben", "Caro"]
+LOOK = 7  # quick beeps: the reveal waits for the players' hands, look at a phone
 
 
 def new_game(table: Table, players: list[str] = ANA_BEN_CARO, **options: object) -> None:
@@ -135,11 +136,13 @@ def test_a_round_bid_by_dial_called_dudo_and_revealed(
     assert (bid["player"], f"{bid['quantity']}x{bid['face']}") == ("Ben", raises[1])
     assert lit_seats(panel) == [3]
 
-    assert heard(lambda: driver.press("dudo")) == 1
+    # This table has no camera: the dice are typed in, and the players are called to a phone.
+    assert heard(lambda: driver.press("dudo")) == LOOK
     state = table.state()
     assert state["phase"] == "reveal"
     assert state["call"]["call"] == "dudo" and state["call"]["caller"] == "Caro"
-    assert blinking_seats(panel) == [1, 2, 3]
+    # The cups are up: the seats blink, the caller's (Caro's) stays lit.
+    assert blinking_seats(panel) == [1, 2] and lit_seats(panel) == [3]
     assert dial_shows(panel, table) is None
 
     # Not one die shows Ben's face (nor an ace): Ben loses a die and opens round 2.
@@ -158,7 +161,7 @@ def test_calza_from_another_seat_names_the_caller_by_the_seat_button(
 ) -> None:
     new_game(table)
     driver.press("dial")  # Ana bids; Ben is to act
-    assert heard(lambda: driver.press("calza", seat=3)) == 1
+    assert heard(lambda: driver.press("calza", seat=3)) == LOOK  # no camera: type the dice in
     call = table.state()["call"]
     assert (call["call"], call["caller"], call["bidder"]) == ("calza", "Caro", "Ana")
     reveal(table, Ana=[6, 6, 6, 6, 6], Ben=[6, 6, 6, 6, 6], Caro=[6, 6, 6, 6, 6])
@@ -178,6 +181,30 @@ def test_a_seat_pressed_too_long_before_does_not_name_the_caller(
         time.sleep(0.1)
         driver.press("calza")
         assert table.state()["call"]["caller"] == "Ben"  # the player to act
+    finally:
+        panel.close()
+
+
+def test_a_seat_pressed_blinks_until_its_press_or_its_window_ends(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, seat_window_s=0.6)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana bids: Ben's LED is lit
+        driver.press("seat3")
+        # Caro sees her seat is the one the next press will be for.
+        assert blinking_seats(panel) == [3] and lit_seats(panel) == [2]
+        time.sleep(0.8)
+        assert blinking_seats(panel) == [] and lit_seats(panel) == [2]
+        driver.press("seat3")
+        assert blinking_seats(panel) == [3]
+        driver.press("calza")
+        assert table.state()["call"]["caller"] == "Caro"
+        # The cups are up: Caro's LED stays lit among the blinking seats, so a call the
+        # panel put on the wrong seat is seen before the camera looks.
+        assert lit_seats(panel) == [3] and blinking_seats(panel) == [1, 2]
     finally:
         panel.close()
 
@@ -483,7 +510,9 @@ def test_a_double_press_acts_once_and_sounds_once(
         driver.press(button)  # the same finger, a fraction of a second later
         calm(panel)
         assert len((table.record() or "").splitlines()) == len(record) + 1
-        assert sounds(buzzer) == 1  # accepted once: not a bid for the next player, no reject
+        # Heard once: not a bid for the next player, no reject. (A call at this table without
+        # a camera calls the players to a phone to type the dice in.)
+        assert sounds(buzzer) == (LOOK if button == "dudo" else 1)
     finally:
         panel.close()
 
@@ -498,7 +527,7 @@ def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
     assert "not Caro's turn" in table.state()["display"]["panel"]
     assert heard(lambda: driver.press("dial", seat=1)) == 1  # Ana's own seat: her bid
     # The seat press is spent: Ben's plain DUDO is Ben's, not a leftover seat's.
-    assert heard(lambda: driver.press("dudo")) == 1
+    assert heard(lambda: driver.press("dudo")) == LOOK
     assert table.state()["call"]["caller"] == "Ben"
 
 
@@ -555,11 +584,20 @@ def test_a_reveal_left_to_the_players_calls_them_to_a_phone_once(
         assert table.wait_idle(timeout=10)
         calm(panel)
         assert "camera" in table.state()["faults"]  # the picture could not be read
-        assert sounds(buzzer) == 1 + 7  # DUDO accepted, then "look at a phone"
+        assert sounds(buzzer) == 1 + LOOK  # DUDO accepted, then "look at a phone"
         buzzer.clear_states()
         table.show("dial", "nothing new")  # the table speaks again, the wait is the same
         calm(panel)
         assert sounds(buzzer) == 0
+        # The call is taken back and made again; the camera fails the same way: a new wait.
+        driver.press("undo", hold_s=UNDO_S * 3)
+        calm(panel)
+        assert table.state()["phase"] == "bidding"
+        buzzer.clear_states()
+        driver.press("dudo")
+        assert table.wait_idle(timeout=10)
+        calm(panel)
+        assert sounds(buzzer) == 1 + LOOK
     finally:
         panel.close()
         table.close()

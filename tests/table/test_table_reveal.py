@@ -140,6 +140,8 @@ def test_a_failing_camera_leaves_the_reveal_to_be_typed_in(
         assert state["camera"] is False and "reading" not in state
         play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
         assert table.state()["round"] == 2
+        # The fault was this reveal's: the next round is not told the camera failed.
+        assert "camera" not in table.state()["faults"] and table.state()["camera"] is True
     finally:
         table.close()
 
@@ -276,6 +278,48 @@ def test_a_reading_missing_a_die_waits_for_the_players_and_a_retake_fixes_it(
     assert table.wait_idle(60)
     assert table.state()["round"] == 2
     assert table.state()["last_result"]["dice"] == dice
+
+
+@pytest.mark.parametrize("reader", ["truth"])
+def test_a_reading_passed_over_for_dice_typed_in_is_shown_no_more(
+    camera_table: CameraTable, header: dict[str, Any], play: Any
+) -> None:
+    table, camera = camera_table.table, camera_table.camera
+    table.new_game(header)
+    dice = camera_table.cups.dice()
+    table.submit(BID)
+    camera.set_dice({**dice, "Ben": dice["Ben"][:-1]})  # a die hidden from the camera
+    table.submit(DUDO)
+    assert table.wait_idle(60)
+    assert not table.state()["reading"]["applied"]
+    play(table, [{"action": "reveal", "dice": dice}])
+    state = table.state()
+    assert state["round"] == 2 and state["last_result"]["dice"] == dice
+    # The page no longer shows the 14 dice the camera saw beside the 15 typed in.
+    assert "reading" not in state and table.reveal_picture() is None
+
+
+@pytest.mark.parametrize("reader", ["truth"])
+def test_an_undo_back_into_a_reveal_after_the_next_bid_leaves_its_reading_to_confirm(
+    camera_table: CameraTable, header: dict[str, Any], play: Any
+) -> None:
+    table = camera_table.table
+    state = camera_table.call(header)
+    assert state["round"] == 2 and state["reading"]["applied"]
+    result = state["last_result"]
+    play(table, [{"action": "bid", "player": state["turn"], "quantity": 2, "face": 3}])
+    play(table, [{"action": "undo"}, {"action": "undo"}])  # the bid, then the reveal
+    assert table.wait_idle(10)
+    state = table.state()
+    assert state["phase"] == "reveal" and state["round"] == 1 and not state["capturing"]
+    # No new picture (the dice may be rolled already): the reveal's own reading waits.
+    assert camera_table.events[-1].kind == "state"
+    assert [e.kind for e in camera_table.events].count("capture_start") == 1
+    reading = state["reading"]
+    assert not reading["applied"] and not reading["confirmed"] and reading["total"] == 15
+    assert (table.reveal_picture() or b"")[:2] == b"\xff\xd8"
+    assert table.confirm_reading().ok
+    assert table.state()["last_result"] == result
 
 
 def test_the_real_reader_applies_only_a_reading_of_the_dice_there(

@@ -54,6 +54,7 @@ def normalise(body: str) -> str:
     # Per-session and per-clock values differ between any two tables, dice or not.
     body = re.sub(r'content="[A-Za-z0-9_-]{20,}"', 'content="TOKEN"', body)
     body = re.sub(r'"csrf": ?"[^"]+"', '"csrf": "TOKEN"', body)
+    body = re.sub(r'"run": ?"[0-9a-f]+"', '"run": "RUN"', body)  # each table's own name
     return re.sub(r'"started": ?"[^"]+"', '"started": "TIME"', body)
 
 
