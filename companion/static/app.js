@@ -90,6 +90,16 @@ function notice(text, kind) {
   noticeTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 4000);
 }
 
+// Rebuild a box's contents, keeping the keyboard's focus on the like element (the same value
+// of `attr`): a face chosen or a die corrected with the keyboard does not send focus away.
+function rebuildKeepingFocus(box, attr, children) {
+  const focused = box.contains(document.activeElement) ? document.activeElement.getAttribute(attr) : null;
+  box.replaceChildren(...children);
+  if (focused === null) return;
+  const again = box.querySelector("[" + attr + '="' + CSS.escape(focused) + '"]');
+  if (again) again.focus();
+}
+
 // ---------- control (PIN) ----------
 function setControl(on) {
   page.control = on;
@@ -329,7 +339,8 @@ function renderReveal(state) {
   const reading = state.reading;
   const result = state.last_result;
   const inReveal = state.phase === "reveal";
-  $("reveal").hidden = !(inReveal || reading || result);
+  // While the cups come up, before the camera looks, there is nothing yet to show in it.
+  $("reveal").hidden = !(inReveal || reading || result) || cupsUpBeforeTheCamera(state);
   const img = $("reveal-img");
   const pending = inReveal && reading && !reading.applied;
   if (reading) {
@@ -367,7 +378,7 @@ function renderReveal(state) {
     $("confirm-reading").disabled = wrongCount || !page.control;
     $("retake").disabled = !page.control;
     const doubtful = new Set(reading.doubtful || []);
-    $("reading-dice").replaceChildren(...(reading.dice || []).map((d, i) => {
+    rebuildKeepingFocus($("reading-dice"), "data-index", (reading.dice || []).map((d, i) => {
       const face = page.picks[i] || d.face;
       const number = (typeof d.index === "number" ? d.index : i) + 1;
       const who = [d.colour, d.owner].filter(Boolean);
@@ -503,7 +514,7 @@ function renderPicker() {
   $("qty").textContent = c ? String(c.quantity) : "\u2013";
   $("qty-down").disabled = !c || qtys.indexOf(c.quantity) <= 0;
   $("qty-up").disabled = !c || qtys.indexOf(c.quantity) >= qtys.length - 1;
-  $("faces").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => {
+  rebuildKeepingFocus($("faces"), "aria-label", [1, 2, 3, 4, 5, 6].map((f) => {
     const legal = c && bids.find((b) => b.quantity === c.quantity && b.face === f);
     return h("button", {type: "button", class: "face-btn" + (c && c.face === f ? " chosen" : ""), disabled: !legal, "aria-label": "face " + f,
       onclick: () => { page.choice = legal; renderPicker(); }}, die(f), h("small", {text: legal && legal.odds ? pct(legal.odds.chance) : ""}));

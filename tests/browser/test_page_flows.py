@@ -89,6 +89,7 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
         "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
     )
     expect(phone.locator("#turn")).to_have_text("Cups up: the camera looks in a moment")
+    expect(phone.locator("#reveal")).to_be_hidden()  # no empty "Reveal" card before the picture
     expect(phone.locator("#undo")).to_be_visible()
     expect(phone.locator("#picker")).to_be_hidden()
     expect(phone.locator("#calls")).to_be_hidden()

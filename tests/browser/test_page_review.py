@@ -9,6 +9,7 @@ Screenshots go to tests/artifacts/, light and dark.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -320,3 +321,39 @@ def test_a_phone_open_across_a_restart_of_the_table_shows_the_game_as_it_goes_on
         phone.context.close()
     finally:
         stop_serve(process)
+
+
+def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
+    browser: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Maximiliano Fernández", "Zoë"], dice=5)
+    for player, quantity in (("Ana", 3), ("Maximiliano Fernández", 12)):
+        act(server, action="bid", player=player, quantity=quantity, face=6)
+    small = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    take_control(small)
+    # The phone's larger-text setting: the page's text is sized from it, in rem.
+    small.add_style_tag(content="html { font-size: 200%; }")
+    assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
+    wide = small.evaluate("""() => [...document.querySelectorAll("main *, header *")]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && el.offsetParent)
+        .map((el) => el.id || el.className || el.tagName)""")
+    assert not small.evaluate(OVERFLOW), wide
+    for part in ("#lock", "#bid", "#turn", "#call-dudo", "#place-bid"):
+        box = small.locator(part).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, (part, box)
+    small.evaluate("window.scrollTo(0, 0)")
+    shot(small, "30-phone-text-200")
+    small.context.close()
+
+
+def test_a_face_chosen_with_the_keyboard_keeps_the_focus(phone: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    face = phone.locator("#faces [aria-label='face 3']")
+    face.focus()
+    phone.keyboard.press("Enter")
+    expect(phone.locator("#place-bid")).to_have_text(re.compile(r"Bid \d+ × 3"))
+    # The faces were drawn again; the focus is on the face chosen, not sent back to the top.
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "face 3"
+    phone.keyboard.press("Tab")
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "face 4"
