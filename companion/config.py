@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.errors import MalformedAction
 from companion.rules import make_rules
+from vision.config import read_toml
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8080
@@ -85,22 +85,6 @@ class Config:
     data: Path = field(default_factory=default_data_dir)
     table: TableDefaults = field(default_factory=TableDefaults)
     path: Path | None = None
-
-
-def read_toml(path: str | Path) -> dict[str, object]:
-    """The parsed file, or ValueError naming it (missing, unreadable, not TOML)."""
-    path = Path(path)
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError as err:
-        raise ValueError(f"{path}: no such config file") from err
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read the config file: {err.strerror}") from err
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML: {err}") from err
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start + 1}): not valid TOML") from err
 
 
 def load_config(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import stat
 import statistics
 import sys
 from pathlib import Path
@@ -28,10 +29,9 @@ from vision.calibration import (
     CameraSettings,
     calibration_from_dict,
     calibration_tables,
-    read_toml,
     sector_zones,
 )
-from vision.config import ReaderConfig, config_from_dict
+from vision.config import ReaderConfig, config_from_dict, read_toml
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
 
@@ -82,6 +82,9 @@ def calibrate(
         raise CalibrationError("nothing to calibrate: give --empty, --dice, --source or --seats")
     if seats < 0 or seats > 12:
         raise CalibrationError(f"--seats {seats}: must be 1..12")
+    if path.exists() and not path.stat().st_mode & 0o222:
+        raise CalibrationError(f"{path}: the config is read-only (mode "
+                               f"{stat.S_IMODE(path.stat().st_mode):o}): make it writable first")
     data = read_toml(path) if path.exists() else {}
     calibration = calibration_from_dict(data, source=str(path))
     vision = dict(_table(data, "vision"))
@@ -125,24 +128,29 @@ def calibrate(
         lines.append(
             f"seats: {seats} equal zones around ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
             " seat 1 at the bottom of the picture, then clockwise in the picture"
+            + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"
+               " camera size, as no picture was taken)")
         )
     result = calibration_tables(Calibration(camera, zones, calibration.colours))
     if frames or source_spec:
         tables["camera"] = result["camera"]
     if seats:
         tables["seats"] = result["seats"]
-    reference = None
+    reference = fresh = None
     if empty_frame is not None and camera.empty:
+        # Written beside the earlier picture, which it replaces only once the config is saved.
         reference = path.parent / camera.empty
-        if not cv2.imwrite(str(reference), empty_frame):
-            raise CalibrationError(f"could not write the empty-glass picture {reference}")
+        fresh = reference.with_name(f".{reference.stem}.new{reference.suffix}")
+        if not cv2.imwrite(str(fresh), empty_frame):
+            raise CalibrationError(f"could not write the empty-glass picture {fresh}")
     try:
         save_tables(path, tables)
     except (ValueError, OSError):
-        if reference is not None:
-            reference.unlink(missing_ok=True)
+        if fresh is not None:
+            fresh.unlink(missing_ok=True)
         raise
-    if reference is not None:
+    if reference is not None and fresh is not None:
+        fresh.replace(reference)
         lines.append(f"empty glass kept as {reference}")
     lines.append(f"written to {path}")
     return lines
@@ -201,6 +209,9 @@ def _from_source(
             answer = input("Put 5 or more dice on the glass, press Enter (s to skip): ")
             if answer.strip().lower() != "s":
                 dice_frame = source.capture()
+        elif dice_frame is None:
+            lines.append("no dice picture (not run at a terminal, and no --dice): "
+                         "the die size is not measured")
     finally:
         source.close()
     return empty_frame, dice_frame, settings

@@ -11,11 +11,11 @@ text and comments included, as it was.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vision.config import read_toml
 from vision.tomlwrite import save_tables
 
 _CAMERA_KEYS = (
@@ -142,18 +142,6 @@ def load_calibration(path: str | Path | None) -> Calibration:
         return Calibration()
     data = read_toml(path)
     return calibration_from_dict(data, source=str(path))
-
-
-def read_toml(path: str | Path) -> dict[str, object]:
-    """The parsed TOML file, or ValueError naming it (missing, not TOML)."""
-    path = Path(path)
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError as err:
-        raise ValueError(f"{path}: no such config file") from err
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML: {err}") from err
 
 
 def calibration_from_dict(data: Mapping[str, object], source: str = "config") -> Calibration:

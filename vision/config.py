@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from vision.reading import DEFAULT_DOUBT_THRESHOLD
@@ -43,22 +43,23 @@ def load_config(path: str | Path | None) -> ReaderConfig:
     """Read the ``[vision]`` table of a TOML file; no file (None) gives the defaults.
 
     Raises ValueError naming the file and the key for a missing file, bad TOML, an unknown
-    key or a value of the wrong type.
+    key or a value of the wrong type. A model path that is not absolute is taken from the
+    file's folder, wherever the command is run from.
     """
     if path is None:
         return ReaderConfig()
     path = Path(path)
-    try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError as err:
-        raise ValueError(f"{path}: no such config file") from err
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML: {err}") from err
+    data = read_toml(path)
     table = data.get("vision", {})
     if not isinstance(table, dict):
         raise ValueError(f"{path}: [vision] must be a table")
-    return config_from_dict(table, source=str(path))
+    config = config_from_dict(table, source=str(path))
+
+    def beside(model: str | None) -> str | None:
+        return str(path.parent / model) if model and not Path(model).is_absolute() else model
+
+    return replace(config, model_path=beside(config.model_path),
+                   detector_path=beside(config.detector_path))
 
 
 def config_from_dict(table: dict[str, object], source: str = "config") -> ReaderConfig:
@@ -97,3 +98,21 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
 
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def read_toml(path: str | Path) -> dict[str, object]:
+    """The parsed file, or ValueError naming it (missing, unreadable, not TOML)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError as err:
+        raise ValueError(f"{path}: no such config file") from err
+    except IsADirectoryError as err:
+        raise ValueError(f"{path}: a folder, not a config file") from err
+    except OSError as err:
+        raise ValueError(f"{path}: cannot read the config file: {err.strerror}") from err
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML: {err}") from err
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start + 1}): not valid TOML") from err

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import statistics
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ import numpy as np
 from vision.config import ReaderConfig, load_config
 from vision.reading import FACES, IMAGE_SUFFIXES, Reading, UnreadableImage
 
+# The fields of a label line (YOLO).
+_FIELDS = ("class", "cx", "cy", "w", "h")
 # A reading matches a labelled die when its centre is within this share of the die's size.
 MATCH_RADIUS = 0.5
 
@@ -122,23 +125,51 @@ class Summary:
 
 
 def load_labels(path: Path, width: int, height: int, view: str) -> list[LabelledDie]:
-    """The labelled dice of one image, in the given view (mirrored and 7 - x from below)."""
+    """The labelled dice of one image, in the given view (mirrored and 7 - x from below).
+
+    ValueError names the file, the line and what is wrong with it.
+    """
+    data = path.read_bytes()
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as err:
+        number = data[: err.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{number}: not UTF-8 text") from None
     dice = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            k, cx, cy, bw, bh = (float(v) for v in line.split())
-        except ValueError:
-            raise ValueError(f"{path}:{number}: expected 'class cx cy w h'") from None
-        pips = int(k) + 1
-        if not 1 <= pips <= 6:
-            raise ValueError(f"{path}:{number}: class {int(k)} is not a die face (0..5)")
+        pips, cx, cy, bw, bh = _label_line(f"{path}:{number}", line)
         if view == "below":
             cx = 1.0 - cx
         face = 7 - pips if view == "below" else pips
-        dice.append(LabelledDie(face, cx * width, cy * height, math.sqrt(bw * width * bh * height)))
+        # The root of each side, not of their product: that of a tiny box could round to 0.
+        size = math.sqrt(bw * width) * math.sqrt(bh * height)
+        dice.append(LabelledDie(face, cx * width, cy * height, size))
     return dice
+
+
+def _label_line(where: str, line: str) -> tuple[int, float, float, float, float]:
+    """One line of a label file checked: the pips of the die and its box (centre, width and
+    height, relative to the image's size). ValueError starts with ``where`` (file:line)."""
+    fields = line.split()
+    try:
+        k, cx, cy, bw, bh = (float(v) for v in fields)
+    except ValueError:
+        raise ValueError(f"{where}: expected 'class cx cy w h'") from None
+    for name, text, value in zip(_FIELDS, fields, (k, cx, cy, bw, bh), strict=True):
+        if not math.isfinite(value):
+            problem = "not a finite number"
+        elif name == "class" and not (value.is_integer() and value + 1 in FACES):
+            problem = "not a die face (0..5)"  # class k is a die showing k + 1 pips
+        elif name in ("cx", "cy") and not 0 <= value <= 1:
+            problem = "outside the image (0..1)"
+        elif name in ("w", "h") and not 0 < value <= 1:
+            problem = "not a size within the image (above 0, at most 1)"
+        else:
+            continue
+        raise ValueError(f"{where}: {name} {text} is {problem}")
+    return int(k) + 1, cx, cy, bw, bh
 
 
 def score_image(name: str, labels: list[LabelledDie], reading: Reading) -> ImageScore:
@@ -234,7 +265,11 @@ def evaluate_folder(
             # Relative to the photograph's size, the labels hold for a scaled one too.
             if labelled:
                 labels = load_labels(label_path, image.shape[1], image.shape[0], view)
-        score = score_image(path.name, labels, read_dice(image, config, view))
+        try:
+            reading = read_dice(image, config, view)
+        except UnreadableImage as err:  # decoded, but no photograph to read (10 x 10 pixels)
+            raise UnreadableImage(f"{path}: {err}") from None
+        score = score_image(path.name, labels, reading)
         score.labelled = labelled
         scores.append(score)
     return Summary(scores)
@@ -306,11 +341,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         + "; ".join(f"{name}: {what}" for name, (what, _) in DEGRADATIONS.items()),
     )
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C: quietly, as ``dudo scan``
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command once its arguments are parsed: the summary, and the CSV if asked."""
     import cv2
 
     cv2.setNumThreads(1)
     try:
         config = load_config(args.config)
+        if args.csv:
+            _check_csv_target(args.csv)
         summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade)
     except (ValueError, OSError) as err:  # UnreadableImage is a ValueError
         kind = "unreadable image" if isinstance(err, UnreadableImage) else "error"
@@ -319,9 +364,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     degraded = f", degraded: {args.degrade}" if args.degrade else ""
     print("\n".join(summary.lines(f"{args.folder} (view {args.view}{degraded})")))
     if args.csv:
-        write_csv(summary, args.csv)
+        try:
+            write_csv(summary, args.csv)
+        except OSError as err:
+            print(f"evaluate: error: --csv {args.csv}: {err.strerror}", file=sys.stderr)
+            return 2
         print(f"  per-image rows: {args.csv}")
     return 0
+
+
+def _check_csv_target(out: Path) -> None:
+    """ValueError unless ``out`` can be written: checked before the run, not after it."""
+    folder = out.parent
+    if not folder.exists():
+        raise ValueError(f"--csv {out}: no such folder {folder}")
+    if not folder.is_dir():
+        raise ValueError(f"--csv {out}: {folder} is not a folder")
+    if out.is_dir():
+        raise ValueError(f"--csv {out}: is a folder")
+    if not os.access(out if out.exists() else folder, os.W_OK):
+        raise ValueError(f"--csv {out}: cannot be written (permission denied)")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,10 @@ def _load(locator_path: str, face_path: str) -> Nets:
         try:
             nets.append(cv2.dnn.readNetFromONNX(path))
         except cv2.error as err:
-            raise ValueError(f"dice reader model {path} cannot be loaded: {err}") from None
+            # OpenCV's own words end its message: "... in function 'readNet...'".
+            reason = (err.err or str(err)).strip().splitlines()[-1]
+            raise ValueError(f"dice reader model {path} cannot be loaded "
+                             f"(not an ONNX model OpenCV reads: {reason})") from None
     return Nets(nets[0], nets[1], threading.Lock())
 
 

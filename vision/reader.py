@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -128,10 +129,17 @@ def load_image(path: str | Path) -> np.ndarray:
         raise UnreadableImage(f"{path}: no such file")
     if not path.is_file():
         raise UnreadableImage(f"{path}: not a file")
-    data = np.fromfile(str(path), np.uint8)
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as err:
+        raise UnreadableImage(f"{path}: cannot be read ({err.strerror})") from None
     if data.size == 0:
         raise UnreadableImage(f"{path}: empty file")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as err:  # a header declaring more pixels than OpenCV decodes, and worse
+        reason = "larger than OpenCV decodes" if "MAX_IMAGE_PIXELS" in str(err) else "corrupt"
+        raise UnreadableImage(f"{path}: not an image OpenCV can decode ({reason})") from None
     if image is None:
         raise UnreadableImage(f"{path}: not an image OpenCV can decode (corrupt or unknown format)")
     if _truncated_jpeg(data.tobytes()):
@@ -143,13 +151,40 @@ def load_image(path: str | Path) -> np.ndarray:
 def _truncated_jpeg(data: bytes) -> bool:
     """Whether a JPEG file stops before its end-of-image marker.
 
-    The marker must follow the last scan; inside a scan a 0xFF byte is never followed by
-    the marker's 0xD9 or the scan's 0xDA, so neither can be found there by chance.
+    The file's own segments are followed from its start: each marker segment is skipped by
+    its length, and a scan's coded data runs to the next marker (inside it, 0xFF is followed
+    only by 0x00, a restart marker 0xD0-0xD7 or more 0xFF). What follows the end-of-image
+    marker is not looked at: a phone's "motion photo" appends a video there.
     """
     if not data.startswith(b"\xff\xd8"):
         return False
-    last_scan = data.rfind(b"\xff\xda")
-    return last_scan >= 0 and data.find(b"\xff\xd9", last_scan) < 0
+    at, end = 2, len(data)
+    while at < end:
+        if data[at] != 0xFF:
+            return False  # no marker where one must be: the decoder has judged the file
+        while at < end and data[at] == 0xFF:
+            at += 1  # fill bytes before a marker
+        if at >= end:
+            return True
+        marker = data[at]
+        at += 1
+        if marker == 0xD9:
+            return False
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            continue  # markers without a segment
+        if at + 2 > end:
+            return True
+        at += int.from_bytes(data[at:at + 2], "big")
+        if marker == 0xDA:
+            found = _NEXT_MARKER.search(data, at)
+            if found is None:
+                return True
+            at = found.start()
+    return True
+
+
+# A marker after a scan's coded data: 0xFF followed by anything but 0x00, 0xD0-0xD7 or 0xFF.
+_NEXT_MARKER = re.compile(b"\xff[^\x00\xd0-\xd7\xff]")
 
 
 def _as_bgr(image: object) -> np.ndarray:

@@ -13,6 +13,7 @@ import argparse
 import itertools
 import json
 import sys
+import zlib
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +21,10 @@ from vision.config import ReaderConfig, load_config
 from vision.reading import Reading, UnreadableImage
 
 # The formats an annotated copy is written in; any other image is annotated as a PNG.
-_WRITABLE = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+_WRITABLE = (".jpg", ".jpeg", ".png")
+# Written into every annotated copy (a JPEG comment, a PNG text chunk): a later run may write
+# over a file that carries it, and over no other.
+_MARK = b"written by dudo scan --annotate"
 
 
 class CannotWrite(OSError):
@@ -36,6 +40,9 @@ def scan_command(args: argparse.Namespace) -> int:
         return 2
     annotate_dir = Path(args.annotate) if args.annotate else None
     if annotate_dir is not None:
+        if annotate_dir.exists() and not annotate_dir.is_dir():
+            print(f"dudo scan: --annotate {annotate_dir}: not a folder", file=sys.stderr)
+            return 2
         try:
             annotate_dir.mkdir(parents=True, exist_ok=True)
         except OSError as err:
@@ -50,8 +57,10 @@ def scan_command(args: argparse.Namespace) -> int:
         except (UnreadableImage, CannotWrite) as err:
             failures += 1
             print(f"dudo scan: {err}", file=sys.stderr)
-        except OSError as err:
-            # Not this image's fault (a reader model missing, a disk error): stop here.
+        except BrokenPipeError:
+            raise  # the reader of the output has gone (`| head`): the command ends quietly
+        except (OSError, ValueError) as err:
+            # Not this image's fault (a reader model missing or broken, a disk error): stop.
             print(f"dudo scan: {err}", file=sys.stderr)
             return 2
     return 1 if failures else 0
@@ -102,10 +111,11 @@ def describe(name: str, reading: Reading) -> str:
 def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> Path:
     """Where the annotated copy of the image ``name`` goes: its own file name in ``folder``.
 
-    Never over the photograph itself or a path in ``taken`` (the run's other photographs
-    and the copies it wrote: ``--annotate`` naming the images' own folder, two images of one
-    name from two folders); then ``NAME-annotated``, ``NAME-annotated-2``, ... The path
-    chosen is added to ``taken``.
+    Never over the photograph itself, a path in ``taken`` (the run's other photographs and
+    the copies it wrote: ``--annotate`` naming the images' own folder, two images of one name
+    from two folders) or a file an earlier run did not write (an unrelated photograph of the
+    same name); then ``NAME-annotated``, ``NAME-annotated-2``, ... The path chosen is added
+    to ``taken``. A JPEG is annotated as a JPEG, any other image as a PNG.
     """
     source = Path(name)
     suffix = source.suffix if source.suffix.lower() in _WRITABLE else ".png"
@@ -113,10 +123,20 @@ def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> P
     for n in itertools.count():
         tail = "" if n == 0 else "-annotated" if n == 1 else f"-annotated-{n}"
         target = folder / f"{source.stem}{tail}{suffix}"
-        if target.resolve() not in taken and target.resolve() != source.resolve():
+        if (target.resolve() not in taken and target.resolve() != source.resolve()
+                and (not target.exists() or _annotated_earlier(target))):
             taken.add(target.resolve())
             return target
     raise AssertionError("unreachable")
+
+
+def _annotated_earlier(path: Path) -> bool:
+    """Whether ``path`` is an annotated copy an earlier run wrote (it carries the mark)."""
+    try:
+        with path.open("rb") as f:
+            return _MARK in f.read(4096)
+    except OSError:
+        return False
 
 
 def _write_annotated(name: str, image: object, reading: Reading, target: Path) -> None:
@@ -126,5 +146,22 @@ def _write_annotated(name: str, image: object, reading: Reading, target: Path) -
     from vision.annotate import annotate
 
     marked = annotate(np.asarray(image), reading)
-    if not cv2.imwrite(str(target), marked):
-        raise CannotWrite(f"{name}: could not write the annotated image {target}")
+    ok, encoded = cv2.imencode(target.suffix, marked)
+    if not ok:
+        raise CannotWrite(f"{name}: could not encode the annotated image {target}")
+    try:
+        target.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))
+    except OSError as err:
+        raise CannotWrite(f"{name}: could not write the annotated image {target}: "
+                          f"{err.strerror}") from None
+
+
+def _with_mark(data: bytes, suffix: str) -> bytes:
+    """The encoded image with ``_MARK`` in it: a JPEG comment after the start of image, or a
+    PNG text chunk after the header chunk."""
+    if suffix in (".jpg", ".jpeg"):
+        return data[:2] + b"\xff\xfe" + (len(_MARK) + 2).to_bytes(2, "big") + _MARK + data[2:]
+    body = b"Software\x00" + _MARK
+    chunk = (len(body).to_bytes(4, "big") + b"tEXt" + body
+             + zlib.crc32(b"tEXt" + body).to_bytes(4, "big"))
+    return data[:33] + chunk + data[33:]  # the 8-byte signature, then IHDR's 25 bytes

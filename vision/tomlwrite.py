@@ -27,14 +27,26 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     """
     path = Path(path)
     old_text = path.read_text(encoding="utf-8") if path.exists() else ""
-    old_data = tomllib.loads(old_text) if old_text else {}
+    try:
+        old_data = tomllib.loads(old_text) if old_text else {}
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML: {err}; file left unchanged") from None
     kept, leading = _strip_tables(old_text, set(tables))
     pieces = [kept.rstrip("\n")] if kept.strip() else []
     pieces.extend(
         leading.get(name, "") + dumps_table(name, dict(table)) for name, table in tables.items()
     )
     new_text = "\n\n".join(p.rstrip("\n") for p in pieces) + "\n"
-    new_data = tomllib.loads(new_text)
+    try:
+        new_data = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError:
+        # A table written inline (`camera = {...}`) or with dotted keys (`camera.width = 1`)
+        # is not a [table] section this writer can replace.
+        names = ", ".join(f"[{name}]" for name in tables)
+        raise ValueError(
+            f"{path}: could not rewrite {names}: write each as a table of its own ([camera] "
+            "on a line, then its keys), not inline or with dotted keys; file left unchanged"
+        ) from None
     for name, value in old_data.items():
         if name not in tables and new_data.get(name) != value:
             raise ValueError(f"{path}: could not keep [{name}] intact; file left unchanged")

@@ -335,7 +335,7 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     small.add_style_tag(content="html { font-size: 200%; }")
     assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
     wide = small.evaluate("""() => [...document.querySelectorAll("main *, header *")]
-        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && el.offsetParent)
+        .filter((el) => el.offsetParent && el.getBoundingClientRect().right > innerWidth + 0.5)
         .map((el) => el.id || el.className || el.tagName)""")
     assert not small.evaluate(OVERFLOW), wide
     for part in ("#lock", "#bid", "#turn", "#call-dudo", "#place-bid"):

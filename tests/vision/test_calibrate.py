@@ -184,9 +184,31 @@ def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
     assert tomllib.loads(config.read_text())["pins"]["dudo"] == 17
 
 
+def test_a_calibration_that_cannot_be_saved_keeps_the_earlier_empty_glass_picture(
+    tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    # Valid TOML, but [camera] written inline: not a table this writer can replace.
+    text = 'camera = { source = "none", empty = "table-empty.png" }\n\n[server]\nport = 8080\n'
+    config.write_text(text)
+    earlier = tmp_path / "table-empty.png"
+    cv2.imwrite(str(earlier), np.full((96, 128, 3), 90, np.uint8))
+    kept = earlier.read_bytes()
+    empty, _ = photos
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert f"{config}: could not rewrite [vision], [camera]" in err and "not inline" in err
+    assert "nothing written" in err
+    assert config.read_text() == text
+    assert earlier.read_bytes() == kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["table.toml", "table-empty.png", *(p.name for p in photos)])
+
+
 @pytest.mark.parametrize("named", ["absolute", "relative"])
 def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
-    tmp_path: Path, photos: tuple[Path, Path], named: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, photos: tuple[Path, Path], named: str, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = tmp_path / "camera"
     folder.mkdir()
@@ -199,6 +221,8 @@ def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
     # Written whole: the service reads it from another working directory.
     assert calibration.camera.source == f"folder:{folder.resolve()}"
     assert calibration.camera.brightness is not None and calibration.camera.brightness > 150
+    # Not at a terminal, nobody can put the dice down: it says the die size was not measured.
+    assert "the die size is not measured" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -247,6 +271,20 @@ def test_bad_calibration_input_is_a_clear_message_and_changes_nothing(
     assert main(["calibrate", "--config", str(config), *argv]) == 1
     assert message in capsys.readouterr().err
     assert config.read_text() == OTHER_TABLES
+
+
+def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    config.chmod(0o444)
+    assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 1
+    assert f"{config}: the config is read-only (mode 444)" in capsys.readouterr().err
+    assert config.read_text() == OTHER_TABLES
+    config.chmod(0o644)
+    assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 0
+    assert "of a 2028x1520 picture: the config's camera size" in capsys.readouterr().out
 
 
 def test_a_dice_picture_without_dice_is_refused(

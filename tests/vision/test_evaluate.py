@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import re
 import shutil
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,14 +64,6 @@ def test_labels_seen_from_below_are_mirrored_and_seven_minus(tmp_path: Path) -> 
     assert [(d.face, d.x, d.y) for d in below] == [(6, 300, 100), (1, 100, 50)]
 
 
-@pytest.mark.parametrize("line, message", [("7 0.5 0.5 0.1 0.1", "class 7"), ("1 0.5", "cx cy")])
-def test_a_bad_label_line_names_the_file_and_line(tmp_path: Path, line: str, message: str) -> None:
-    path = tmp_path / "a.txt"
-    path.write_text("0 0.5 0.5 0.1 0.1\n" + line + "\n")
-    with pytest.raises(ValueError, match=f"a.txt:2: .*{message}"):
-        load_labels(path, 640, 640, "above")
-
-
 @pytest.fixture
 def small_folder(tmp_path: Path) -> Path:
     """Three dev photographs and their labels, in the dev set's layout."""
@@ -79,6 +73,131 @@ def small_folder(tmp_path: Path) -> Path:
         for name in names:
             shutil.copy(DEV / sub / (name + suffix), tmp_path / sub / (name + suffix))
     return tmp_path
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("7 0.5 0.5 0.1 0.1", "class 7 is not a die face (0..5)"),
+        ("2.7 0.5 0.5 0.1 0.1", "class 2.7 is not a die face (0..5)"),
+        ("-0.5 0.5 0.5 0.1 0.1", "class -0.5 is not a die face (0..5)"),
+        ("1 0.5", "expected 'class cx cy w h'"),
+        ("2 nan 0.5 0.06 0.06", "cx nan is not a finite number"),
+        ("2 0.5 0.5 inf 0.06", "w inf is not a finite number"),
+        ("2 1.7 -0.4 0.06 0.06", "cx 1.7 is outside the image (0..1)"),
+        ("2 0.5 -0.4 0.06 0.06", "cy -0.4 is outside the image (0..1)"),
+        ("2 0.5 0.5 0 0.06", "w 0 is not a size within the image (above 0, at most 1)"),
+        ("2 0.5 0.5 -0.06 0.06", "w -0.06 is not a size within the image"),
+        ("2 0.5 0.5 0.06 0", "h 0 is not a size within the image"),
+        ("2 0.5 0.5 5 5", "w 5 is not a size within the image"),
+    ],
+)
+def test_a_bad_label_line_is_an_error_naming_the_file_and_line(
+    small_folder: Path, line: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    lines = label.read_text().splitlines()
+    label.write_text("\n".join([lines[0], line, *lines[1:]]) + "\n")
+    assert main([str(small_folder)]) == 2
+    assert f"evaluate: error: {label}:2: {message}" in capsys.readouterr().err
+
+
+def test_labels_at_the_edges_of_the_image_are_good(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("5.0 0 1 1 1\n0 1 0 0.001 0.001\n")
+    assert [(d.face, d.x, d.y) for d in load_labels(path, 400, 200, "above")] == [
+        (6, 0, 200), (1, 400, 0)
+    ]
+
+
+def test_a_label_file_that_is_not_utf8_is_named_with_its_line(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    lines = len(label.read_text().splitlines())
+    with label.open("ab") as f:
+        f.write(b"# \xe9t\xe9\n")
+    assert main([str(small_folder)]) == 2
+    assert f"evaluate: error: {label}:{lines + 1}: not UTF-8 text" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("no/such/out.csv", "no such folder {tmp}/no/such"),
+        ("a-file/out.csv", "{tmp}/a-file is not a folder"),
+        ("a-folder", "is a folder"),
+    ],
+)
+def test_a_csv_that_cannot_be_written_is_refused_before_the_run(
+    small_folder: Path, tmp_path_factory: pytest.TempPathFactory, where: str, message: str,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.reader
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the photographs were read before --csv was checked")
+
+    monkeypatch.setattr(vision.reader, "read_dice", unread)
+    tmp = tmp_path_factory.mktemp("out")
+    (tmp / "a-file").write_text("")
+    (tmp / "a-folder").mkdir()
+    out = tmp / where
+    assert main([str(small_folder), "--csv", str(out)]) == 2
+    printed = capsys.readouterr()
+    assert printed.err == f"evaluate: error: --csv {out}: {message.format(tmp=tmp)}\n"
+    assert printed.out == ""
+
+
+def test_a_csv_that_fails_as_it_is_written_is_a_clear_error(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(small_folder), "--csv", "/dev/full"]) == 2
+    assert "evaluate: error: --csv /dev/full: No space left on device" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_run_quietly_with_status_130(
+    small_folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vision.reader, "read_dice", interrupted)
+    try:
+        status = main([str(small_folder)])
+    except KeyboardInterrupt:  # not let out: it would stop pytest itself
+        pytest.fail("Ctrl-C ended the command with a traceback")
+    assert status == 130
+    assert capsys.readouterr() == ("", "")
+
+
+def _bomb_png() -> bytes:
+    """A PNG whose header declares 40000 x 30000 pixels, more than OpenCV will decode."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 40000, 30000, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\0" * 10)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("name", ["tiny.png", "too-many-pixels.png"])
+def test_a_photograph_that_cannot_be_read_is_named(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    (tmp_path / "images").mkdir()
+    path = tmp_path / "images" / name
+    if name == "tiny.png":
+        cv2.imwrite(str(path), np.zeros((10, 10, 3), np.uint8))
+    else:
+        path.write_bytes(_bomb_png())
+    assert main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"evaluate: unreadable image: {path}: ")
 
 
 @pytest.mark.parametrize("view", ["above", "below"])

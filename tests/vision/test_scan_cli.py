@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+import zlib
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -188,3 +192,136 @@ def test_a_real_photograph_is_read_and_annotated_in_both_views(
         )
         marked = cv2.imread(str(out_dir / DEV_PHOTO))
         assert marked is not None and marked.shape == (640, 640, 3)
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A small PNG file whose header declares ``width`` x ``height`` grey pixels."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (len(body).to_bytes(4, "big") + kind + body
+                + zlib.crc32(kind + body).to_bytes(4, "big"))
+
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(bytes(1000))) + chunk(b"IEND", b""))
+
+
+def test_images_that_cannot_be_read_are_named_and_the_others_still_read(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, _ = table
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(png_declaring(40_000, 30_000))  # over OpenCV's pixel limit
+    locked = tmp_path / "locked.jpg"
+    locked.write_bytes(b"\xff\xd8")
+    real_fromfile = np.fromfile
+
+    def fromfile(name: str, *args: object) -> np.ndarray:
+        if name == str(locked):  # as for a file of another user: root cannot be refused one
+            raise PermissionError(13, "Permission denied", name)
+        return real_fromfile(name, *args)
+
+    monkeypatch.setattr(np, "fromfile", fromfile)
+    code, lines, err = scan(capsys, str(huge), str(locked), str(path), "--json")
+    assert code == 1
+    assert [json.loads(line)["image"] for line in lines] == [str(path)]
+    assert err.splitlines() == [
+        f"dudo scan: {huge}: not an image OpenCV can decode (larger than OpenCV decodes)",
+        f"dudo scan: {locked}: cannot be read (Permission denied)",
+    ]
+
+
+def test_a_phone_photo_with_a_video_after_its_end_is_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
+    motion = tmp_path / "motion.jpg"
+    # A "motion photo": the JPEG, then an MP4 clip whose bytes hold JPEG-like markers.
+    clip = b"\x00\x00\x00\x1cftypmp42" + bytes(range(256)) * 40 + b"\xff\xda\x00\x08" + bytes(99)
+    motion.write_bytes(photo + clip)
+    code, lines, err = scan(capsys, str(motion), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(lines[0])["total"] == 22
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(photo[: len(photo) * 9 // 10])
+    code, _, err = scan(capsys, str(cut))
+    assert code == 1 and "the JPEG data ends early" in err
+
+
+def test_annotate_never_writes_over_a_file_it_did_not_write_but_updates_its_own(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = table
+    out = tmp_path / "out"
+    out.mkdir()
+    unrelated = out / "table.png"  # another photograph that happens to have the same name
+    unrelated.write_bytes(png_declaring(20, 20))
+    kept = unrelated.read_bytes()
+    for _ in range(2):  # run twice: the second run writes over the first run's copy
+        code, _, err = scan(capsys, str(path), "--annotate", str(out))
+        assert (code, err) == (0, "")
+    assert unrelated.read_bytes() == kept
+    assert sorted(p.name for p in out.iterdir()) == ["table-annotated.png", "table.png"]
+    assert cv2.imread(str(out / "table-annotated.png")).shape == (720, 960, 3)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--annotate", "{file}"], "--annotate {file}: not a folder"),
+        (["--config", "{folder}"], "{folder}: a folder, not a config file"),
+        (["--config", "{latin1}"], "{latin1}: not UTF-8 text (byte 6): not valid TOML"),
+        (["--config", "{model}"], "cannot be loaded"),
+    ],
+    ids=["annotate-file", "config-folder", "config-not-utf8", "model-not-onnx"],
+)
+def test_a_bad_option_is_one_clear_line_and_exit_2(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    argv: list[str], message: str,
+) -> None:
+    path, _ = table
+    names = {"file": str(path), "folder": str(tmp_path),
+             "latin1": str(tmp_path / "latin1.toml"), "model": str(tmp_path / "model.toml")}
+    (tmp_path / "latin1.toml").write_bytes("# caf\xe9 table\n".encode("latin-1"))
+    (tmp_path / "not-a-model.onnx").write_text("not a model")
+    (tmp_path / "model.toml").write_text(
+        f'[vision]\nmodel_path = "{tmp_path / "not-a-model.onnx"}"\n')
+    code, lines, err = scan(capsys, str(path), *[a.format(**names) for a in argv])
+    assert (code, lines) == (2, [])
+    assert len(err.splitlines()) == 1 and err.startswith("dudo scan: ")
+    assert message.format(**names) in err
+
+
+def test_a_reader_that_stops_reading_the_output_ends_the_scan_quietly(
+    table: tuple[Path, Scene],
+) -> None:
+    path, _ = table
+    scan_many = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "scan", *[str(path)] * 4],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert scan_many.stdout is not None and scan_many.stderr is not None
+    scan_many.stdout.read(10)  # `dudo scan ... | head -c 10`
+    scan_many.stdout.close()
+    assert scan_many.wait(120) == 0
+    assert scan_many.stderr.read() == b""
+
+
+def test_model_paths_in_a_config_are_taken_from_the_config_s_folder(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR
+
+    path, _ = table
+    models = tmp_path / "table" / "models"
+    models.mkdir(parents=True)
+    for name in (FACE_FILE, LOCATOR_FILE):
+        (models / name).write_bytes((MODELS_DIR / name).read_bytes())
+    config = tmp_path / "table" / "dudo.toml"
+    config.write_text(f'[vision]\nmodel_path = "models/{FACE_FILE}"\n'
+                      f'detector_path = "models/{LOCATOR_FILE}"\n')
+    monkeypatch.chdir(tmp_path)  # not the config's folder
+    code, lines, err = scan(capsys, str(path), "--json", "--config", str(config))
+    assert (code, err) == (0, "")
+    assert json.loads(lines[0])["total"] == 8

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.degrade import lay_on_table
+from vision.evaluate import load_labels
 from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
 from vision.training.synthetic import draw_die, shadow, side_in_box
 
@@ -51,12 +52,8 @@ def load_photos(root: Path, names: Sequence[str] | None = None) -> list[Photo]:
         if image is None:
             raise ValueError(f"{image_path}: not an image")
         h, w = image.shape[:2]
-        rows = []
         label_path = root / "labels" / (image_path.stem + ".txt")
-        for line in label_path.read_text().split("\n"):
-            if line.strip():
-                k, cx, cy, bw, bh = (float(v) for v in line.split())
-                rows.append((k + 1, cx * w, cy * h, math.sqrt(bw * w * bh * h)))
+        rows = [(d.face, d.x, d.y, d.size) for d in load_labels(label_path, w, h, "above")]
         photos.append(Photo(image_path.name, image, np.array(rows, np.float32).reshape(-1, 4)))
     return photos
 
