@@ -165,6 +165,21 @@ def test_dudo_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(
     assert json.loads(capsys.readouterr().out)["bid"]["text"] == "2x3"
 
 
+def test_a_record_with_keys_of_another_tool_replays_but_a_misspelt_key_stops_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = json.loads(HEADER) | {"note": "Friday at Ana's"}
+    timed = {"action": "bid", "player": "Ana", "quantity": 2, "face": 3, "t": "21:04:11"}
+    record = tmp_path / "timed.jsonl"
+    record.write_text(json.dumps(header) + "\n" + json.dumps(timed) + "\n")
+    assert main(["replay", str(record), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bid"]["text"] == "2x3"
+    misspelt = {"action": "bid", "player": "Ana", "qunatity": 2, "face": 3}
+    record.write_text(json.dumps(header) + "\n" + json.dumps(misspelt) + "\n")
+    assert main(["replay", str(record)]) == 2
+    assert capsys.readouterr().err.strip() == "line 2: bid needs a 'quantity'"
+
+
 def test_dudo_replay_gives_the_dice_counts_a_table_that_hides_them_kept_from_its_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
