@@ -111,6 +111,8 @@ function setControl(on) {
 
 $("lock").addEventListener("click", async () => {
   if (page.control) {
+    // A tap by mistake must not cost the PIN: giving up control is asked first.
+    if (!window.confirm("Give up control on this phone? The table PIN is needed to take it back.")) return;
     const data = await api("POST", "/api/logout", {});
     if (data) { page.csrf = data.csrf; setControl(false); }
     return;

@@ -145,7 +145,8 @@ def record() -> Response:
     text = _ctx().current_record()
     if text is None:
         return error("no game yet: start one first", 404)
-    return _jsonl(text, "game.jsonl")
+    game_id = _ctx().table.state().get("game_id")
+    return _jsonl(text, f"dudo-game-{game_id}.jsonl")  # as the games list names it
 
 
 @bp.get("/games")

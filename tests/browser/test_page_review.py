@@ -357,3 +357,24 @@ def test_a_face_chosen_with_the_keyboard_keeps_the_focus(phone: Any, server: str
     assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "face 3"
     phone.keyboard.press("Tab")
     assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "face 4"
+
+
+def test_control_is_given_up_only_when_the_phone_confirms_it(phone: Any, server: str) -> None:
+    take_control(phone)
+    asked: list[str] = []
+
+    def answer(accept: bool) -> None:
+        def reply(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        phone.once("dialog", reply)
+
+    answer(False)
+    phone.click("#lock")  # a tap by mistake
+    expect(phone.locator("#lock")).to_have_text("Control on")
+    assert asked and "table PIN" in asked[0]
+    answer(True)
+    phone.click("#lock")
+    expect(phone.locator("#lock")).to_have_text("Enter PIN")
+    expect(phone.locator("#controls")).to_be_hidden()

@@ -167,6 +167,12 @@ def test_the_record_replays_to_the_same_state(
     answer = client.get("/api/record")
     assert answer.status_code == 200
     assert answer.mimetype == "application/x-ndjson"
+    # Saved under the name the games list gives the same game's record.
+    game_id = table.state()["game_id"]
+    assert f'filename="dudo-game-{game_id}.jsonl"' in answer.headers["Content-Disposition"]
+    listed = client.get("/api/games").get_json()["games"][0]
+    assert client.get(listed["record"]).headers["Content-Disposition"] == \
+        answer.headers["Content-Disposition"]
     replayed = replay_record(answer.get_data(as_text=True))
     assert replayed.state() == {k: v for k, v in table.state().items() if k in replayed.state()}
     assert replayed.state()["players"][2]["dice"] == 4  # Caro doubted six 4s: she lost
