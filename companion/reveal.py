@@ -77,6 +77,8 @@ class CameraReading:
     ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
     the owners stage reported (counts per player that differ), in words. ``confirmed``: the
     players confirmed it on the page; ``applied``: it became the round's reveal.
+    ``picture``: which picture of the table it is (each picture taken has a new number), so
+    that a correction made on one picture is never applied to another.
     """
 
     dice: tuple[SeenDie, ...]
@@ -90,6 +92,7 @@ class CameraReading:
     applied: bool = False
     corrections: Mapping[int, int] = field(default_factory=dict)
     must_show: Mapping[str, int] | None = None
+    picture: int = 0
 
     @property
     def doubtful(self) -> tuple[SeenDie, ...]:
@@ -163,6 +166,7 @@ class CameraReading:
             counts[str(face)] += 1
         return {
             "round": self.round,
+            "picture": self.picture,
             "total": len(self.dice),
             "counts": counts,
             "dice": [{**d.to_json(), "face": faces[d.index]} for d in self.dice],

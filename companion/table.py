@@ -121,6 +121,7 @@ class Table:
 
         Never waits on the lock. Besides ``game.state()``: ``game_id``, ``version`` (counts
         every change) and ``run`` (names this run of the table: a restart counts anew),
+        ``moves`` (the number of actions of the game so far),
         ``display``, ``faults`` (name -> message) and ``fault`` (the first of them, or None),
         ``camera`` (True when reveals are read by the camera), ``capturing``, and ``reading``
         after a reveal's picture (absent before it).
@@ -216,19 +217,39 @@ class Table:
             self._emit("state")
             return Outcome(True, None, self.state())
 
-    def submit(self, action: Mapping[str, Any]) -> Outcome:
-        """Check, journal, apply and announce one record action; a rejection changes nothing."""
+    def submit(self, action: Mapping[str, Any], *, seen: tuple[int, int] | None = None) -> Outcome:
+        """Check, journal, apply and announce one record action; a rejection changes nothing.
+
+        ``seen``: the game (``game_id``) and its number of actions (``moves``) the sender
+        acted on, as the state showed them; refused if the game has moved since (two phones
+        pressing Undo for one mistake take back one action, not two).
+        """
         with self._lock:
+            if seen is not None and seen != (self._game_id, self._moves()):
+                return self._reject("the game moved on since this phone showed it (another "
+                                    "phone or the panel acted): look again, then press again")
             return self._submit(action)
 
-    def confirm_reading(self, corrections: Mapping[int, int] | None = None) -> Outcome:
-        """Apply the pending reading as the reveal, faces corrected by die index first."""
+    def _moves(self) -> int:
+        return len(self._game.actions) if self._game is not None else 0
+
+    def confirm_reading(
+        self, corrections: Mapping[int, int] | None = None, picture: int | None = None
+    ) -> Outcome:
+        """Apply the pending reading as the reveal, faces corrected by die index first.
+
+        ``picture``: the reading's ``picture`` the players looked at; refused if the picture
+        was taken again since (its dice are numbered afresh).
+        """
         with self._lock:
             reading = self._reading
             if self._game is None or self._game.phase != "reveal":
                 return self._reject("there is no reveal to confirm now")
             if reading is None or reading.applied:
                 return self._reject("there is no reading to confirm: retake it or enter the dice")
+            if picture is not None and picture != reading.picture:
+                return self._reject("the picture was taken again since: check the new reading, "
+                                    "then confirm it")
             try:
                 reading = reading.corrected(dict(corrections or {}))
             except ValueError as err:
@@ -326,6 +347,12 @@ class Table:
             self._reading = None
             if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
+        elif kind == "leave" and phase == "reveal":
+            # A player left while the cups are up: the dice that must show have changed, so
+            # a picture under way or a reading waiting no longer holds. Look again, at once.
+            self._reading = None
+            if self.camera is not None:
+                self._start_capture()
         elif kind == "reveal":
             # The dice were typed in: a reading the players passed over is shown no more.
             self._last_reveal, self._reading = self._reading, None
@@ -406,6 +433,7 @@ class Table:
         state["game_id"] = self._game_id
         state["version"] = self._version
         state["run"] = self._run
+        state["moves"] = self._moves()
         state["display"] = dict(self._display)
         state["faults"] = dict(self._faults)
         state["fault"] = next(iter(self._faults.values()), None)
@@ -477,6 +505,7 @@ class Table:
                     reading,
                     round=game.round,
                     must_show=None if must_show == reading.expected else must_show,
+                    picture=token[2],
                 )
                 if reading.matched:
                     outcome = self._submit(reading.reveal_action(), reading=reading)

@@ -133,6 +133,11 @@ class Panel:
         self._refusal: str | None = None  # the reason on the page for the last refusal
         self._refused_in: str | None = None  # the game (its key) when it was refused
         self._players_called = False  # the reveal waits for the players, and they were called
+        # When the turn last passed from one player to another by another hand (a phone): a
+        # press for the player to act just after it may have been meant for the one before.
+        self._moved_at = -float("inf")
+        self._event_turn: str | None = None
+        self._undo_from: str | None = None  # the game when UNDO went down
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -181,7 +186,10 @@ class Panel:
             with self._lock:
                 bid = self.dial.adjust(dq, df)
             self._show_dial(bid)
-        # UNDO acts on a hold only: a short press is a slip of the finger.
+        elif name == "undo":
+            # UNDO acts on a hold only (a short press is a slip of the finger), on the game
+            # as it was when it went down.
+            self._undo_from = _game_key(self._state())
 
     def _double(self, name: str) -> bool:
         """Whether this press of ``name`` follows its last within ``repeat_s``."""
@@ -194,6 +202,11 @@ class Panel:
         if name == "undo":
             with self._lock:
                 self._seat = None  # a seat pressed before an undo names nobody after it
+            if _game_key(self._state()) != self._undo_from:
+                # Another hand changed the game meanwhile (a phone's Undo for the same slip?).
+                self._queue.put(("refused", "UNDO: the game changed while it was held: "
+                                 "look, then hold UNDO again if still needed"))
+                return
             self._submit("UNDO", {"action": "undo"})
 
     def _turned(self, step: int) -> None:
@@ -258,6 +271,10 @@ class Panel:
                 return None, f"{button.upper()}: seat {seat[0]} has no player"
             return players[seat[0] - 1]["name"], ""
         player = state.get("turn")
+        if player is not None and time.monotonic() - self._moved_at < self.repeat_s:
+            # The turn moved by another hand just now: this press may be for the turn before.
+            return None, (f"{button.upper()}: the turn just moved on a phone: "
+                          "press again if it is still yours")
         if player is not None:
             return player, ""
         phase = state.get("phase")
@@ -299,6 +316,11 @@ class Panel:
             self.signals.set("light", False)
         elif event.kind == "state":
             collecting = getattr(self._local, "events", None)
+            turn = event.state.get("turn")
+            if collecting is None and None not in (turn, self._event_turn) \
+                    and turn != self._event_turn:
+                self._moved_at = time.monotonic()  # not by this panel's own press
+            self._event_turn = turn
             if collecting is not None:
                 collecting.append(event)
             else:

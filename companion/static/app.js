@@ -57,8 +57,8 @@ function buzz(pattern) {
 
 const pct = (p) => (p === null || p === undefined ? "" : Math.round(p * 100) + "%");
 
-async function api(method, path, body) {
-  const headers = {"X-CSRF-Token": page.csrf};
+async function api(method, path, body, extra) {
+  const headers = {"X-CSRF-Token": page.csrf, ...(extra || {})};
   const init = {method, headers, credentials: "same-origin"};
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -546,7 +546,11 @@ async function loadBids() {
 }
 
 async function act(action) {
-  const data = await api("POST", "/api/actions", action);
+  // The game as this phone shows it: if another phone or the panel acted meanwhile, the table
+  // refuses (two phones pressing Undo for one mistake take back one action, not two).
+  const s = page.state || {};
+  const seen = typeof s.game_id === "number" && typeof s.moves === "number" ? {"X-Table-Seen": s.game_id + "/" + s.moves} : {};
+  const data = await api("POST", "/api/actions", action, seen);
   if (data) applyAnswer(data);
   return data;
 }
@@ -577,7 +581,8 @@ $("confirm-reading").addEventListener("click", async () => {
   for (const [i, face] of Object.entries(page.picks)) {
     if (reading.dice && reading.dice[i] && reading.dice[i].face !== face) corrections[String(i)] = face;
   }
-  const data = await api("POST", "/api/reading", {confirm: true, corrections});
+  // The picture the players checked: if it was taken again meanwhile, the table refuses.
+  const data = await api("POST", "/api/reading", {confirm: true, corrections, picture: reading.picture});
   if (data) applyAnswer(data);
 });
 $("retake").addEventListener("click", async () => {

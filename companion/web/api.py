@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
+# An action sent with this header ("GAME/MOVES", from the state the phone showed) is refused
+# if the game has moved on since.
+SEEN_HEADER = "X-Table-Seen"
 # Games listed by one GET /api/games: by default, and at most.
 GAMES_LISTED = 20
 GAMES_LISTED_MAX = 500
@@ -98,7 +101,14 @@ def actions() -> Response:
     action = json_body('a record action, e.g. {"action": "dudo", "player": "Ben"}')
     if isinstance(action, Response):
         return action
-    return _ctx().outcome(_ctx().table.submit(action))
+    seen = request.headers.get(SEEN_HEADER)
+    if seen is None:
+        return _ctx().outcome(_ctx().table.submit(action))
+    game_id, _, moves = seen.partition("/")
+    if not (game_id.isdigit() and moves.isdigit()):
+        return error(f"{SEEN_HEADER} {seen!r}: the game_id and moves the phone showed, "
+                     "as GAME/MOVES (e.g. 3/12)", 400)
+    return _ctx().outcome(_ctx().table.submit(action, seen=(int(game_id), int(moves))))
 
 
 @bp.post("/reading")
@@ -106,8 +116,9 @@ def actions() -> Response:
 def reading() -> Response:
     """Confirm (and correct) the camera's reading, or take the picture again.
 
-    ``{"confirm": true, "corrections": {"3": 5}}`` sets die 3 to a five and applies the
-    reading as the reveal; ``{"retake": true}`` takes a new picture.
+    ``{"confirm": true, "corrections": {"3": 5}, "picture": 2}`` sets die 3 to a five and
+    applies the reading as the reveal, refused if ``picture`` (optional) is no longer the
+    reading's; ``{"retake": true}`` takes a new picture.
     """
     body = json_body('{"confirm": true, "corrections": {"3": 5}} or {"retake": true}')
     if isinstance(body, Response):
@@ -115,8 +126,11 @@ def reading() -> Response:
     table = _ctx().table
     if body.get("retake") is True and "confirm" not in body:
         return _ctx().outcome(table.retake())
-    if body.get("confirm") is not True or set(body) - {"confirm", "corrections"}:
+    if body.get("confirm") is not True or set(body) - {"confirm", "corrections", "picture"}:
         return error('send {"confirm": true, "corrections": {...}} or {"retake": true}', 400)
+    picture = body.get("picture")
+    if picture is not None and (not isinstance(picture, int) or isinstance(picture, bool)):
+        return error(f"picture {picture!r}: the reading's picture number", 400)
     raw = body.get("corrections") or {}
     if not isinstance(raw, dict):
         return error('corrections must be an object of die index to face: {"3": 5}', 400)
@@ -127,7 +141,7 @@ def reading() -> Response:
         if not 1 <= face <= 6:
             return error(f"correction for die {index}: face {face} is not 1 to 6", 400)
         corrections[int(index)] = face
-    return _ctx().outcome(table.confirm_reading(corrections or None))
+    return _ctx().outcome(table.confirm_reading(corrections or None, picture))
 
 
 @bp.get("/reveal.jpg")

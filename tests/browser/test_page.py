@@ -108,8 +108,18 @@ def tap_a_die(page: Any, reading: dict[str, Any]) -> tuple[int, int]:
     return index, face
 
 
+def shows(page: Any, state: dict[str, Any]) -> None:
+    """Wait until the phone shows the game as ``state`` has it: what a player acts on (an
+    action the phone sends is refused if the game moved on since it showed it)."""
+    page.wait_for_function(
+        "([id, moves]) => page.state && page.state.game_id === id && page.state.moves === moves",
+        arg=[state["game_id"], state["moves"]],
+    )
+
+
 def type_the_dice(page: Any, state: dict[str, Any]) -> None:
     """Count the dice into the manual form: the reading's faces, as many as must show."""
+    shows(page, state)
     total = must_show(state)
     read = [d["face"] for d in state["reading"]["dice"]] if state.get("reading") else []
     faces = (read + [6] * total)[:total]
@@ -204,6 +214,7 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
                     # The players want a look after all: UNDO takes the reveal back and
                     # the reading waits on the page for them.
                     before = state
+                    shows(phone, state)
                     phone.click("#undo")
                     state = wait_for_progress(server, before)
                     assert state["phase"] == "reveal" and not state["reading"]["applied"]

@@ -70,7 +70,11 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     # No bid stands: nothing to call yet (SPOT ON before any bid was the reported slip).
     expect(phone.locator("#call-dudo")).to_be_disabled()
     expect(phone.locator("#call-calza")).to_be_disabled()
-    phone.click("#call-pass")
+    before = get_state(server)
+    with phone.expect_request("**/api/actions") as sent:
+        phone.click("#call-pass")
+    # The pass is sent with the game as the phone showed it: refused had it moved on.
+    assert sent.value.headers["x-table-seen"] == f"{before['game_id']}/{before['moves']}"
 
     # Ben must bid or call Ana's pass: DUDO calls it, he may not pass in turn.
     expect(phone.locator("#turn")).to_have_text("Ben must bid or call Ana's pass")

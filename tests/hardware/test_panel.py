@@ -6,6 +6,7 @@ the same Table the page calls.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -513,6 +514,36 @@ def test_a_double_press_acts_once_and_sounds_once(
         # Heard once: not a bid for the next player, no reject. (A call at this table without
         # a camera calls the players to a phone to type the dice in.)
         assert sounds(buzzer) == (LOOK if button == "dudo" else 1)
+    finally:
+        panel.close()
+
+
+def test_a_press_just_after_a_phone_moved_the_game_is_refused_not_given_to_the_next_player(
+    table: Table, pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    panel = build_panel(table, pin_factory, repeat_s=0.5, undo_hold_s=0.5)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        # Ana bids on her phone, and a moment later pushes the dial for the same bid.
+        assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
+        driver.press("dial")
+        calm(panel)
+        state = table.state()
+        assert (state["bid"]["player"], state["turn"]) == ("Ana", "Ben")  # not a bid for Ben
+        assert "the turn just moved" in state["display"]["panel"]
+        time.sleep(0.6)
+        driver.press("dial")  # Ben, now, on purpose
+        assert table.state()["bid"]["player"] == "Ben"
+        # A phone's Undo lands while UNDO is held on the panel for the same slip: one undo.
+        holding = threading.Thread(target=driver.press, args=("undo",), kwargs={"hold_s": 1.0})
+        holding.start()  # UNDO goes down, to be held 1 s (it acts at 0.5 s)...
+        time.sleep(0.1)
+        assert table.submit({"action": "undo"}).ok  # ...and the phone's Undo lands first
+        holding.join()
+        calm(panel)
+        assert table.state()["bid"]["player"] == "Ana"  # only Ben's bid was taken back
+        assert "changed while it was held" in table.state()["display"]["panel"]
     finally:
         panel.close()
 

@@ -381,6 +381,49 @@ def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
         setup.table.close()
 
 
+@pytest.mark.parametrize("reader", ["truth"])
+def test_a_correction_made_on_a_picture_taken_again_since_is_refused(
+    tmp_path: Path, header: dict[str, Any], reader: str
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # every die is doubtful
+    setup = CameraTable(reader, config)
+    try:
+        first = setup.call(header)["reading"]
+        # One phone corrects die 0 of this picture; another phone has it taken again.
+        assert setup.table.retake().ok and setup.table.wait_idle(60)
+        again = setup.table.state()["reading"]
+        assert again["picture"] != first["picture"]
+        outcome = setup.table.confirm_reading({0: 6}, picture=first["picture"])
+        assert not outcome.ok and "taken again" in (outcome.error or "")
+        assert setup.table.state()["phase"] == "reveal"  # nothing applied
+        assert setup.table.confirm_reading(picture=again["picture"]).ok
+        assert setup.table.state()["round"] == 2
+    finally:
+        setup.table.close()
+
+
+@pytest.mark.parametrize("reader", ["truth"])
+def test_a_player_leaving_while_the_cups_are_up_has_the_camera_look_again(
+    tmp_path: Path, header: dict[str, Any], reader: str
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # the reading waits
+    setup = CameraTable(reader, config)
+    try:
+        before = setup.call(header)["reading"]
+        assert "Caro" in before["expected"]
+        assert setup.table.submit({"action": "leave", "player": "Caro"}).ok
+        assert setup.table.wait_idle(60)
+        state = setup.table.state()
+        assert state["phase"] == "reveal" and not state["capturing"]
+        # Not the picture of three players' dice: a new one, read against the two left.
+        after = state["reading"]
+        assert after["picture"] != before["picture"] and "Caro" not in after["expected"]
+    finally:
+        setup.table.close()
+
+
 def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
     tmp_path: Path, header: dict[str, Any], reader: str
 ) -> None:

@@ -213,6 +213,7 @@ def test_undo_from_the_api_takes_the_last_bid_back(
         ({"confirm": True, "corrections": {"x": 5}}, 400, "die index"),
         ({"confirm": True, "corrections": {"0": 9}}, 400, "face 9"),
         ({"confirm": True, "retake": True}, 400, "confirm"),
+        ({"confirm": True, "picture": "2"}, 400, "picture '2'"),
     ],
 )
 def test_a_reading_cannot_be_confirmed_or_retaken_outside_a_reveal(
@@ -224,6 +225,25 @@ def test_a_reading_cannot_be_confirmed_or_retaken_outside_a_reveal(
     assert answer.status_code == status
     assert reason in answer.get_json()["error"]
     assert table.state() == before
+
+
+def test_two_phones_pressing_undo_for_one_mistake_take_back_one_action(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any]
+) -> None:
+    for action in ({"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+                   {"action": "bid", "player": "Ben", "quantity": 9, "face": 4}):  # a slip
+        assert client.post("/api/actions", json=action, headers=pin).status_code == 200
+    state = client.get("/api/state").get_json()
+    seen = {**pin, "X-Table-Seen": f"{state['game_id']}/{state['moves']}"}
+    first = client.post("/api/actions", json={"action": "undo"}, headers=seen)
+    assert first.status_code == 200
+    second = client.post("/api/actions", json={"action": "undo"}, headers=seen)
+    assert second.status_code == 422 and "moved on" in second.get_json()["error"]
+    assert table.state()["bid"]["quantity"] == 3  # Ana's bid stands
+    bad = client.post("/api/actions", json={"action": "undo"},
+                      headers={**pin, "X-Table-Seen": "latest"})
+    assert bad.status_code == 400 and "GAME/MOVES" in bad.get_json()["error"]
+    assert table.state()["bid"]["quantity"] == 3
 
 
 def test_finished_games_are_listed_newest_first_and_downloadable(
