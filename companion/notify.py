@@ -45,7 +45,8 @@ def notify(message: str, environ: Mapping[str, str] | None = None) -> bool:
 
 
 def watchdog_interval(environ: Mapping[str, str] | None = None) -> float | None:
-    """Seconds between two ``WATCHDOG=1``: half of ``$WATCHDOG_USEC``; None without a watchdog.
+    """Seconds between two ``WATCHDOG=1``: a quarter of ``$WATCHDOG_USEC`` (one check missed
+    by a slow write to the card is not a hang: three in a row are); None without a watchdog.
 
     ``$WATCHDOG_PID``, when set, must be this process (systemd's rule for who may ping).
     """
@@ -57,7 +58,7 @@ def watchdog_interval(environ: Mapping[str, str] | None = None) -> float | None:
     if pid and pid != str(os.getpid()):
         return None
     try:
-        interval = int(usec) / 1_000_000 / 2
+        interval = int(usec) / 1_000_000 / 4
     except ValueError:
         logger.warning("WATCHDOG_USEC=%r is not a number of microseconds: no watchdog", usec)
         return None

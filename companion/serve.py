@@ -353,7 +353,7 @@ def _say_ready(config: Config, watchdog: _Watchdog) -> None:
 
 
 class _Watchdog:
-    """WATCHDOG=1 every ``$WATCHDOG_USEC/2`` while the table's lock can be taken in 1 s."""
+    """WATCHDOG=1 every ``$WATCHDOG_USEC/4`` while the table's lock can be taken in 1 s."""
 
     def __init__(self, table: Table) -> None:
         interval = notify.watchdog_interval()
