@@ -95,6 +95,16 @@ def camera_table(reader: str) -> Iterator[CameraTable]:
     setup.table.close()
 
 
+@pytest.fixture
+def doubting(tmp_path: Path, reader: str) -> Iterator[CameraTable]:
+    """A camera table that doubts every die: each reading waits for the players."""
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")
+    setup = CameraTable(reader, config)
+    yield setup
+    setup.table.close()
+
+
 def test_the_camera_takes_no_picture_before_a_call(
     camera_table: CameraTable, header: dict[str, Any]
 ) -> None:
@@ -356,72 +366,55 @@ def test_the_real_reader_applies_only_a_reading_of_the_dice_there(
 
 
 def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
-    tmp_path: Path, header: dict[str, Any], reader: str
+    doubting: CameraTable, header: dict[str, Any]
 ) -> None:
-    config = tmp_path / "table.toml"
-    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # every die is doubtful
-    setup = CameraTable(reader, config)
-    try:
-        state = setup.call(header)
-        reading = state["reading"]
-        assert state["phase"] == "reveal" and not reading["matched"]
-        assert reading["doubtful"] == list(range(reading["total"]))
-        first = reading["dice"][0]
-        corrected = first["face"] % 6 + 1
-        outcome = setup.table.confirm_reading({0: corrected})
-        assert outcome.ok, outcome.error
-        after = setup.table.state()
-        assert after["round"] == 2
-        assert after["reading"]["confirmed"] and after["reading"]["applied"]
-        assert after["reading"]["dice"][0]["face"] == corrected
-        shown = after["last_result"]["dice"]
-        owner = first["owner"]
-        assert corrected in shown[owner]
-    finally:
-        setup.table.close()
+    state = doubting.call(header)
+    reading = state["reading"]
+    assert state["phase"] == "reveal" and not reading["matched"]
+    assert reading["doubtful"] == list(range(reading["total"]))
+    first = reading["dice"][0]
+    corrected = first["face"] % 6 + 1
+    outcome = doubting.table.confirm_reading({0: corrected})
+    assert outcome.ok, outcome.error
+    after = doubting.table.state()
+    assert after["round"] == 2
+    assert after["reading"]["confirmed"] and after["reading"]["applied"]
+    assert after["reading"]["dice"][0]["face"] == corrected
+    shown = after["last_result"]["dice"]
+    owner = first["owner"]
+    assert corrected in shown[owner]
 
 
 @pytest.mark.parametrize("reader", ["truth"])
 def test_a_correction_made_on_a_picture_taken_again_since_is_refused(
-    tmp_path: Path, header: dict[str, Any], reader: str
+    doubting: CameraTable, header: dict[str, Any]
 ) -> None:
-    config = tmp_path / "table.toml"
-    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # every die is doubtful
-    setup = CameraTable(reader, config)
-    try:
-        first = setup.call(header)["reading"]
-        # One phone corrects die 0 of this picture; another phone has it taken again.
-        assert setup.table.retake().ok and setup.table.wait_idle(60)
-        again = setup.table.state()["reading"]
-        assert again["picture"] != first["picture"]
-        outcome = setup.table.confirm_reading({0: 6}, picture=first["picture"])
-        assert not outcome.ok and "taken again" in (outcome.error or "")
-        assert setup.table.state()["phase"] == "reveal"  # nothing applied
-        assert setup.table.confirm_reading(picture=again["picture"]).ok
-        assert setup.table.state()["round"] == 2
-    finally:
-        setup.table.close()
+    table = doubting.table
+    first = doubting.call(header)["reading"]
+    # One phone corrects die 0 of this picture; another phone has it taken again.
+    assert table.retake().ok and table.wait_idle(60)
+    again = table.state()["reading"]
+    assert again["picture"] != first["picture"]
+    outcome = table.confirm_reading({0: 6}, picture=first["picture"])
+    assert not outcome.ok and "taken again" in (outcome.error or "")
+    assert table.state()["phase"] == "reveal"  # nothing applied
+    assert table.confirm_reading(picture=again["picture"]).ok
+    assert table.state()["round"] == 2
 
 
 @pytest.mark.parametrize("reader", ["truth"])
 def test_a_player_leaving_while_the_cups_are_up_has_the_camera_look_again(
-    tmp_path: Path, header: dict[str, Any], reader: str
+    doubting: CameraTable, header: dict[str, Any]
 ) -> None:
-    config = tmp_path / "table.toml"
-    config.write_text("[vision]\ndoubt_threshold = 1.0\n")  # the reading waits
-    setup = CameraTable(reader, config)
-    try:
-        before = setup.call(header)["reading"]
-        assert "Caro" in before["expected"]
-        assert setup.table.submit({"action": "leave", "player": "Caro"}).ok
-        assert setup.table.wait_idle(60)
-        state = setup.table.state()
-        assert state["phase"] == "reveal" and not state["capturing"]
-        # Not the picture of three players' dice: a new one, read against the two left.
-        after = state["reading"]
-        assert after["picture"] != before["picture"] and "Caro" not in after["expected"]
-    finally:
-        setup.table.close()
+    before = doubting.call(header)["reading"]
+    assert "Caro" in before["expected"]
+    assert doubting.table.submit({"action": "leave", "player": "Caro"}).ok
+    assert doubting.table.wait_idle(60)
+    state = doubting.table.state()
+    assert state["phase"] == "reveal" and not state["capturing"]
+    # Not the picture of three players' dice: a new one, read against the two left.
+    after = state["reading"]
+    assert after["picture"] != before["picture"] and "Caro" not in after["expected"]
 
 
 def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
