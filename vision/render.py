@@ -45,6 +45,30 @@ PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
 }
 
 
+
+def _star(points: int, outer: float, inner: float) -> tuple[tuple[float, float], ...]:
+    corners = []
+    for i in range(2 * points):
+        r, a = (outer if i % 2 == 0 else inner), math.pi * i / points
+        corners.append((r * math.sin(a), -r * math.cos(a)))
+    return tuple(corners)
+
+
+# The ace as some sets print it (a paco) instead of one pip, in units of the die's side
+# around its middle: filled outlines, and a roundel (a disc with a star left in the body's
+# colour). The reader's training draws other, random symbols; these are for the simulator.
+ACE_SYMBOLS: dict[str, tuple[tuple[float, float], ...]] = {
+    "star": _star(5, 0.36, 0.15),
+    "sun": _star(12, 0.34, 0.24),
+    "bird": ((-0.36, 0.04), (-0.12, -0.05), (0.02, -0.32), (0.12, -0.06), (0.36, -0.13),
+             (0.22, 0.1), (-0.04, 0.16)),
+    "head": ((-0.14, 0.36), (-0.2, 0.0), (-0.1, -0.25), (0.04, -0.38), (0.1, -0.2),
+             (0.2, -0.3), (0.18, 0.0), (0.26, 0.1), (0.12, 0.16), (0.15, 0.36)),
+    "roundel": _star(5, 0.22, 0.09),
+}
+ACES = ("pip", *ACE_SYMBOLS)
+
+
 @dataclass(frozen=True)
 class PlacedDie:
     """One rendered die: the face that counts, the pips the camera sees, where, and its look."""
@@ -67,7 +91,9 @@ class RenderOptions:
     ``exposure`` scales the light (below 1: a dark frame; above 1: overexposed);
     ``motion_blur`` is the length in pixels of a horizontal smear (the table bumped);
     ``translucent`` lets the background show through the dice; ``view`` ``below`` renders
-    the face on the glass mirrored, ``above`` the face that counts as seen from above.
+    the face on the glass mirrored, ``above`` the face that counts as seen from above;
+    ``ace`` is how the dice show one pip: ``pip``, or a symbol of ``ACE_SYMBOLS`` (a
+    Perudo set's paco).
     """
 
     width: int = 1280
@@ -81,6 +107,7 @@ class RenderOptions:
     motion_blur: float = 0.0
     translucent: bool = False
     view: str = "below"
+    ace: str = "pip"
 
     def __post_init__(self) -> None:
         if not (64 <= self.width <= 8192 and 64 <= self.height <= 8192):
@@ -89,6 +116,8 @@ class RenderOptions:
             raise ValueError(f"die_size {self.die_size}: must be 8 px .. a third of the frame")
         if self.background not in BACKGROUNDS:
             raise ValueError(f"background {self.background!r}: one of {', '.join(BACKGROUNDS)}")
+        if self.ace not in ACES:
+            raise ValueError(f"ace {self.ace!r}: one of {', '.join(ACES)}")
         if self.view not in ("above", "below"):
             raise ValueError(f"view {self.view!r}: must be 'above' or 'below'")
         if self.exposure <= 0 or self.noise < 0 or self.blur < 0 or self.motion_blur < 0:
@@ -102,7 +131,7 @@ def draw_frame(
     w, h = opts.width, opts.height
     image = _background(opts, rng)
     for die in dice:
-        _draw_die(image, die, opts.view == "below", opts.translucent, rng)
+        _draw_die(image, die, opts.view == "below", opts.translucent, opts.ace, rng)
     # Saturating uint8 arithmetic throughout: it is the sensor's own clipping, and fast.
     if opts.glare:
         image = cv2.add(image, _glare(w, h, rng))
@@ -171,7 +200,12 @@ def rounded_square(
 
 
 def _draw_die(
-    frame: np.ndarray, die: PlacedDie, mirrored: bool, translucent: bool, rng: np.random.Generator
+    frame: np.ndarray,
+    die: PlacedDie,
+    mirrored: bool,
+    translucent: bool,
+    ace: str,
+    rng: np.random.Generator,
 ) -> None:
     """Blend one die into the frame (uint8 BGR) on a small patch around it."""
     pad = int(die.size * 0.8) + 2
@@ -193,13 +227,22 @@ def _draw_die(
     radius = die.size * float(rng.uniform(0.085, 0.1))
     turn = math.radians(die.angle)
     cos_t, sin_t = math.cos(turn), math.sin(turn)
-    for px, py in PIP_LAYOUT[die.pips]:
-        px, py = (-px if mirrored else px) * die.size * 0.27, py * die.size * 0.27
-        centre = (
-            int((cx + px * cos_t - py * sin_t) * 16),
-            int((cy + px * sin_t + py * cos_t) * 16),
-        )
-        cv2.circle(pip_mask, centre, int(radius * 16), (255,), -1, cv2.LINE_AA, 4)
+
+    def on_face(px: float, py: float) -> tuple[int, int]:
+        px = -px if mirrored else px
+        return int((cx + px * cos_t - py * sin_t) * 16), int((cy + px * sin_t + py * cos_t) * 16)
+
+    if die.pips == 1 and ace != "pip":
+        outline = [on_face(px * die.size, py * die.size) for px, py in ACE_SYMBOLS[ace]]
+        if ace == "roundel":
+            cv2.circle(pip_mask, on_face(0, 0), int(die.size * 0.34 * 16), (255,), -1,
+                       cv2.LINE_AA, 4)
+        cv2.fillPoly(pip_mask, [np.array(outline, np.int32)], (0 if ace == "roundel" else 255,),
+                     cv2.LINE_AA, 4)
+    else:
+        for px, py in PIP_LAYOUT[die.pips]:
+            centre = on_face(px * die.size * 0.27, py * die.size * 0.27)
+            cv2.circle(pip_mask, centre, int(radius * 16), (255,), -1, cv2.LINE_AA, 4)
     pip_alpha = (pip_mask.astype(np.float32) / 255)[:, :, None]
     pip_bgr = np.array(PIP_COLOURS[die.pip_colour], np.float32)
     die_bgr = die_bgr * (1 - pip_alpha) + pip_bgr[None, None, :] * pip_alpha

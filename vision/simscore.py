@@ -1,8 +1,9 @@
 """Score the reader on simulated frames under the glass: ``python -m vision.simscore``.
 
 The scenes are those of ``tests/vision/test_reader_sim.py`` over more seeds: mixed reveals,
-touching pairs, large frames of 30 dice, the ``--sim`` table of three players, and black
-dice on the dark glass. Prints, per kind, the dice read right and the frames read exactly.
+touching pairs, large frames of 30 dice, the ``--sim`` table of three players, black
+dice on the dark glass, and Perudo sets whose ace is a symbol. Prints, per kind, the dice
+read right and the frames read exactly.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from vision.config import ReaderConfig, load_config
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import read_dice
+from vision.render import ACES
 from vision.simulate import Scene, SimulatedCamera, render_dice
 
 COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
@@ -75,12 +77,25 @@ def black() -> Iterator[Scene]:
                           height=720, die_size=48)
 
 
+def paco() -> Iterator[Scene]:
+    """20 reveals of 12 dice of Perudo sets, the ace a symbol (each of ACE_SYMBOLS in turn):
+    every six on top shows it to the camera."""
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        faces = [int(f) for f in rng.integers(1, 7, 12)]
+        colours = [COLOURS[(i + seed) % len(COLOURS)] for i in range(12)]
+        yield render_dice(faces, colours=colours, seed=seed, touching_pairs=2, width=960,
+                          height=720, die_size=float(rng.uniform(40, 64)),
+                          ace=ACES[1 + seed % (len(ACES) - 1)])
+
+
 KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
     "mixed": mixed,
     "touching": touching,
     "large": large,
     "sim-table": sim_table,
     "black": black,
+    "paco": paco,
 }
 
 

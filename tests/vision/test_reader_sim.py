@@ -11,6 +11,7 @@ import pytest
 
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import Reading, read_dice
+from vision.render import ACE_SYMBOLS
 from vision.simscore import COLOURS, tally
 from vision.simulate import Scene, render_dice
 
@@ -100,6 +101,35 @@ def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
     # 30 dice each, some touching: 600/600 dice and 19 frames exact.
     t = tally("large")
     assert t.right >= 0.98 * t.dice and t.exact >= 16, t.errors
+
+
+# Not yet: the head and the sun (a disc ringed with twelve short rays) are still read as a 3
+# or a 4 now and then, some confidently (simscore paco: 8/12 heads and 4/6 suns right).
+_NOT_YET = pytest.mark.xfail(strict=True, reason="head and sun aces not yet read surely")
+
+
+@pytest.mark.parametrize("view", ["below", "above"])
+@pytest.mark.parametrize(
+    "ace",
+    [a if a not in ("head", "sun") else pytest.param(a, marks=_NOT_YET) for a in ACE_SYMBOLS],
+)
+def test_a_perudo_set_s_ace_symbol_is_read_as_an_ace(ace: str, view: str) -> None:
+    # Perudo sets print the ace as a paco (a star, a bird, a head): from above it is the ace,
+    # from below every six on top shows it to the camera. Six of the twelve dice show it.
+    aces = [6 if view == "below" else 1] * 6
+    scene = render_dice(aces + [1, 2, 3, 4, 5, 6], colours=COLOURS[:6] * 2, seed=5, width=960,
+                        height=720, die_size=52, ace=ace, view=view)
+    reading = read_dice(scene.image, view=view)
+    result = score(scene, reading)
+    assert reading.counts == scene.counts, result.errors
+    assert result.confident_errors == 0, result.errors
+
+
+def test_perudo_sets_are_read_nearly_die_for_die() -> None:
+    # Today's level over simscore's 20 reveals of Perudo sets, from below: 233/240 dice, 16
+    # frames exact (the face reader that knew only pips: 201/240 and 2).
+    t = tally("paco")
+    assert t.right >= 0.96 * t.dice and t.exact >= 15, t.errors
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.colour import colour_name
+from vision.render import ACE_SYMBOLS
 from vision.simulate import (
     DIE_COLOURS,
     PIP_COLOURS,
@@ -64,6 +65,30 @@ def test_the_face_on_the_glass_is_seen_mirrored(view: str, diagonal: float) -> N
     dx = (bx - ax) * math.cos(turn) - (by - ay) * math.sin(turn)
     dy = (bx - ax) * math.sin(turn) + (by - ay) * math.cos(turn)
     assert dx * dy * diagonal > 0
+
+
+@pytest.mark.parametrize("ace", sorted(ACE_SYMBOLS))
+def test_a_perudo_set_shows_its_ace_as_one_symbol_where_the_pip_would_be(ace: str) -> None:
+    # From below, a six on top puts the ace on the glass: one mark, not round, bigger than a
+    # pip, on the die's middle; the other faces keep their pips.
+    scene = render_dice([6, 1], seed=3, die_size=70, ace=ace, **CLEAN)
+    six, one = scene.dice
+    half = int(six.size * 0.45)
+    x, y = int(six.x), int(six.y)
+    patch = scene.image[y - half : y + half, x - half : x + half].astype(np.int16)
+    ink = np.abs(patch - PIP_COLOURS[six.pip_colour]).sum(axis=2) < 120
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8))
+    marks = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 8]
+    assert len(marks) == 1
+    (mark,) = marks
+    assert stats[mark, cv2.CC_STAT_AREA] > 2 * math.pi * (0.1 * six.size) ** 2
+    assert np.hypot(*(centroids[mark] - half)) < 0.1 * six.size
+    assert len(pip_centres(scene, one)) == 6
+
+
+def test_an_unknown_ace_is_refused() -> None:
+    with pytest.raises(ValueError, match="ace 'llama': one of pip, "):
+        render_dice([1], ace="llama")
 
 
 @pytest.mark.parametrize("colour", sorted(DIE_COLOURS))

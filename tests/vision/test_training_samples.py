@@ -11,11 +11,12 @@ from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.training import data
-from vision.training.synthetic import draw_die, side_in_box
+from vision.training.synthetic import ace_symbol, draw_die, side_in_box
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
@@ -70,6 +71,23 @@ def test_locator_windows_mark_every_synthetic_die_they_draw(
             assert heat[cell] == 1.0 and regr[3][cell] == 1.0
         assert int((heat == 1.0).sum()) == len(inside)
     assert touching, "no synthetic dice drawn touching"
+
+
+def test_an_ace_symbol_lies_over_the_face_s_middle_and_is_never_a_round_pip() -> None:
+    # Perudo sets print the ace as a paco: the reader learns it from synthetic aces.
+    for seed in range(40):
+        mask = np.zeros((160, 160), np.uint8)
+        ace_symbol(mask, 80.0, 80.0, 100.0, np.random.default_rng(seed))
+        ys, xs = np.nonzero(mask)
+        assert len(xs), seed
+        # Within the face (its corners 71 px from the middle), over its middle.
+        assert np.hypot(xs - 80, ys - 80).max() <= 71, seed
+        assert abs(xs.mean() - 80) < 20 and abs(ys.mean() - 80) < 20, seed
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        area = sum(cv2.contourArea(c) for c in contours if cv2.contourArea(c) > 20)
+        perimeter = sum(cv2.arcLength(c, True) for c in contours if cv2.contourArea(c) > 20)
+        # A round pip has 4 pi area / perimeter^2 near 1; a symbol is far below it.
+        assert 4 * math.pi * area / perimeter**2 < 0.8, seed
 
 
 def test_some_synthetic_dice_are_of_the_tables_own_colour() -> None:

@@ -20,6 +20,8 @@ from vision.render import PIP_LAYOUT, rounded_square
 
 # Drawn this many times finer, then shrunk by area: anti-aliased edges and pips.
 _SUPERSAMPLE = 2
+# Perudo sets print the ace as a symbol (a paco: a star, a bird, a head) instead of one pip.
+_SYMBOL_ACE_SHARE = 0.7
 
 
 def _colour(rng: np.random.Generator, value: tuple[float, float]) -> np.ndarray:
@@ -107,7 +109,10 @@ def draw_die(
     radius = big * rng.uniform(0.065, 0.115)
     turn = math.radians(angle)
     c, s = math.cos(turn), math.sin(turn)
-    for px, py in PIP_LAYOUT[pips]:
+    symbol_ace = pips == 1 and rng.random() < _SYMBOL_ACE_SHARE
+    if symbol_ace:
+        ace_symbol(pip_mask, lx, ly, big, rng)
+    for px, py in () if symbol_ace else PIP_LAYOUT[pips]:
         ox = px * spacing + rng.normal(0, 0.012 * big)
         oy = py * spacing + rng.normal(0, 0.012 * big)
         centre = (int((lx + ox * c - oy * s) * 16), int((ly + ox * s + oy * c) * 16))
@@ -144,6 +149,57 @@ def draw_die(
     sub = (slice(fy0 - y0, fy1 - y0), slice(fx0 - x0, fx1 - x0))
     region = image[fy0:fy1, fx0:fx1]
     region[:] = region * (1 - cover[sub]) + small[sub] * cover[sub]
+
+
+def ace_symbol(
+    mask: np.ndarray, cx: float, cy: float, side: float, rng: np.random.Generator
+) -> None:
+    """Draw a random ace symbol (255) into ``mask``, centred near (cx, cy) on a face ``side``
+    pixels across: a star, a silhouette (a bird, a head: blobs of irregular outline), a
+    roundel with a figure cut out of it, or a figure drawn in outline. Never a round pip."""
+    kind = int(rng.integers(4))
+    middle = np.array([cx, cy]) + rng.normal(0, 0.02 * side, 2)
+    figures = [_figure(middle, side, rng)]
+    if kind == 1:
+        # A head with its feathers, a bird with its wings: a few smaller parts joined on.
+        for _ in range(int(rng.integers(0, 3))):
+            a = rng.uniform(0, 2 * math.pi)
+            offset = side * rng.uniform(0.1, 0.22) * np.array([math.cos(a), math.sin(a)])
+            part = _figure(middle + offset, side * rng.uniform(0.4, 0.7), rng)
+            figures.append(part)
+    points = [np.round(f * 16).astype(np.int32) for f in figures]
+    if kind == 2:
+        ring = side * rng.uniform(0.3, 0.42)
+        cv2.circle(mask, (int(middle[0] * 16), int(middle[1] * 16)), int(ring * 16), (255,), -1,
+                   cv2.LINE_8, 4)
+        reach = float(np.hypot(*(figures[0] - middle).T).max())
+        shrunk = (figures[0] - middle) * min(1.0, 0.75 * ring / reach) + middle
+        cv2.fillPoly(mask, [np.round(shrunk * 16).astype(np.int32)], (0,), cv2.LINE_8, 4)
+    elif kind == 3:
+        width = max(1, int(side * rng.uniform(0.03, 0.07)))
+        cv2.polylines(mask, points, True, (255,), width, cv2.LINE_8, 4)
+    else:
+        cv2.fillPoly(mask, points, (255,), cv2.LINE_8, 4)
+
+
+def _figure(middle: np.ndarray, side: float, rng: np.random.Generator) -> np.ndarray:
+    """The outline of a star or of a blob of irregular outline around ``middle``, squashed
+    along one axis now and then and turned any way: its corners as (x, y) rows."""
+    if rng.random() < 0.35:
+        n = int(rng.integers(4, 13))
+        radii = np.tile([1.0, rng.uniform(0.3, 0.8)], n) * side * rng.uniform(0.22, 0.42)
+    else:
+        angles = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+        wobble = sum(
+            rng.uniform(0, 0.5) / math.sqrt(k) * np.cos(k * angles + rng.uniform(0, 2 * math.pi))
+            for k in range(1, 8)
+        )
+        radii = side * rng.uniform(0.16, 0.32) * np.clip(1 + wobble, 0.2, 1.8)
+    angles = np.linspace(0, 2 * math.pi, len(radii), endpoint=False)
+    local = np.stack([radii * np.cos(angles), radii * np.sin(angles) * rng.uniform(0.5, 1.0)])
+    turn = rng.uniform(0, 2 * math.pi)
+    c, s = math.cos(turn), math.sin(turn)
+    return np.asarray((np.array([[c, -s], [s, c]]) @ local).T + middle)
 
 
 def shadow(image: np.ndarray, cx: float, cy: float, side: float, rng: np.random.Generator) -> None:
