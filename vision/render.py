@@ -45,7 +45,6 @@ PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
 }
 
 
-
 def _star(points: int, outer: float, inner: float) -> tuple[tuple[float, float], ...]:
     corners = []
     for i in range(2 * points):

@@ -18,8 +18,7 @@ import numpy as np
 from vision.config import ReaderConfig, load_config
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import read_dice
-from vision.render import ACES
-from vision.simulate import Scene, SimulatedCamera, render_dice
+from vision.simulate import ACES, Scene, SimulatedCamera, render_dice
 
 COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
 _TROUBLES: list[dict[str, object]] = [

@@ -21,6 +21,8 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraSettings, SeatZones, sector_zones
 from vision.render import (
+    ACE_SYMBOLS,
+    ACES,
     BACKGROUNDS,
     DEFAULT_PIPS,
     DIE_COLOURS,
@@ -31,6 +33,8 @@ from vision.render import (
 )
 
 __all__ = [
+    "ACE_SYMBOLS",
+    "ACES",
     "BACKGROUNDS",
     "DIE_COLOURS",
     "PIP_COLOURS",

@@ -11,9 +11,8 @@ import pytest
 
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import Reading, read_dice
-from vision.render import ACE_SYMBOLS
 from vision.simscore import COLOURS, tally
-from vision.simulate import Scene, render_dice
+from vision.simulate import ACE_SYMBOLS, Scene, render_dice
 
 
 def score(scene: Scene, reading: Reading):  # type: ignore[no-untyped-def]

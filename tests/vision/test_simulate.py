@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from vision.colour import colour_name
-from vision.render import ACE_SYMBOLS
 from vision.simulate import (
+    ACE_SYMBOLS,
     DIE_COLOURS,
     PIP_COLOURS,
     PlacedDie,
@@ -69,8 +69,8 @@ def test_the_face_on_the_glass_is_seen_mirrored(view: str, diagonal: float) -> N
 
 @pytest.mark.parametrize("ace", sorted(ACE_SYMBOLS))
 def test_a_perudo_set_shows_its_ace_as_one_symbol_where_the_pip_would_be(ace: str) -> None:
-    # From below, a six on top puts the ace on the glass: one mark, not round, bigger than a
-    # pip, on the die's middle; the other faces keep their pips.
+    # From below, a six on top puts the ace on the glass: one mark, bigger than a pip, on the
+    # die's middle; the other faces keep their pips.
     scene = render_dice([6, 1], seed=3, die_size=70, ace=ace, **CLEAN)
     six, one = scene.dice
     half = int(six.size * 0.45)
