@@ -217,6 +217,18 @@ class Table:
             self._emit("state")
             return Outcome(True, None, self.state())
 
+    def play_again(self, first: str | None = None) -> Outcome:
+        """Start a new game set up as the finished one was: its players in their seats, its
+        rules, options and colours. ``first`` (who won the roll-off) opens it, else the same
+        player as before. Refused unless the game is over."""
+        with self._lock:
+            if self._game is None or self._game.phase != "over":
+                return self._reject("the game is not over: a new game is started on the page")
+            header = dict(self._game.header)
+            if first is not None:
+                header["first"] = first
+            return self.new_game(header)
+
     def submit(self, action: Mapping[str, Any], *, seen: tuple[int, int] | None = None) -> Outcome:
         """Check, journal, apply and announce one record action; a rejection changes nothing.
 

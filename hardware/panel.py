@@ -87,6 +87,8 @@ class TableLike(Protocol):
 
     def legal_bids(self) -> Sequence[BidLike]: ...
 
+    def play_again(self, first: str | None = None) -> OutcomeLike: ...
+
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
 
     def show(self, name: str, value: object) -> None: ...
@@ -101,7 +103,9 @@ class Panel:
     ``seat_window_s`` after it (and is used up by it), a button down for ``stuck_after_s``
     is reported and ignored until released. The same bid or call button pressed again
     within ``repeat_s`` is a double press, and is dropped: it would otherwise act for the
-    next player.
+    next player. Once the game is over, the dial's push (or BID) held ``again_hold_s``
+    starts another game with the same players and rules; a seat pressed just before names
+    who opens it (the roll-off's winner).
     """
 
     def __init__(
@@ -110,6 +114,7 @@ class Panel:
         pins: PinMap | str | Path | Mapping[str, Any] | None = None,
         *,
         undo_hold_s: float = 1.0,
+        again_hold_s: float = 2.0,
         seat_window_s: float = 3.0,
         stuck_after_s: float = 10.0,
         repeat_s: float = 0.5,
@@ -138,6 +143,12 @@ class Panel:
         self._moved_at = -float("inf")
         self._event_turn: str | None = None
         self._undo_from: str | None = None  # the game when UNDO went down
+        # The button that starts another game once the game is over, held again_hold_s;
+        # and the game it was pressed in, if it was over then.
+        self._again = next((n for n in ("dial", "bid") if n in self.pins), None)
+        self._again_hold_s = again_hold_s
+        self._again_from: str | None = None
+        self._again_seat: int | None = None  # the seat pressed before it: who opens
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -150,7 +161,7 @@ class Panel:
                 on_hold=self._held,
                 on_turn=self._turned,
                 on_stuck=self._stuck,
-                holds={"undo": undo_hold_s},
+                holds={"undo": undo_hold_s, **({self._again: again_hold_s} if self._again else {})},
                 stuck_after_s=stuck_after_s,
                 pin_factory=pin_factory,
             )
@@ -174,6 +185,8 @@ class Panel:
             timer = threading.Timer(self.seat_window_s + 0.05, self._queue.put, (("seats",),))
             timer.daemon = True
             timer.start()
+        elif name == self._again and self._after_the_game():
+            pass  # only its hold acts: another game
         elif name in ("dial", "bid", *CALLS) and self._double(name):
             logger.info("%s pressed twice: the second press is dropped", name)
         elif name in ("dial", "bid"):
@@ -190,6 +203,24 @@ class Panel:
             # UNDO acts on a hold only (a short press is a slip of the finger), on the game
             # as it was when it went down.
             self._undo_from = _game_key(self._state())
+
+    def _after_the_game(self) -> bool:
+        """Whether the game is over as the again button goes down. If so, the press only says
+        how to play again, and the game and the seat pressed before it are kept for the hold."""
+        state = self._state()
+        over = state.get("phase") == "over"
+        self._again_from = _game_key(state) if over else None
+        if over:
+            self._again_seat = self._armed_seat()
+            with self._lock:
+                self._seat = None
+            self._queue.put(("refused", self._over_reason(self._again or "")))
+        return over
+
+    def _over_reason(self, button: str) -> str:
+        hint = (f": hold {self._again.upper()} {self._again_hold_s:g} s to play again with "
+                "the same players; press the opener's seat first") if self._again else ""
+        return f"{button.upper()}: the game is over{hint}"
 
     def _double(self, name: str) -> bool:
         """Whether this press of ``name`` follows its last within ``repeat_s``."""
@@ -208,6 +239,19 @@ class Panel:
                                  "look, then hold UNDO again if still needed"))
                 return
             self._submit("UNDO", {"action": "undo"})
+        elif name == self._again:
+            state = self._state()
+            if self._again_from is None or _game_key(state) != self._again_from:
+                return  # not over when pressed (that press bid), or changed since
+            self._again_from = None
+            players = [p.get("name") for p in state.get("players") or []]
+            seat = self._again_seat
+            if seat is not None and seat > len(players):
+                self._queue.put(("refused", f"{name.upper()}: seat {seat} has no player"))
+                return
+            first = players[seat - 1] if seat is not None else None
+            self._submit("another game" + (f" opened by {first}" if first else ""),
+                         lambda: self.table.play_again(first))
 
     def _turned(self, step: int) -> None:
         self._sync_dial()
@@ -281,20 +325,24 @@ class Panel:
         if phase == "reveal":
             return None, f"{button.upper()}: the cups are up: the reveal comes first"
         if phase == "over":
-            return None, f"{button.upper()}: the game is over"
+            return None, self._over_reason(button)
         if phase != "bidding":
             return None, f"{button.upper()}: no game: start one on the page"
         return None, (f"{button.upper()}: whose call? nobody is to act; "
                       "press your seat button first")
 
-    def _submit(self, what: str, action: dict[str, Any]) -> None:
+    def _submit(
+        self, what: str, action: dict[str, Any] | Callable[[], OutcomeLike]
+    ) -> None:
+        """Submit a record action (or make another call to the table) and answer it."""
         # Events the table sends while it handles this very action are collected here,
         # so that the panel answers the press with one signal, not two.
         self._local.events = []
         try:
-            outcome: OutcomeLike | None = self.table.submit(action)
+            outcome: OutcomeLike | None = (
+                action() if callable(action) else self.table.submit(action))
         except Exception:
-            logger.exception("table.submit(%r) failed", action)
+            logger.exception("%s: the table failed", what)
             outcome = None
         finally:
             events, self._local.events = self._local.events, None

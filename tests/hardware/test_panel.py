@@ -6,6 +6,7 @@ the same Table the page calls.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from hardware.pins import PinMap, default_pin_map, example_pin_map_path, load_pi
 from hardware.sim import MockPanelDriver
 
 UNDO_S = 0.1
+AGAIN_S = 0.15
 STUCK_S = 1.0
 TICK_S = 0.003
 PINS = default_pin_map()
@@ -47,7 +49,8 @@ def table() -> Iterator[Table]:
 def build_panel(table: Table, factory: MockFactory, pins: PinMap = PINS,
                 **times: float) -> Panel:
     # The tests press faster than hands can: no double-press guard unless a test asks.
-    settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "stuck_after_s": STUCK_S,
+    settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "again_hold_s": AGAIN_S,
+                                "stuck_after_s": STUCK_S,
                                 "tick_s": TICK_S, "blink_s": 0.02, "repeat_s": 0.0, **times}
     return Panel(table, pins, pin_factory=factory, **settings)
 
@@ -567,7 +570,8 @@ def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
     [
         ("none", "DUDO: no game: start one on the page"),
         ("reveal", "DUDO: the cups are up: the reveal comes first"),
-        ("over", "DUDO: the game is over"),
+        ("over", "DUDO: the game is over: hold DIAL 0.15 s to play again with the same "
+                 "players; press the opener's seat first"),
     ],
 )
 def test_a_press_with_nobody_to_act_says_why_for_the_moment_of_the_game(
@@ -632,3 +636,89 @@ def test_a_reveal_left_to_the_players_calls_them_to_a_phone_once(
     finally:
         panel.close()
         table.close()
+
+
+def finish_a_game(table: Table) -> None:
+    """Ana and Ben, one die each: Ben doubts Ana's bid and she loses her only die."""
+    new_game(table, ["Ana", "Ben"], dice=1)
+    assert table.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 3}).ok
+    assert table.submit({"action": "dudo", "player": "Ben"}).ok
+    reveal(table, Ana=[2], Ben=[4])
+    assert table.state()["phase"] == "over"
+
+
+def first_line(table: Table) -> dict[str, Any]:
+    record = table.record()
+    assert record is not None
+    header: dict[str, Any] = json.loads(record.splitlines()[0])
+    return header
+
+
+def test_holding_the_dial_after_the_game_starts_another_with_the_same_table(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    finish_a_game(table)
+    over = table.state()
+    header = first_line(table)
+    # A short push only says how: nothing changes.
+    assert heard(lambda: driver.press("dial")) == 3
+    assert "hold DIAL 0.15 s to play again" in table.state()["display"]["panel"]
+    assert table.state()["game_id"] == over["game_id"]
+    # Ben won the roll-off: his seat, then the dial held.
+    driver.press("dial", seat=2, hold_s=AGAIN_S * 4)
+    calm(panel)
+    state = table.state()
+    assert state["game_id"] != over["game_id"] and state["phase"] == "bidding"
+    assert [p["name"] for p in state["players"]] == ["Ana", "Ben"]
+    assert [p["dice"] for p in state["players"]] == [1, 1]  # the same options
+    assert state["turn"] == "Ben" and lit_seats(panel) == [2]
+    assert state["display"].get("panel") is None
+    # Its record's header: the last game's, Ben first.
+    assert first_line(table) == {**header, "first": "Ben"}
+
+
+def test_without_a_seat_the_same_player_opens_the_next_game_as_the_last(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    finish_a_game(table)
+    driver.press("dial", hold_s=AGAIN_S * 4)
+    calm(panel)
+    assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ana"
+
+
+def test_a_held_dial_during_a_game_bids_once_and_starts_nothing(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    new_game(table)
+    game_id = table.state()["game_id"]
+    driver.press("dial", hold_s=AGAIN_S * 4)
+    calm(panel)
+    state = table.state()
+    assert state["game_id"] == game_id
+    assert state["bid"]["player"] == "Ana" and state["turn"] == "Ben"
+
+
+def test_a_game_over_seat_without_a_player_cannot_open_the_next_game(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    finish_a_game(table)
+    game_id = table.state()["game_id"]
+    driver.press("dial", seat=5, hold_s=AGAIN_S * 4)
+    calm(panel)
+    assert table.state()["game_id"] == game_id and table.state()["phase"] == "over"
+    assert table.state()["display"]["panel"] == "DIAL: seat 5 has no player"
+
+
+def test_bid_held_plays_again_on_a_table_without_a_dial(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, load_pin_map(example_pin_map_path()))
+    try:
+        finish_a_game(table)
+        game_id = table.state()["game_id"]
+        MockPanelDriver(panel).press("bid", hold_s=AGAIN_S * 4)
+        calm(panel)
+        assert table.state()["game_id"] != game_id and table.state()["phase"] == "bidding"
+    finally:
+        panel.close()

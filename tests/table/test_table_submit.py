@@ -234,3 +234,31 @@ def test_undo_after_the_end_makes_the_game_unfinished_again(
     assert table.state()["phase"] == "reveal"
     (game,) = journal.games()
     assert not game.finished and game.winner is None
+
+
+def test_play_again_starts_the_finished_game_s_table_afresh_and_only_once_it_is_over(
+    table: Table, journal: Journal, play: Any
+) -> None:
+    # No game yet, then a game under way: refused, nothing changes.
+    assert not table.play_again().ok
+    header = {"game": "dudo-record/1", "rules": "perudo", "options": {"dice": 1},
+              "players": ["Ana", "Ben"], "colours": {"Ana": "#c0392b", "Ben": "#2e86c1"}}
+    assert table.new_game(header).ok
+    first_game = table.state()["game_id"]
+    refused = table.play_again()
+    assert not refused.ok and "the game is not over" in (refused.error or "")
+    assert table.state()["game_id"] == first_game
+    play(table, [{"action": "bid", "player": "Ana", "quantity": 1, "face": 3},
+                 {"action": "dudo", "player": "Ben"},
+                 {"action": "reveal", "dice": {"Ana": [2], "Ben": [4]}}])
+    assert table.state()["winner"] == "Ben"
+    # Over: the same players, rules, options and colours, in a new journalled game.
+    unknown = table.play_again("Zed")
+    assert not unknown.ok and "Zed" in (unknown.error or "")
+    assert table.play_again("Ben").ok
+    state = table.state()
+    assert state["game_id"] != first_game and state["turn"] == "Ben"
+    assert [p["dice"] for p in state["players"]] == [1, 1]
+    again = replay(journal.record(state["game_id"]).splitlines())
+    assert again.header == {**header, "first": "Ben"}
+    assert replay(journal.record(first_game).splitlines()).winner == "Ben"  # the old game stays

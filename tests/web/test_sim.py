@@ -82,6 +82,27 @@ def test_holding_undo_takes_the_bid_back(
     assert table.state()["bid"] is None
 
 
+def test_the_push_held_after_the_game_plays_again_with_the_same_players(
+    sim_client: FlaskClient, table: Table, panel: Panel
+) -> None:
+    one_die = {**HEADER, "players": ["Ana", "Ben"], "options": {"dice": 1}}
+    assert sim_client.post("/api/game", json=one_die).status_code == 201
+    for action in ({"action": "bid", "player": "Ana", "quantity": 1, "face": 3},
+                   {"action": "dudo", "player": "Ben"},
+                   {"action": "reveal", "dice": {"Ana": [2], "Ben": [4]}}):
+        assert sim_client.post("/api/actions", json=action).status_code == 200
+    over = table.state()
+    assert over["phase"] == "over"
+    # The page's "Play again (hold)": Ben's seat chosen, the push held past 2 s.
+    held = sim_client.post("/api/sim/press", json={"button": "dial", "seat": 2, "hold_s": 2.1})
+    assert held.status_code == 200
+    assert panel.settle()
+    state = table.state()
+    assert state["game_id"] != over["game_id"] and state["phase"] == "bidding"
+    assert [p["name"] for p in state["players"]] == ["Ana", "Ben"] and state["turn"] == "Ben"
+    assert b'data-button="dial" data-hold="2.1"' in sim_client.get("/").data
+
+
 @pytest.mark.parametrize(
     ("path", "body", "reason"),
     [
