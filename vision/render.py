@@ -53,9 +53,12 @@ def _star(points: int, outer: float, inner: float) -> tuple[tuple[float, float],
     return tuple(corners)
 
 
-# The ace as some sets print it (a paco) instead of one pip, in units of the die's side
-# around its middle: filled outlines, and a roundel (a disc with a star left in the body's
-# colour). The reader's training draws other, random symbols; these are for the simulator.
+# The ace as some sets print it instead of one pip, in units of the die's side around its
+# middle: filled outlines, and a roundel (a disc with a star left in the body's colour).
+# PACOS are Perudo's (RULES.md: "an Indian head or a bird"); "big pip" is one round pip
+# more than half the side across, as other sets print the ace. The reader's training draws
+# other, random symbols; these are for the simulator.
+PACOS = ("star", "sun", "bird", "head", "roundel")
 ACE_SYMBOLS: dict[str, tuple[tuple[float, float], ...]] = {
     "star": _star(5, 0.36, 0.15),
     "sun": _star(12, 0.34, 0.24),
@@ -64,6 +67,7 @@ ACE_SYMBOLS: dict[str, tuple[tuple[float, float], ...]] = {
     "head": ((-0.14, 0.36), (-0.2, 0.0), (-0.1, -0.25), (0.04, -0.38), (0.1, -0.2),
              (0.2, -0.3), (0.18, 0.0), (0.26, 0.1), (0.12, 0.16), (0.15, 0.36)),
     "roundel": _star(5, 0.22, 0.09),
+    "big pip": _star(18, 0.28, 0.28),
 }
 ACES = ("pip", *ACE_SYMBOLS)
 

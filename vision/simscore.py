@@ -2,8 +2,8 @@
 
 The scenes are those of ``tests/vision/test_reader_sim.py`` over more seeds: mixed reveals,
 touching pairs, large frames of 30 dice, the ``--sim`` table of three players, black
-dice on the dark glass, and Perudo sets whose ace is a symbol. Prints, per kind, the dice
-read right and the frames read exactly.
+dice on the dark glass, Perudo sets whose ace is a symbol and sets whose ace is one big
+pip. Prints, per kind, the dice read right and the frames read exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from vision.config import ReaderConfig, load_config
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import read_dice
-from vision.simulate import ACES, Scene, SimulatedCamera, render_dice
+from vision.simulate import PACOS, Scene, SimulatedCamera, render_dice
 
 COLOURS = ["white", "black", "red", "green", "blue", "yellow", "purple", "orange"]
 _TROUBLES: list[dict[str, object]] = [
@@ -77,15 +77,24 @@ def black() -> Iterator[Scene]:
 
 
 def paco() -> Iterator[Scene]:
-    """20 reveals of 12 dice of Perudo sets, the ace a symbol (each of ACE_SYMBOLS in turn):
-    every six on top shows it to the camera."""
+    """20 reveals of 12 dice of Perudo sets, the ace a paco (each of PACOS in turn): every
+    six on top shows it to the camera."""
+    return _aces(PACOS)
+
+
+def big_pip() -> Iterator[Scene]:
+    """20 reveals of 12 dice of sets whose ace is one big pip, more than half the side across."""
+    return _aces(("big pip",))
+
+
+def _aces(symbols: Sequence[str]) -> Iterator[Scene]:
     for seed in range(20):
         rng = np.random.default_rng(seed)
         faces = [int(f) for f in rng.integers(1, 7, 12)]
         colours = [COLOURS[(i + seed) % len(COLOURS)] for i in range(12)]
         yield render_dice(faces, colours=colours, seed=seed, touching_pairs=2, width=960,
                           height=720, die_size=float(rng.uniform(40, 64)),
-                          ace=ACES[1 + seed % (len(ACES) - 1)])
+                          ace=symbols[seed % len(symbols)])
 
 
 KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
@@ -95,6 +104,7 @@ KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
     "sim-table": sim_table,
     "black": black,
     "paco": paco,
+    "big-pip": big_pip,
 }
 
 

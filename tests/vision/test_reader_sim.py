@@ -103,18 +103,25 @@ def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
 
 
 # Not yet: the head and the sun (a disc ringed with twelve short rays) are still read as a 3
-# or a 4 now and then, some confidently (simscore paco: 8/12 heads and 4/6 suns right).
-_NOT_YET = pytest.mark.xfail(strict=True, reason="head and sun aces not yet read surely")
+# or a 4 now and then, some confidently (simscore paco: 8/12 heads and 4/6 suns right); a big
+# pip is now and then not taken for a die at all (simscore big-pip: 234/240 dice).
+_NOT_YET = pytest.mark.xfail(strict=True, reason="this ace is not yet read surely")
 
 
-@pytest.mark.parametrize("view", ["below", "above"])
 @pytest.mark.parametrize(
-    "ace",
-    [a if a not in ("head", "sun") else pytest.param(a, marks=_NOT_YET) for a in ACE_SYMBOLS],
+    ("ace", "view"),
+    [
+        pytest.param(ace, view, marks=_NOT_YET)
+        if ace in ("head", "sun") or (ace, view) == ("big pip", "above")
+        else (ace, view)
+        for ace in ACE_SYMBOLS
+        for view in ("below", "above")
+    ],
 )
-def test_a_perudo_set_s_ace_symbol_is_read_as_an_ace(ace: str, view: str) -> None:
-    # Perudo sets print the ace as a paco (a star, a bird, a head): from above it is the ace,
-    # from below every six on top shows it to the camera. Six of the twelve dice show it.
+def test_a_set_s_ace_symbol_is_read_as_an_ace(ace: str, view: str) -> None:
+    # Perudo sets print the ace as a paco (a star, a bird, a head), other sets as one big pip:
+    # from above it is the ace, from below every six on top shows it to the camera. Six of
+    # the twelve dice show it.
     aces = [6 if view == "below" else 1] * 6
     scene = render_dice(aces + [1, 2, 3, 4, 5, 6], colours=COLOURS[:6] * 2, seed=5, width=960,
                         height=720, die_size=52, ace=ace, view=view)

@@ -68,7 +68,7 @@ def test_the_face_on_the_glass_is_seen_mirrored(view: str, diagonal: float) -> N
 
 
 @pytest.mark.parametrize("ace", sorted(ACE_SYMBOLS))
-def test_a_perudo_set_shows_its_ace_as_one_symbol_where_the_pip_would_be(ace: str) -> None:
+def test_a_set_shows_its_ace_as_one_symbol_where_the_pip_would_be(ace: str) -> None:
     # From below, a six on top puts the ace on the glass: one mark, bigger than a pip, on the
     # die's middle; the other faces keep their pips.
     scene = render_dice([6, 1], seed=3, die_size=70, ace=ace, **CLEAN)
