@@ -187,7 +187,7 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
         before = state
         reading = state.get("reading")
         if state["phase"] == "bidding" and state["bid"] is None:
-            phone.click("#sim [data-button=dial]")  # the lowest opening bid, for whoever opens
+            phone.click("#sim button.dial")  # the lowest opening bid, for whoever opens
         elif state["phase"] == "bidding":
             if not saw_bid_on_watcher:
                 bid = state["bid"]

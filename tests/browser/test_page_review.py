@@ -241,7 +241,7 @@ def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     expect(phone.locator("#offline")).to_have_text(UNREACHABLE)
     expect(phone.locator("#turn")).to_have_text("Ana to open")
     senders = ["#place-bid", "#call-pass", "#undo", "#faces .face-btn >> nth=2"]
-    senders += ["#sim [data-button=dudo]", "#sim [data-button=dial]"]
+    senders += ["#sim [data-button=dudo]", "#sim button.dial", "#sim [data-button=dial][data-hold]"]
     for sender in senders:
         expect(phone.locator(sender)).to_be_disabled()
     phone.evaluate("window.scrollTo(0, 0)")
