@@ -244,12 +244,11 @@ class Panel:
             if self._again_from is None or _game_key(state) != self._again_from:
                 return  # not over when pressed (that press bid), or changed since
             self._again_from = None
-            players = [p.get("name") for p in state.get("players") or []]
-            seat = self._again_seat
-            if seat is not None and seat > len(players):
-                self._queue.put(("refused", f"{name.upper()}: seat {seat} has no player"))
+            first, why = (None, "") if self._again_seat is None else _seat_player(
+                self._again_seat, state, name)
+            if why:
+                self._queue.put(("refused", why))
                 return
-            first = players[seat - 1] if seat is not None else None
             self._submit("another game" + (f" opened by {first}" if first else ""),
                          lambda: self.table.play_again(first))
 
@@ -310,10 +309,7 @@ class Panel:
         if seat is not None:
             self._queue.put(("seats",))  # used up: its LED stops blinking
         if seat is not None and time.monotonic() - seat[1] <= self.seat_window_s:
-            players = state.get("players") or []
-            if seat[0] > len(players):
-                return None, f"{button.upper()}: seat {seat[0]} has no player"
-            return players[seat[0] - 1]["name"], ""
+            return _seat_player(seat[0], state, button)
         player = state.get("turn")
         if player is not None and time.monotonic() - self._moved_at < self.repeat_s:
             # The turn moved by another hand just now: this press may be for the turn before.
@@ -528,6 +524,14 @@ class Panel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _seat_player(seat: int, state: Mapping[str, Any], button: str) -> tuple[str | None, str]:
+    """The player in ``seat`` (1-6), or None and why not."""
+    players = state.get("players") or []
+    if seat > len(players):
+        return None, f"{button.upper()}: seat {seat} has no player"
+    return players[seat - 1]["name"], ""
 
 
 def _game_key(state: Mapping[str, Any]) -> str:
