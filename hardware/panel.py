@@ -42,7 +42,7 @@ ADJUST: Mapping[str, tuple[int, int]] = {
 }
 # The keys of the state that are the game itself (DESIGN.md's state JSON).
 GAME_KEYS = ("game_id", "rules", "phase", "round", "players", "dice_in_play", "dice_lost",
-             "turn", "bid", "palifico", "winner", "last_result")
+             "turn", "bid", "palifico", "palifico_mode", "winner", "last_result")
 # Announcement kinds that have a signal of their own, most important first.
 LOUD: tuple[tuple[str, str], ...] = (("winner", "won"), ("out", "out"),
                                      ("palifico", "palifico"))
@@ -105,7 +105,9 @@ class Panel:
     within ``repeat_s`` is a double press, and is dropped: it would otherwise act for the
     next player. Once the game is over, the dial's push (or BID) held ``again_hold_s``
     starts another game with the same players and rules; a seat pressed just before names
-    who opens it (the roll-off's winner).
+    who opens it (the roll-off's winner). At a table whose rules let the one-die player
+    choose (``palifico_choice``), that player holds their seat button ``open_hold_s``
+    before the palifico round's first bid to play it open.
     """
 
     def __init__(
@@ -115,6 +117,7 @@ class Panel:
         *,
         undo_hold_s: float = 1.0,
         again_hold_s: float = 2.0,
+        open_hold_s: float = 2.0,
         seat_window_s: float = 3.0,
         stuck_after_s: float = 10.0,
         repeat_s: float = 0.5,
@@ -161,7 +164,9 @@ class Panel:
                 on_hold=self._held,
                 on_turn=self._turned,
                 on_stuck=self._stuck,
-                holds={"undo": undo_hold_s, **({self._again: again_hold_s} if self._again else {})},
+                holds={"undo": undo_hold_s,
+                       **({self._again: again_hold_s} if self._again else {}),
+                       **{f"seat{n}": open_hold_s for n in self.pins.seats}},
                 stuck_after_s=stuck_after_s,
                 pin_factory=pin_factory,
             )
@@ -251,6 +256,24 @@ class Panel:
                 return
             self._submit("another game" + (f" opened by {first}" if first else ""),
                          lambda: self.table.play_again(first))
+        elif name.startswith("seat"):
+            self._declare_open(name)
+
+    def _declare_open(self, button: str) -> None:
+        """A seat held: its player declares the palifico round open, where the rules let the
+        one-die player choose; elsewhere the hold is only the seat's press."""
+        state = self._state()
+        if not (state.get("options") or {}).get("palifico_choice"):
+            return
+        with self._lock:
+            self._seat = None  # the hold used the seat's press: it names no other press
+        self._queue.put(("seats",))
+        player, why = _seat_player(int(button[4:]), state, button)
+        if player is None:
+            self._queue.put(("refused", why))
+            return
+        self._submit(f"OPEN PALIFICO by {player}",
+                     {"action": "palifico", "player": player, "mode": "open"})
 
     def _turned(self, step: int) -> None:
         self._sync_dial()
@@ -427,7 +450,10 @@ class Panel:
     def _follow(self, state: dict[str, Any], announcements: Sequence[AnnouncementLike]) -> str:
         """Bring LEDs and dial up to ``state``; return the signal it deserves, or ''."""
         self._show_seats(state)
-        self.signals.set("palifico_led", bool(state.get("palifico")))
+        if state.get("palifico") and state.get("palifico_mode") == "open":
+            self.signals.blink("palifico_led")  # open: each sees the others' dice
+        else:
+            self.signals.set("palifico_led", bool(state.get("palifico")))
 
         self._sync_dial()
 

@@ -143,7 +143,7 @@ class Signals:
         for seat in range(1, SEATS + 1):
             name = f"seat{seat}_led"
             if seat in blinking:
-                self._blink(name)
+                self.blink(name)
             else:
                 self.set(name, seat in lit)
 
@@ -158,7 +158,8 @@ class Signals:
         else:
             led.off()
 
-    def _blink(self, name: str) -> None:
+    def blink(self, name: str) -> None:
+        """Blink one LED (until it is set on or off); a missing one is ignored."""
         led = self.leds.get(name)
         if led is None or name in self._blinking:
             return

@@ -3,6 +3,7 @@
 
 // ---------- the simulated panel ----------
 async function simPress(button, hold) {
+  if (button === "seat") button = "seat" + openSeat(page.state);  // a seat button held
   const body = {button, hold_s: hold || 0};
   if (page.simSeat && ["dudo", "calza", "pass", "dial", "bid"].includes(button)) body.seat = page.simSeat;
   page.simSeat = null;
@@ -35,6 +36,15 @@ function renderSim(state) {
     }
   }
   wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
+  // At a table where the one-die player chooses: their seat held plays the round open.
+  $("sim-open").hidden = !(state.options || {}).palifico_choice;
+  $("sim-open").disabled = !state.palifico || !openSeat(state);
+}
+
+// The seat held for an open palifico: the seat chosen, else the one-die player's own.
+function openSeat(state) {
+  const names = (state.players || []).slice(0, 6).map((p) => p.name);
+  return page.simSeat || names.indexOf(state.palifico) + 1 || null;
 }
 
 async function pollPins() {

@@ -159,6 +159,28 @@ def test_the_one_die_player_declares_an_open_palifico_even_after_passing(
     assert not [e for e in console_errors if "vibrate" in e], console_errors
 
 
+def test_the_virtual_panels_held_seat_plays_the_palifico_round_open(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo", dice=2)
+    take_control(phone)
+    expect(phone.locator("#sim")).to_be_visible()
+    expect(phone.locator("#sim-open")).to_be_hidden()  # Perudo: no choice to make
+    new_game(server, ["Ana", "Ben"], dice=2)  # the encyclopedia's Dudo: the one-die player chooses
+    expect(phone.locator("#sim-open")).to_be_disabled()  # no palifico round yet
+    act(server, action="bid", player="Ana", quantity=4, face=6)
+    act(server, action="dudo", player="Ben")
+    one = finish_the_reveal(server)["palifico"]
+    assert one
+    expect(phone.locator("#sim-open")).to_be_enabled()
+    phone.click("#sim-open")  # the one-die player's seat button, held 2 s
+    expect(phone.locator("#palifico .pal-mode")).to_have_text("(open)", timeout=WAIT_MS)
+    assert get_state(server)["palifico_mode"] == "open"
+    expect(phone.locator("#sim-leds [data-pin=palifico_led] .led")).to_have_class("led blink")
+    phone.locator("#sim").scroll_into_view_if_needed()
+    shot(phone, "15-palifico-open-on-the-panel")
+
+
 def fake_short_reading(page: Any) -> dict[str, Any]:
     """Render a reveal whose reading saw 3 dice where 4 must show (the page's own state with
     a reading put in: the simulated camera rarely misses a die, and never on demand), and

@@ -22,6 +22,7 @@ from hardware.sim import MockPanelDriver
 
 UNDO_S = 0.1
 AGAIN_S = 0.15
+OPEN_S = 0.15
 STUCK_S = 1.0
 TICK_S = 0.003
 PINS = default_pin_map()
@@ -50,6 +51,7 @@ def build_panel(table: Table, factory: MockFactory, pins: PinMap = PINS,
                 **times: float) -> Panel:
     # The tests press faster than hands can: no double-press guard unless a test asks.
     settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "again_hold_s": AGAIN_S,
+                                "open_hold_s": OPEN_S,
                                 "stuck_after_s": STUCK_S,
                                 "tick_s": TICK_S, "blink_s": 0.02, "repeat_s": 0.0, **times}
     return Panel(table, pins, pin_factory=factory, **settings)
@@ -722,3 +724,65 @@ def test_bid_held_plays_again_on_a_table_without_a_dial(
         assert table.state()["game_id"] != game_id and table.state()["phase"] == "bidding"
     finally:
         panel.close()
+
+
+def ben_on_one_die(table: Table, driver: MockPanelDriver, **options: object) -> None:
+    """Ana bids, Ben doubts and loses a die of his two: his palifico round, his to open."""
+    new_game(table, dice=2, **options)
+    driver.press("dial")
+    face = table.state()["bid"]["face"]
+    driver.press("dudo")
+    reveal(table, Ana=[face, face], Ben=[face, face], Caro=[face, face])
+    assert table.state()["palifico"] == "Ben" and table.state()["turn"] == "Ben"
+
+
+def test_the_one_die_player_holds_their_seat_to_play_the_palifico_round_open(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    ben_on_one_die(table, driver, palifico_choice=True)
+    calm(panel)
+    assert panel.signals.states()["palifico_led"] == "on"  # closed until declared
+    assert heard(lambda: driver.press("seat2", hold_s=OPEN_S * 4)) == 1
+    state = table.state()
+    assert state["palifico_mode"] == "open"
+    assert state["bids"] == [{"action": "palifico", "player": "Ben", "mode": "open"}]
+    assert panel.signals.states()["palifico_led"] == "blink"
+    # The hold used the seat's press: the dial's push bids for Ben as the one to act.
+    assert blinking_seats(panel) == []
+    driver.press("dial")
+    assert table.state()["bid"]["player"] == "Ben"
+    calm(panel)
+    assert panel.signals.states()["palifico_led"] == "blink"  # the whole round
+
+
+@pytest.mark.parametrize(
+    ("before", "seat", "reason"),
+    [
+        (lambda driver: None, "seat1", "OPEN PALIFICO by Ana: only Ben declares"),
+        (lambda driver: driver.press("dial"), "seat2", "too late"),
+        (lambda driver: None, "seat5", "SEAT5: seat 5 has no player"),
+    ],
+)
+def test_an_open_palifico_held_out_of_place_is_refused_with_its_reason(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+    before: Callable[[MockPanelDriver], object], seat: str, reason: str,
+) -> None:
+    ben_on_one_die(table, driver, palifico_choice=True)
+    before(driver)
+    assert heard(lambda: driver.press(seat, hold_s=OPEN_S * 4)) == 3
+    assert table.state()["palifico_mode"] == "closed"
+    assert reason in table.state()["display"]["panel"]
+
+
+def test_where_the_rules_give_no_choice_a_held_seat_is_only_a_seat_press(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    ben_on_one_die(table, driver)  # Perudo: the palifico round is always closed
+    driver.press("dial")  # Ben opens
+    assert heard(lambda: driver.press("seat1", hold_s=OPEN_S * 4)) == 0
+    assert table.state()["palifico_mode"] == "closed"
+    driver.press("calza")  # the held seat names the caller, as a press would
+    assert table.state()["call"] == {**table.state()["call"], "call": "calza", "caller": "Ana"}

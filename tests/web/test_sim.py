@@ -103,6 +103,26 @@ def test_the_push_held_after_the_game_plays_again_with_the_same_players(
     assert b'data-button="dial" data-hold="2.1"' in sim_client.get("/").data
 
 
+def test_the_one_die_players_seat_held_plays_the_palifico_round_open(
+    sim_client: FlaskClient, table: Table, panel: Panel
+) -> None:
+    options = {"dice": 2, "palifico_choice": True}
+    two_dice = {**HEADER, "players": ["Ana", "Ben"], "options": options}
+    assert sim_client.post("/api/game", json=two_dice).status_code == 201
+    for action in ({"action": "bid", "player": "Ana", "quantity": 1, "face": 3},
+                   {"action": "dudo", "player": "Ben"},
+                   {"action": "reveal", "dice": {"Ana": [2, 5], "Ben": [4, 4]}}):
+        assert sim_client.post("/api/actions", json=action).status_code == 200
+    assert table.state()["palifico"] == "Ana"
+    # The page's "Palifico open (hold seat)": the one-die player's seat held past 2 s.
+    held = sim_client.post("/api/sim/press", json={"button": "seat1", "hold_s": 2.1})
+    assert held.status_code == 200
+    assert panel.settle()
+    assert table.state()["palifico_mode"] == "open"
+    assert sim_client.get("/api/sim/pins").get_json()["outputs"]["palifico_led"] == "blink"
+    assert b'data-button="seat" data-hold="2.1"' in sim_client.get("/").data
+
+
 @pytest.mark.parametrize(
     ("path", "body", "reason"),
     [
