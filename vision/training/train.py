@@ -35,6 +35,7 @@ from vision.training.data import (
     on_a_dark_table,
     on_a_patterned_table,
 )
+from vision.training.heldout import HELD_OUT_FILE
 from vision.training.models import make_face_reader, make_locator
 
 torch: Any = importlib.import_module("torch")
@@ -238,6 +239,8 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
         with tempfile.TemporaryDirectory() as tmp:
             out = args.keep / f"fold-{k + 1}" if args.keep else Path(tmp)
             train_and_export(train, args, args.seed + k, out)
+            if args.keep:  # for ``python -m vision.training.heldout``
+                (out / HELD_OUT_FILE).write_text("".join(f"{name}\n" for name in names), "utf-8")
             config = ReaderConfig(
                 model_path=str(out / FACE_FILE), detector_path=str(out / LOCATOR_FILE)
             )

@@ -1,0 +1,122 @@
+"""Score the kept cross-validation models on the photographs each one never saw.
+
+    python -m vision.training.heldout ../shared/datasets/dice-top-dev              # both views
+    python -m vision.training.heldout ../shared/datasets/dice-top-dev --view below --degrade grey
+
+``vision/training/folds/fold-K`` holds what ``python -m vision.training.train --folds 3
+--keep DIR`` kept of fold K: its locator and face reader, trained on the other folds'
+photographs only, and ``held-out.txt``, the photographs of fold K. Each fold's models read
+their own held-out photographs with the real reader (the settings of ``--config`` but the
+fold's models) and the scores are summed: the held-out figures of the README, in minutes
+and without torch. A change that learns nothing (a threshold, joining, the extra looks,
+a degradation to measure) is scored so; a change to training needs the folds trained again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from vision.config import ReaderConfig, load_config
+from vision.evaluate import Summary, evaluate_folder, write_csv
+from vision.nets import FACE_FILE, LOCATOR_FILE
+
+FOLDS_DIR = Path(__file__).with_name("folds")
+HELD_OUT_FILE = "held-out.txt"
+
+
+def fold_dirs(folds: Path) -> list[Path]:
+    """The ``fold-K`` folders of ``folds``, in order; ValueError naming what is missing."""
+    if not folds.is_dir():
+        raise ValueError(f"{folds}: no such folder of fold models")
+    found = sorted(
+        (p for p in folds.iterdir() if p.is_dir() and p.name.startswith("fold-")),
+        key=lambda p: (len(p.name), p.name),  # fold-2 before fold-10
+    )
+    if not found:
+        raise ValueError(f"{folds}: no fold-K folders")
+    for fold in found:
+        for name in (LOCATOR_FILE, FACE_FILE, HELD_OUT_FILE):
+            if not (fold / name).is_file():
+                raise ValueError(f"{fold}: no {name}")
+    return found
+
+
+def held_out_names(fold: Path, images: Path) -> list[str]:
+    """The photographs ``fold``'s models never saw; each must be in ``images``."""
+    names = [line.strip() for line in (fold / HELD_OUT_FILE).read_text("utf-8").splitlines()]
+    names = [n for n in names if n]
+    missing = [n for n in names if not (images / n).is_file()]
+    if missing:
+        raise ValueError(
+            f"{fold / HELD_OUT_FILE}: {len(missing)} photograph(s) not in {images}, "
+            f"first {missing[0]}: these folds were dealt over another folder"
+        )
+    return names
+
+
+def score_held_out(
+    root: Path,
+    view: str,
+    folds: Path = FOLDS_DIR,
+    config: ReaderConfig | None = None,
+    degradation: str | None = None,
+) -> list[tuple[str, Summary]]:
+    """Each fold's summary on its held-out photographs, then ("all", their sum)."""
+    config = config or ReaderConfig()
+    summaries = []
+    for fold in fold_dirs(folds):
+        names = held_out_names(fold, root / "images")
+        fold_config = replace(
+            config, model_path=str(fold / FACE_FILE), detector_path=str(fold / LOCATOR_FILE)
+        )
+        summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)))
+    everything = Summary([image for _, summary in summaries for image in summary.images])
+    return [*summaries, ("all", everything)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from vision.degrade import DEGRADATIONS
+
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.heldout",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "folder", type=Path, metavar="DIR", help="the folder the folds were dealt over"
+    )
+    parser.add_argument("--view", choices=["above", "below"], help="only this view (default both)")
+    parser.add_argument("--folds", type=Path, default=FOLDS_DIR, help="the fold-K folders")
+    parser.add_argument("--config", metavar="FILE", help="TOML config ([vision] table)")
+    parser.add_argument("--degrade", metavar="NAME", choices=DEGRADATIONS)
+    parser.add_argument("--csv", type=Path, metavar="OUT", help="one row per image (one view)")
+    args = parser.parse_args(argv)
+    if args.csv and not args.view:
+        parser.error("--csv needs --view (one row per image of one view)")
+    import cv2
+
+    cv2.setNumThreads(1)
+    try:
+        config = load_config(args.config)
+        for view in [args.view] if args.view else ["above", "below"]:
+            degraded = f", degraded: {args.degrade}" if args.degrade else ""
+            scores = score_held_out(args.folder, view, args.folds, config, args.degrade)
+            for name, summary in scores:
+                title = f"{name} held out (view {view}{degraded})"
+                print("\n".join(summary.lines(title)), flush=True)
+            if args.csv:
+                write_csv(summary, args.csv)
+    except (ValueError, OSError) as err:
+        print(f"heldout: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
