@@ -7,7 +7,7 @@
 --keep DIR`` kept of fold K: its locator and face reader, trained on the other folds'
 photographs only, and ``held-out.txt``, the photographs of fold K. Each fold's models read
 their own held-out photographs with the real reader (the settings of ``--config`` but the
-fold's models) and the scores are summed: the held-out figures of the README, in minutes
+fold's models) and the scores are summed: the held-out figures of the README, in seconds
 and without torch. A change that learns nothing (a threshold, joining, the extra looks,
 a degradation to measure) is scored so; a change to training needs the folds trained again.
 """
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 title = f"{name} held out (view {view}{degraded})"
                 print("\n".join(summary.lines(title)), flush=True)
             if args.csv:
-                write_csv(summary, args.csv)
+                write_csv(scores[-1][1], args.csv)  # every fold's photographs
     except (ValueError, OSError) as err:
         print(f"heldout: error: {err}", file=sys.stderr)
         return 2
