@@ -41,9 +41,12 @@ def _blur(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.GaussianBlur(image, (0, 0), 1.5))
 
 
-def _jpeg(image: np.ndarray) -> np.ndarray:
-    _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 25])
-    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
+def _jpeg(quality: int) -> Callable[[np.ndarray], np.ndarray]:
+    def jpeg(image: np.ndarray) -> np.ndarray:
+        _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
+
+    return jpeg
 
 
 def _seeded(image: np.ndarray) -> np.random.Generator:
@@ -153,11 +156,13 @@ def _photo(change: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, 
 DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = {
     "small": ("dice 0.6 times as large (a camera further away)", _photo(_scaled(0.6))),
     "large": ("dice 2.5 times as large (a closer or sharper camera)", _photo(_scaled(2.5))),
+    "tiny": ("dice 0.35 times as large (about 13 px across: a wide view)", _photo(_scaled(0.35))),
     "dark": ("half the light", _photo(_gain(0.5))),
     "bright": ("overexposed: 1.6 times the light, clipped", _photo(_gain(1.6))),
     "grey": ("no colour (a monochrome or infrared camera)", _photo(_grey)),
     "blur": ("out of focus (Gaussian blur, sigma 1.5 px)", _photo(_blur)),
-    "jpeg": ("JPEG at quality 25", _photo(_jpeg)),
+    "jpeg": ("JPEG at quality 25", _photo(_jpeg(25))),
+    "jpeg-50": ("JPEG at quality 50 (as shared photographs often are)", _photo(_jpeg(50))),
     "noise": ("sensor noise (sigma 12 of 255)", _photo(_noise)),
     "swapped": ("red and blue swapped (other colours of dice and table)", _photo(_swapped)),
     "warm": (

@@ -261,11 +261,12 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     dice = [(lab.x, lab.y, lab.size) for lab in labels]
     seen = {name: degrade(photo, name, dice) for name in DEGRADATIONS}
     assert seen["small"].shape[:2] == (384, 384) and seen["large"].shape[:2] == (1600, 1600)
+    assert seen["tiny"].shape[:2] == (224, 224)
     assert seen["dark"].mean() < 0.55 * photo.mean()
     assert (seen["bright"] == 255).mean() > 5 * max((photo == 255).mean(), 0.01)
     grey = seen["grey"].astype(int)
     assert (grey[:, :, 0] == grey[:, :, 2]).all() and (grey[:, :, 1] == grey[:, :, 2]).all()
-    for name in ("blur", "jpeg", "noise"):
+    for name in ("blur", "jpeg", "jpeg-50", "noise"):
         assert seen[name].shape == photo.shape
         assert 1.0 < np.abs(seen[name].astype(int) - photo).mean() < 20.0, name
     assert (seen["swapped"][:, :, 0] == photo[:, :, 2]).all()
@@ -274,6 +275,10 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     assert seen["warm"][:, :, blue].mean() < 0.7 * photo[:, :, blue].mean()
     assert seen["cool"][:, :, red].mean() < 0.75 * photo[:, :, red].mean()
     assert seen["cool"][:, :, blue].mean() > photo[:, :, blue].mean()
+    # The harder the compression, the further from the photograph.
+    assert np.abs(seen["jpeg"].astype(int) - photo).mean() > np.abs(
+        seen["jpeg-50"].astype(int) - photo
+    ).mean()
     assert (degrade(photo, "noise") == seen["noise"]).all()  # the same photograph, alike
     # On another table, every die stays where it was and the light tray is gone.
     far = {name: laid_on_another_table(photo, seen[name], dice) for name in ("wood", "cloth")}
