@@ -26,6 +26,13 @@ def _scaled(factor: float) -> Callable[[np.ndarray], np.ndarray]:
     return scale
 
 
+def _foreshortened(factor: float) -> Callable[[np.ndarray], np.ndarray]:
+    def tilt(image: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.resize(image, None, fx=1.0, fy=factor, interpolation=cv2.INTER_AREA))
+
+    return tilt
+
+
 def _gain(factor: float) -> Callable[[np.ndarray], np.ndarray]:
     def gain(image: np.ndarray) -> np.ndarray:
         return np.clip(image.astype(np.float32) * factor, 0, 255).astype(np.uint8)
@@ -157,6 +164,11 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     "small": ("dice 0.6 times as large (a camera further away)", _photo(_scaled(0.6))),
     "large": ("dice 2.5 times as large (a closer or sharper camera)", _photo(_scaled(2.5))),
     "tiny": ("dice 0.35 times as large (about 13 px across: a wide view)", _photo(_scaled(0.35))),
+    "tilted": (
+        "seen about 30 degrees off straight above (0.85 as tall: the dice foreshortened, "
+        "their sides not shown)",
+        _photo(_foreshortened(0.85)),
+    ),
     "dark": ("half the light", _photo(_gain(0.5))),
     "bright": ("overexposed: 1.6 times the light, clipped", _photo(_gain(1.6))),
     "grey": ("no colour (a monochrome or infrared camera)", _photo(_grey)),

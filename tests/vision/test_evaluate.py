@@ -262,6 +262,7 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     seen = {name: degrade(photo, name, dice) for name in DEGRADATIONS}
     assert seen["small"].shape[:2] == (384, 384) and seen["large"].shape[:2] == (1600, 1600)
     assert seen["tiny"].shape[:2] == (224, 224)
+    assert seen["tilted"].shape[:2] == (544, 640)
     assert seen["dark"].mean() < 0.55 * photo.mean()
     assert (seen["bright"] == 255).mean() > 5 * max((photo == 255).mean(), 0.01)
     grey = seen["grey"].astype(int)
