@@ -553,7 +553,7 @@ class Panel:
 
 
 def _seat_player(seat: int, state: Mapping[str, Any], button: str) -> tuple[str | None, str]:
-    """The player in ``seat`` (1-6), or None and why not."""
+    """The player in ``seat`` (1-8), or None and why not."""
     players = state.get("players") or []
     if seat > len(players):
         return None, f"{button.upper()}: seat {seat} has no player"

@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 # Buttons, in the order a builder finds them on the panel (and panel-test lists them).
-SEATS = 6
+# DESIGN.md's panel has six seats; two more fit on the pins the default map leaves free
+# (see the README): a seventh and eighth player get a seat button and LED too.
+DESIGN_SEATS = 6
+SEATS = 8
 ENCODER = ("dial_a", "dial_b")
 BUTTONS: tuple[str, ...] = (
     "dial",
@@ -120,7 +123,7 @@ class PinMap:
 
     @property
     def seats(self) -> list[int]:
-        """The seat numbers (1-6) that have a seat button."""
+        """The seat numbers (1-8) that have a seat button."""
         return [n for n in range(1, SEATS + 1) if f"seat{n}" in self.pins]
 
     def table(self) -> str:
@@ -196,12 +199,14 @@ def with_every_input(pins: PinMap) -> PinMap:
 
     This is the simulated panel of ``dudo serve --sim``: on mock pins nothing is wired, so
     ``/api/sim/press`` and ``/api/sim/dial`` take every name DESIGN.md lists, whichever
-    panel the config describes. The map's own pins stay as they are.
+    panel the config describes. The map's own pins stay as they are; seats beyond
+    DESIGN.md's six are there only if the map wires them (the header has no pins for all).
     """
     used = {spec.pin for spec in pins.pins.values()}
     free = iter(pin for pin in BCM_RANGE if pin not in used)
     added = dict(pins.pins)
-    missing = [name for name in INPUTS if name not in added]
+    extra_seats = {f"seat{n}" for n in range(DESIGN_SEATS + 1, SEATS + 1)}
+    missing = [name for name in INPUTS if name not in added and name not in extra_seats]
     for name, pin in zip(missing, free, strict=False):
         added[name] = PinSpec(name, pin)
     if sum(name in added for name in ENCODER) == 1:  # a free pin for only half of it

@@ -175,6 +175,36 @@ def test_calza_from_another_seat_names_the_caller_by_the_seat_button(
     assert lit_seats(panel) == [3]  # the caller opens the next round
 
 
+def test_a_seventh_and_eighth_player_have_a_seat_on_pins_the_default_panel_leaves_free(
+    table: Table, pin_factory: MockFactory,
+) -> None:
+    wired = {spec.name: spec.pin for spec in PINS.pins.values()}
+    pins = load_pin_map({"pins": {**wired, "seat7": 16, "seat7_led": 19,
+                                  "seat8": 14, "seat8_led": 15}})
+    panel = build_panel(table, pin_factory, pins)
+    driver = MockPanelDriver(panel)
+    players = ["Ana", "Ben", "Caro", "Dev", "Eli", "Fay", "Gus", "Hal"]
+    outcome = table.new_game({"game": "dudo-record/1", "rules": "dudo", "players": players,
+                              "first": "Ana"})  # the encyclopedia's Dudo seats 2 or more
+    assert outcome.ok, outcome.error
+    for _ in range(6):  # Ana to Fay bid; Gus is to act, and his LED says so
+        driver.press("dial")
+    def lit() -> list[int]:
+        calm(panel)
+        return [n for n in range(1, 9) if panel.signals.states()[f"seat{n}_led"] == "on"]
+
+    assert lit() == [7]
+    # Seat 8 names Hal, whose turn it is not: refused, and nothing changes.
+    driver.press("dial", seat=8)
+    assert table.state()["bid"]["player"] == "Fay" and lit() == [7]
+    driver.press("dial", seat=7)  # Gus bids from his seat
+    assert table.state()["bid"]["player"] == "Gus" and lit() == [8]
+    driver.press("dudo", seat=8)
+    call = table.state()["call"]
+    assert (call["call"], call["caller"], call["bidder"]) == ("dudo", "Hal", "Gus")
+    panel.close()
+
+
 def test_a_seat_pressed_too_long_before_does_not_name_the_caller(
     table: Table, pin_factory: MockFactory
 ) -> None:
