@@ -1,0 +1,41 @@
+"""The reader's benchmark prints its figures: photographs, and big frames as found and as at
+the table (its speed targets are checked by running it, not by timed tests)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vision.bench import main
+
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+
+
+def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "images").mkdir()
+    for path in sorted((DEV / "images").glob("*.jpg"))[:2]:
+        shutil.copy(path, tmp_path / "images" / path.name)
+    assert main(["--data", str(tmp_path), "--frames", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [re.sub(r"[\d.]+", "N", line.split(":")[0]) for line in lines] == [
+        "NxN dev photographs",
+        "NxN frames of N dice",
+        "NxN frames of N dice, die size calibrated",
+    ]
+    assert lines[0].startswith("640x640 dev photographs: 2 reads, median ")
+    for line in lines[1:]:
+        assert re.search(r": 2 reads, median [\d.]+ ms .*stages: locate [\d.]+, read [\d.]+", line)
+        # Found or calibrated, the die size leads to the same dice: both frames read exactly.
+        assert line.endswith("counts exact in 2/2")
+
+
+def test_a_folder_without_photographs_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data", str(tmp_path), "--frames", "1"]) == 2
+    assert "no photographs in" in capsys.readouterr().err
