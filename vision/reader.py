@@ -49,6 +49,7 @@ def read_dice(
     import cv2  # only here: importing the reader must not load OpenCV
 
     from vision.classify import read_faces
+    from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
     from vision.locate import Candidate, locate_dice
@@ -77,6 +78,12 @@ def read_dice(
     seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in located]
     faces = read_faces(source, [_in_band(c, die_px * shrink) for c in seen], nets)
     seen, faces = join_split_dice(source, seen, faces, nets)
+    if config.die_size is None:
+        # A photograph taken close: the locator may have seen the pips of a large die as dice.
+        closer = see_close_dice(source, seen, faces, nets)
+        if closer[0] != seen:
+            seen, faces = closer
+            die_px = float(np.median([c.size for c in seen if c.score >= 0.5])) / shrink
     t = _lap(ms, "read", t)
 
     kept = [

@@ -1,0 +1,100 @@
+"""Stage 2c: a close view, where the locator took each pip of a large die for an ace.
+
+In a photograph taken close, a die fills much of the frame; shrunk for the locator, its
+pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
+The die itself is seen whole by one more pass of the locator over the photograph scaled so
+that a die six times a pip's size is seen at the locator's size. Where that die is read
+surely, the aces inside it are no more than its pips and lie as they do (from corner to
+corner), and nothing else inside is read surely, they were its pips: the die replaces them.
+On the dev photographs, in all their degradations, this never happens; on close views of
+them it turns most misreadings into the right die (README, "The dice reader").
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.classify import SURE, FaceRead, read_faces
+from vision.config import ReaderConfig
+from vision.locate import Candidate, locate_dice
+from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
+
+# A die is about six times the size the locator gives one of its pips.
+_DIE_PER_PIP = 6.0
+# The pips of a die lie within 0.35 of its side from its centre...
+_INSIDE = 0.42
+# ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart
+# (0.33 of the size the locator gives it). Two dice side by side, which a pass this coarse
+# may take for one die read as a 2 or a 3, span less.
+_SPREAD = 0.33
+# A die less than this many times an ace's size is of the ace's kind.
+_LIKE = 2.0
+# Where nothing is read surely: dice this share of the photograph's side.
+_NOTHING_SURE_DIE = 0.25
+# The pass over the whole photograph must still show a few dice across.
+_SMALLEST_SIDE_PX = 48
+
+
+def see_close_dice(
+    image: np.ndarray, candidates: list[Candidate], faces: list[FaceRead], nets: Nets
+) -> tuple[list[Candidate], list[FaceRead]]:
+    """The candidates and their faces, with the pips of each large die made that die.
+
+    Looked for where two or more candidates are read as aces, and where nothing at all is
+    read surely as a die (then the pips may not even have been seen: dice a quarter of the
+    photograph's side across are looked for, and found only where read surely).
+    """
+    dice = [i for i, f in enumerate(faces) if f.die_probability >= 0.5]
+    aces = [i for i in dice if faces[i].pips == 1]
+    nothing_sure = not any(faces[i].probability >= SURE for i in dice)
+    pip = float(np.median([candidates[i].size for i in aces])) if aces else 0.0
+    if len(aces) >= 2:
+        # Dice of the aces' size read surely as other faces: the aces are dice like them.
+        if any(faces[i].probability >= SURE and faces[i].pips != 1
+               and candidates[i].size < _LIKE * pip for i in dice):
+            return candidates, faces
+        die = _DIE_PER_PIP * pip
+    elif nothing_sure:
+        die = max(image.shape[:2]) * _NOTHING_SURE_DIE
+    else:
+        return candidates, faces
+    if die <= DETECT_DIE_PX or max(image.shape[:2]) * DETECT_DIE_PX / die < _SMALLEST_SIDE_PX:
+        return candidates, faces
+    found: list[tuple[Candidate, FaceRead]] = []
+    gone: set[int] = set()
+    for big in locate_dice(image, ReaderConfig(die_size=die), nets):
+        if big.score < 0.5:
+            continue
+        inside = [i for i in dice if i not in gone and math.hypot(
+            candidates[i].x - big.x, candidates[i].y - big.y) < _INSIDE * big.size]
+        pips = [i for i in inside if faces[i].pips == 1]
+        # A die read surely inside, other than an ace, is a die: these are small dice.
+        if (len(pips) < 2 and not nothing_sure) or any(
+                faces[i].probability >= SURE for i in inside if i not in pips):
+            continue
+        spread = max((math.hypot(candidates[i].x - candidates[j].x,
+                                 candidates[i].y - candidates[j].y)
+                      for i in pips for j in pips), default=0.0)
+        if len(pips) >= 2 and spread < _SPREAD * big.size:
+            continue
+        read = _read_large(image, big, nets)
+        # No more of its pips seen as aces than it has.
+        if (read.probability >= SURE and read.agree and read.die_probability >= 0.5
+                and len(pips) <= read.pips):
+            found.append((big, read))
+            gone.update(inside)
+    kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True)) if i not in gone]
+    kept += found
+    return [c for c, _ in kept], [f for _, f in kept]
+
+
+def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:
+    """The face of a large die, cut out of the photograph shrunk by area first (scaled down
+    by far in one step, its pips would break into the pixels that happen to be sampled)."""
+    shrink = min(1.0, 1.25 * CROP_DIE_PX / die.size)
+    small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    seen = Candidate(die.x * shrink, die.y * shrink, die.size * shrink, die.score)
+    return read_faces(small, [seen], nets)[0]
