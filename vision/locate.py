@@ -13,10 +13,10 @@ from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 
 # The locator was trained on dice 9..30 px across but misses some below about 13 px:
 # seen at 13.5-24 px one pass is enough, else the photograph is scaled again to bring the
-# dice to DETECT_DIE_PX (so a wide view of dice 11-13 px across is looked at closer). Any speck far
-# smaller than that the locator takes for a die of at least 11-13 px, so in a big frame
-# shrunk for a first look, dice seen smaller than _TRUSTED_PX may be much smaller than
-# they seem: the next pass looks closer.
+# dice to DETECT_DIE_PX (a wide view of dice 11-13 px across is looked at closer). Any
+# speck far smaller than that the locator takes for a die of at least 11-13 px, so in a big
+# frame shrunk for a first look, dice seen smaller than _TRUSTED_PX may be much smaller
+# than they seem: the next pass looks closer.
 _SMALLEST_SEEN_PX = 13.5
 _LARGEST_SEEN_PX = 24.0
 _TRUSTED_PX = 15.0
