@@ -114,7 +114,9 @@ def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray
 
     Each die is cut from the tray by GrabCut, started from where its label puts it: die
     within a third of a die of its centre, maybe die out to 0.72 (a turned die's corners),
-    tray beyond.
+    tray beyond. GrabCut draws on OpenCV's own random numbers, which carry over from one
+    call to the next: they are seeded afresh for each die, so that its cut depends on its
+    own pixels alone, not on what was cut before in the same process.
     """
     h, w = image.shape[:2]
     tray_seen = np.ones((h, w), np.float32)
@@ -128,6 +130,7 @@ def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray
         cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.72 * size), (cv2.GC_PR_FGD,), -1)
         cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.3 * size), (cv2.GC_FGD,), -1)
         tray_model, die_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+        cv2.setRNGSeed(0)
         cv2.grabCut(roi, mask, (0, 0, 1, 1), tray_model, die_model, 4, cv2.GC_INIT_WITH_MASK)
         die = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
         tray_seen[y0 : y0 + roi.shape[0], x0 : x0 + roi.shape[1]][die] = 0.0

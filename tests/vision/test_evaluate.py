@@ -280,7 +280,9 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     assert np.abs(seen["jpeg"].astype(int) - photo).mean() > np.abs(
         seen["jpeg-50"].astype(int) - photo
     ).mean()
-    assert (degrade(photo, "noise") == seen["noise"]).all()  # the same photograph, alike
+    # The same photograph is degraded alike, whatever was degraded before it.
+    assert (degrade(photo, "noise") == seen["noise"]).all()
+    assert (degrade(photo, "wood", dice) == seen["wood"]).all()
     # On another table, every die stays where it was and the light tray is gone.
     far = {name: laid_on_another_table(photo, seen[name], dice) for name in ("wood", "cloth")}
     for name, table in far.items():
