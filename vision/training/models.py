@@ -43,19 +43,23 @@ def make_locator() -> Any:
     )
 
 
-def make_face_reader() -> Any:
-    """Crop classifier: 3 x CROP_PX x CROP_PX in, 7 logits out (1..6 pips, not a die)."""
+def make_face_reader(width: float = 1.0) -> Any:
+    """Crop classifier: 3 x CROP_PX x CROP_PX in, 7 logits out (1..6 pips, not a die).
+
+    ``width`` scales every layer's channels (1.0: 16-32-48-64-128, the shipped reader).
+    """
+    c1, c2, c3, c4, c5 = (round(c * width) for c in (16, 32, 48, 64, 128))
     return nn.Sequential(
-        *_conv(3, 16),
+        *_conv(3, c1),
         nn.MaxPool2d(2),
-        *_conv(16, 32),
+        *_conv(c1, c2),
         nn.MaxPool2d(2),
-        *_conv(32, 48),
-        *_conv(48, 64),
+        *_conv(c2, c3),
+        *_conv(c3, c4),
         nn.MaxPool2d(2),
-        *_conv(64, 128),
+        *_conv(c4, c5),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.1),
-        nn.Linear(128, NOT_A_DIE + 1),
+        nn.Linear(c5, NOT_A_DIE + 1),
     )

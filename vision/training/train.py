@@ -130,10 +130,12 @@ def _regression(out: Any, target: Any) -> Any:
     return err / mask.sum().clamp(min=1.0)
 
 
-def train_face_reader(photos: list[Photo], steps: int, seed: int, batch: int = 168) -> Any:
+def train_face_reader(
+    photos: list[Photo], steps: int, seed: int, batch: int = 168, width: float = 1.0
+) -> Any:
     """The crop classifier (1..6 pips, not a die), trained on augmented crops."""
     torch.manual_seed(seed)
-    net = make_face_reader()
+    net = make_face_reader(width)
 
     def loss(samples: list[Any]) -> Any:
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
@@ -272,7 +274,7 @@ def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, o
         written.append(LOCATOR_FILE)
     if args.train in ("all", "face"):
         photos = mine_decoys(photos, out / LOCATOR_FILE)
-        export_face(train_face_reader(photos, args.face_steps, seed), out)
+        export_face(train_face_reader(photos, args.face_steps, seed, width=args.face_width), out)
         written.append(FACE_FILE)
     for name in written:
         logger.info("wrote %s (%.0f kB)", out / name, (out / name).stat().st_size / 1000)
@@ -300,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--locator-steps", type=int, default=3000)
     parser.add_argument("--face-steps", type=int, default=7500)
+    parser.add_argument(
+        "--face-width", type=float, default=1.0, help="the face reader's channels, times this"
+    )
     parser.add_argument("--seed", type=int, default=7, help="training seed (fold K: seed + K - 1)")
     parser.add_argument(
         "--split-seed",
