@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -16,7 +17,9 @@ _BATCH = 4
 # The other looks at a die not read surely: (zoom, quarter turns, mirrored). A die shows
 # the same pips turned or mirrored; two looks see it a little smaller, as the locator's size
 # is an estimate.
-_LOOKS = ((0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True))
+_LOOKS: tuple[tuple[float, int, bool], ...] = (
+    (0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True)
+)
 
 
 @dataclass(frozen=True)
@@ -38,20 +41,28 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     """The face read for each candidate, in the candidates' order.
 
     Each die is cut out upright and scaled to the size the reader was trained on. A die
-    not read with near certainty is read again in four other looks (``_LOOKS``: turned,
-    mirrored, seen a little smaller) and all five readings are averaged, so that one
-    unlucky look does not decide, and a die that stays doubtful shows as doubtful.
+    not read with near certainty is read again: by the second reader (``Nets.second``) in
+    five looks (as first seen, and ``_LOOKS``: turned, mirrored, seen a little smaller), its
+    readings averaged in place of the face reader's, so that one unlucky look does not
+    decide, and a die that stays doubtful shows as doubtful. Without a second reader, the
+    face reader's first reading is averaged with its own four other looks.
     """
     if not candidates:
         return []
-    readings = [[p] for p in _probabilities(nets, [normalise(_cut(image, c)) for c in candidates])]
+    first = _probabilities(nets.read, [normalise(_cut(image, c)) for c in candidates])
+    readings = [[p] for p in first]
     unsure = [i for i, r in enumerate(readings) if r[0].max() < SURE]
-    again = [(i, look) for i in unsure for look in _LOOKS]
+    looks_again = _LOOKS
+    if nets.second is not None:
+        looks_again = ((1.0, 0, False), *_LOOKS)
+        for i in unsure:
+            readings[i] = []
+    again = [(i, look) for i in unsure for look in looks_again]
     looks = [
         _looked(_cut(image, candidates[i], zoom), turns, mirrored)
         for i, (zoom, turns, mirrored) in again
     ]
-    for (i, _), p in zip(again, _probabilities(nets, looks), strict=True):
+    for (i, _), p in zip(again, _probabilities(nets.read_again, looks), strict=True):
         readings[i].append(p)
     reads = []
     for each in readings:
@@ -68,8 +79,11 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     return reads
 
 
-def _probabilities(nets: Nets, crops: list[np.ndarray]) -> list[np.ndarray]:
-    """Softmax of the face reader for each crop, run in batches of one fixed size.
+def _probabilities(
+    read: Callable[[np.ndarray], np.ndarray], crops: list[np.ndarray]
+) -> list[np.ndarray]:
+    """Softmax of a reader (``Nets.read`` or ``Nets.read_again``) for each crop, run in
+    batches of one fixed size.
 
     A fixed batch shape matters: OpenCV's dnn re-plans the whole net for every new input
     shape, which costs more than reading a few padding crops.
@@ -79,7 +93,7 @@ def _probabilities(nets: Nets, crops: list[np.ndarray]) -> list[np.ndarray]:
         chunk = crops[start : start + _BATCH]
         batch = np.zeros((_BATCH, 3, CROP_PX, CROP_PX), np.float32)
         batch[: len(chunk)] = chunk
-        logits = nets.read(batch)[: len(chunk)].astype(np.float64)
+        logits = read(batch)[: len(chunk)].astype(np.float64)
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))
         out.extend(probs / probs.sum(axis=1, keepdims=True))
     return out

@@ -17,6 +17,8 @@ class ReaderConfig:
     ``doubt_threshold``: a die read with less confidence is flagged for the players to confirm.
     ``model_path``: the face classifier (ONNX); None uses the model shipped in the package.
     ``detector_path``: the die locator (ONNX); None uses the model shipped in the package.
+    ``second_model_path``: the second reader (ONNX), which reads again the dice the face
+    reader is unsure of; None uses the shipped one, or none when ``model_path`` is given.
     ``min_detection``: score below which a candidate die is not a die at all.
     ``marks``: places (x, y in pixels of the frame) where the empty glass shows something
     the reader could take for a die (a scratch, a sticker, a screw head), found by
@@ -27,6 +29,7 @@ class ReaderConfig:
     doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
     model_path: str | None = None
     detector_path: str | None = None
+    second_model_path: str | None = None
     min_detection: float = 0.35
     marks: tuple[tuple[float, float], ...] = ()
 
@@ -59,7 +62,8 @@ def load_config(path: str | Path | None) -> ReaderConfig:
         return str(path.parent / model) if model and not Path(model).is_absolute() else model
 
     return replace(config, model_path=beside(config.model_path),
-                   detector_path=beside(config.detector_path))
+                   detector_path=beside(config.detector_path),
+                   second_model_path=beside(config.second_model_path))
 
 
 def config_from_dict(table: dict[str, object], source: str = "config") -> ReaderConfig:

@@ -15,6 +15,7 @@ from vision.config import ReaderConfig
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 LOCATOR_FILE = "locator.onnx"
 FACE_FILE = "face.onnx"
+SECOND_FILE = "face-second.onnx"
 
 # The geometry both models were trained with (see vision/training/models.py).
 DETECT_DIE_PX = 16.0
@@ -26,11 +27,17 @@ NOT_A_DIE = 6
 
 @dataclass(frozen=True)
 class Nets:
-    """The loaded locator and face reader; ``forward`` calls are serialised by a lock."""
+    """The loaded locator, face reader and second reader (or None); ``forward`` calls are
+    serialised by a lock.
+
+    The second reader is a wider face reader, too slow to read every die on a Pi in time:
+    it reads again only the dice the face reader is unsure of.
+    """
 
     locator: Any
     face: Any
     lock: threading.Lock
+    second: Any = None
 
     def locate(self, blob: np.ndarray) -> np.ndarray:
         """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input."""
@@ -40,24 +47,42 @@ class Nets:
 
     def read(self, crops: np.ndarray) -> np.ndarray:
         """Face reader logits (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops."""
+        return self._forward(self.face, crops)
+
+    def read_again(self, crops: np.ndarray) -> np.ndarray:
+        """The second reader's logits for the crops (the face reader's, if there is none)."""
+        return self._forward(self.face if self.second is None else self.second, crops)
+
+    def _forward(self, net: Any, crops: np.ndarray) -> np.ndarray:
         with self.lock:
-            self.face.setInput(crops)
-            return np.asarray(self.face.forward())
+            net.setInput(crops)
+            return np.asarray(net.forward())
 
 
 def load_nets(config: ReaderConfig) -> Nets:
-    """The nets named by the config (or the shipped ones), loaded once per pair of paths."""
+    """The nets named by the config (or the shipped ones), loaded once per set of paths.
+
+    A config that names its own face reader (``model_path``) and no second reader
+    (``second_model_path``) reads every look with that face reader.
+    """
     locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
     face = Path(config.model_path) if config.model_path else MODELS_DIR / FACE_FILE
-    return _load(str(locator), str(face))
+    if config.second_model_path:
+        second: Path | None = Path(config.second_model_path)
+    else:
+        second = None if config.model_path else MODELS_DIR / SECOND_FILE
+    return _load(str(locator), str(face), str(second) if second else None)
 
 
 @lru_cache(maxsize=4)
-def _load(locator_path: str, face_path: str) -> Nets:
+def _load(locator_path: str, face_path: str, second_path: str | None) -> Nets:
     import cv2  # only here: importing vision.nets must not load OpenCV
 
-    nets = []
-    for path in (locator_path, face_path):
+    nets: list[Any] = []
+    for path in (locator_path, face_path, second_path):
+        if path is None:
+            nets.append(None)
+            continue
         if not Path(path).is_file():
             raise FileNotFoundError(f"dice reader model missing: {path}")
         try:
@@ -67,7 +92,7 @@ def _load(locator_path: str, face_path: str) -> Nets:
             reason = (err.err or str(err)).strip().splitlines()[-1]
             raise ValueError(f"dice reader model {path} cannot be loaded "
                              f"(not an ONNX model OpenCV reads: {reason})") from None
-    return Nets(nets[0], nets[1], threading.Lock())
+    return Nets(nets[0], nets[1], threading.Lock(), nets[2])
 
 
 def normalise(x: np.ndarray) -> np.ndarray:

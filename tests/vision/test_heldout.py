@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.nets import FACE_FILE, LOCATOR_FILE
+from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
 from vision.training.data import deal_folds
 from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs, main
 
@@ -30,7 +30,7 @@ def small_folds(tmp_path: Path, per_fold: int = 2) -> Path:
     for fold in fold_dirs(FOLDS_DIR)[:2]:
         copy = folds / fold.name
         copy.mkdir(parents=True)
-        for name in (LOCATOR_FILE, FACE_FILE):
+        for name in (LOCATOR_FILE, FACE_FILE, SECOND_FILE):
             shutil.copy(fold / name, copy / name)
         held = (fold / HELD_OUT_FILE).read_text().split()[:per_fold]
         (copy / HELD_OUT_FILE).write_text("\n".join(held) + "\n")
@@ -56,9 +56,12 @@ def test_each_fold_reads_its_own_photographs_and_the_scores_are_summed(
     assert sum(int(r["right"]) for r in rows) >= 0.9 * labelled[2]
 
 
-def test_each_fold_uses_its_own_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("model", [FACE_FILE, SECOND_FILE])
+def test_each_fold_uses_its_own_models(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str
+) -> None:
     folds = small_folds(tmp_path)
-    (folds / "fold-2" / FACE_FILE).write_bytes(b"not a model")
+    (folds / "fold-2" / model).write_bytes(b"not a model")
     assert main([str(DEV), "--folds", str(folds), "--view", "above"]) == 2
     assert "fold-2" in capsys.readouterr().err
 

@@ -311,16 +311,17 @@ def test_model_paths_in_a_config_are_taken_from_the_config_s_folder(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR
+    from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR, SECOND_FILE
 
     path, _ = table
     models = tmp_path / "table" / "models"
     models.mkdir(parents=True)
-    for name in (FACE_FILE, LOCATOR_FILE):
+    for name in (FACE_FILE, LOCATOR_FILE, SECOND_FILE):
         (models / name).write_bytes((MODELS_DIR / name).read_bytes())
     config = tmp_path / "table" / "dudo.toml"
     config.write_text(f'[vision]\nmodel_path = "models/{FACE_FILE}"\n'
-                      f'detector_path = "models/{LOCATOR_FILE}"\n')
+                      f'detector_path = "models/{LOCATOR_FILE}"\n'
+                      f'second_model_path = "models/{SECOND_FILE}"\n')
     monkeypatch.chdir(tmp_path)  # not the config's folder
     code, lines, err = scan(capsys, str(path), "--json", "--config", str(config))
     assert (code, err) == (0, "")

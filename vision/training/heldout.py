@@ -22,7 +22,7 @@ from pathlib import Path
 
 from vision.config import ReaderConfig, load_config
 from vision.evaluate import Summary, evaluate_folder, write_csv
-from vision.nets import FACE_FILE, LOCATOR_FILE
+from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
 
 FOLDS_DIR = Path(__file__).with_name("folds")
 HELD_OUT_FILE = "held-out.txt"
@@ -70,8 +70,12 @@ def score_held_out(
     summaries = []
     for fold in fold_dirs(folds):
         names = held_out_names(fold, root / "images")
+        second = fold / SECOND_FILE
         fold_config = replace(
-            config, model_path=str(fold / FACE_FILE), detector_path=str(fold / LOCATOR_FILE)
+            config,
+            model_path=str(fold / FACE_FILE),
+            detector_path=str(fold / LOCATOR_FILE),
+            second_model_path=str(second) if second.is_file() else None,
         )
         summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)))
     everything = Summary([image for _, summary in summaries for image in summary.images])

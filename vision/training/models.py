@@ -5,6 +5,8 @@
   heatmap of die centres, the log of each die's size and the centre's sub-cell offset.
 - The face reader: a small classifier of one die's crop (``CROP_PX`` square, the die
   about ``CROP_DIE_PX`` across): classes 0..5 are 1..6 pips seen, 6 is "not a die".
+- The second reader: the face reader's net ``SECOND_WIDTH`` times as wide, which reads
+  again the dice the face reader is unsure of.
 
 The geometry constants live in ``vision.nets``, shared with the reader.
 """
@@ -41,6 +43,10 @@ def make_locator() -> Any:
         *_conv(32, 32),
         nn.Conv2d(32, 4, 1),
     )
+
+
+# The second reader: the face reader's net, its channels this many times as many.
+SECOND_WIDTH = 1.5
 
 
 def make_face_reader(width: float = 1.0) -> Any:

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from vision.nets import CROP_PX, FACE_FILE, LOCATOR_FILE, MODELS_DIR
+from vision.nets import CROP_PX, FACE_FILE, LOCATOR_FILE, MODELS_DIR, SECOND_FILE
 from vision.training.data import (
     Photo,
     deal_folds,
@@ -36,7 +36,7 @@ from vision.training.data import (
     on_a_patterned_table,
 )
 from vision.training.heldout import HELD_OUT_FILE
-from vision.training.models import make_face_reader, make_locator
+from vision.training.models import SECOND_WIDTH, make_face_reader, make_locator
 
 torch: Any = importlib.import_module("torch")
 F: Any = importlib.import_module("torch.nn.functional")
@@ -192,14 +192,14 @@ def with_other_tables(photos: list[Photo], seed: int) -> list[Photo]:
     return photos + dark + [on_a_patterned_table(p, rng) for p in photos]
 
 
-def export_face(face: Any, out_dir: Path) -> None:
-    """Write the face reader as an ONNX file the reader loads with cv2.dnn."""
+def export_face(face: Any, out_dir: Path, name: str = FACE_FILE) -> None:
+    """Write a face reader as an ONNX file the reader loads with cv2.dnn."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
             face,
             torch.zeros(1, 3, CROP_PX, CROP_PX),
-            str(out_dir / FACE_FILE),
+            str(out_dir / name),
             input_names=["crops"],
             output_names=["logits"],
             dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
@@ -243,8 +243,11 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
             train_and_export(train, args, args.seed + k, out)
             if args.keep:  # for ``python -m vision.training.heldout``
                 (out / HELD_OUT_FILE).write_text("".join(f"{name}\n" for name in names), "utf-8")
+            second = out / SECOND_FILE
             config = ReaderConfig(
-                model_path=str(out / FACE_FILE), detector_path=str(out / LOCATOR_FILE)
+                model_path=str(out / FACE_FILE),
+                detector_path=str(out / LOCATOR_FILE),
+                second_model_path=str(second) if second.is_file() else None,
             )
             for view in ("above", "below"):
                 summary = evaluate_folder(root, view, config, names)
@@ -264,18 +267,22 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
 def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, out: Path) -> None:
     """Train what ``--train`` names and write it to ``out``.
 
-    The locator comes first; the face reader then learns the places that locator (the one
-    in ``out``, just trained or kept) mistakes for dice as "not a die".
+    The locator comes first; the face reader and the second reader (the same net
+    ``SECOND_WIDTH`` times as wide) then learn the places that locator (the one in ``out``,
+    just trained or kept) mistakes for dice as "not a die".
     """
     photos = with_other_tables(photos, seed)
     written = []
     if args.train in ("all", "locator"):
         export_locator(train_locator(photos, args.locator_steps, seed), out)
         written.append(LOCATOR_FILE)
-    if args.train in ("all", "face"):
+    readers = [(FACE_FILE, 1.0), (SECOND_FILE, SECOND_WIDTH)]
+    wanted = {"all": readers, "face": readers[:1], "second": readers[1:]}.get(args.train, [])
+    if wanted:
         photos = mine_decoys(photos, out / LOCATOR_FILE)
-        export_face(train_face_reader(photos, args.face_steps, seed, width=args.face_width), out)
-        written.append(FACE_FILE)
+    for name, width in wanted:
+        export_face(train_face_reader(photos, args.face_steps, seed, width=width), out, name)
+        written.append(name)
     for name in written:
         logger.info("wrote %s (%.0f kB)", out / name, (out / name).stat().st_size / 1000)
 
@@ -295,16 +302,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--train",
-        choices=("all", "locator", "face"),
+        choices=("all", "locator", "face", "second"),
         default="all",
-        help="all: the locator, then the face reader; locator or face: only that one, beside "
-        "the other already in --out (with --folds: in each --keep DIR/fold-K)",
+        help="all: the locator, then the face reader and the second reader; locator, face or "
+        "second: only that one, beside the locator already in --out (with --folds: in each "
+        "--keep DIR/fold-K)",
     )
     parser.add_argument("--locator-steps", type=int, default=3000)
     parser.add_argument("--face-steps", type=int, default=7500)
-    parser.add_argument(
-        "--face-width", type=float, default=1.0, help="the face reader's channels, times this"
-    )
     parser.add_argument("--seed", type=int, default=7, help="training seed (fold K: seed + K - 1)")
     parser.add_argument(
         "--split-seed",
