@@ -30,8 +30,8 @@ class Nets:
     """The loaded locator, face reader and second reader (or None); ``forward`` calls are
     serialised by a lock.
 
-    The second reader is a wider face reader, too slow to read every die on a Pi in time:
-    it reads again only the dice the face reader is unsure of.
+    The second reader is a wider face reader, about twice as slow: it reads again only the
+    dice the face reader is unsure of.
     """
 
     locator: Any
