@@ -17,9 +17,7 @@ _BATCH = 4
 # The other looks at a die not read surely: (zoom, quarter turns, mirrored). A die shows
 # the same pips turned or mirrored; two looks see it a little smaller, as the locator's size
 # is an estimate.
-_LOOKS: tuple[tuple[float, int, bool], ...] = (
-    (0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True)
-)
+_LOOKS = ((0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True))
 
 
 @dataclass(frozen=True)
@@ -41,27 +39,24 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     """The face read for each candidate, in the candidates' order.
 
     Each die is cut out upright and scaled to the size the reader was trained on. A die
-    not read with near certainty is read again: by the second reader (``Nets.second``) in
-    five looks (as first seen, and ``_LOOKS``: turned, mirrored, seen a little smaller), its
-    readings averaged in place of the face reader's, so that one unlucky look does not
-    decide, and a die that stays doubtful shows as doubtful. Without a second reader, the
-    face reader's first reading is averaged with its own four other looks.
+    the face reader does not read with near certainty is read again by the second reader
+    (``Nets.read_again``; the face reader itself where there is none) in five looks (as
+    first seen, and ``_LOOKS``: turned, mirrored, seen a little smaller), and those five
+    readings, averaged, replace the first: one unlucky look does not decide, and a die that
+    stays doubtful shows as doubtful.
     """
     if not candidates:
         return []
     first = _probabilities(nets.read, [normalise(_cut(image, c)) for c in candidates])
     readings = [[p] for p in first]
-    unsure = [i for i, r in enumerate(readings) if r[0].max() < SURE]
-    looks_again = _LOOKS
-    if nets.second is not None:
-        looks_again = ((1.0, 0, False), *_LOOKS)
-        for i in unsure:
-            readings[i] = []
-    again = [(i, look) for i in unsure for look in looks_again]
+    unsure = [i for i, p in enumerate(first) if p.max() < SURE]
+    again = [(i, look) for i in unsure for look in ((1.0, 0, False), *_LOOKS)]
     looks = [
         _looked(_cut(image, candidates[i], zoom), turns, mirrored)
         for i, (zoom, turns, mirrored) in again
     ]
+    for i in unsure:
+        readings[i] = []
     for (i, _), p in zip(again, _probabilities(nets.read_again, looks), strict=True):
         readings[i].append(p)
     reads = []

@@ -17,6 +17,8 @@ from vision.reader import Reading, UnreadableImage, load_image, read_dice
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 # A fixed slice of the dev photographs, spread over the capture session (every 10th image).
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
+
+
 def read_photo(path: Path, view: str) -> tuple[Reading, list]:
     image = load_image(path)
     if view == "below":

@@ -58,6 +58,17 @@ def held_out_names(fold: Path, images: Path) -> list[str]:
     return names
 
 
+def with_models_of(folder: Path, config: ReaderConfig) -> ReaderConfig:
+    """The config reading with the models kept in ``folder`` (its second reader if it has one)."""
+    second = folder / SECOND_FILE
+    return replace(
+        config,
+        model_path=str(folder / FACE_FILE),
+        detector_path=str(folder / LOCATOR_FILE),
+        second_model_path=str(second) if second.is_file() else None,
+    )
+
+
 def score_held_out(
     root: Path,
     view: str,
@@ -70,13 +81,7 @@ def score_held_out(
     summaries = []
     for fold in fold_dirs(folds):
         names = held_out_names(fold, root / "images")
-        second = fold / SECOND_FILE
-        fold_config = replace(
-            config,
-            model_path=str(fold / FACE_FILE),
-            detector_path=str(fold / LOCATOR_FILE),
-            second_model_path=str(second) if second.is_file() else None,
-        )
+        fold_config = with_models_of(fold, config)
         summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)))
     everything = Summary([image for _, summary in summaries for image in summary.images])
     return [*summaries, ("all", everything)]

@@ -35,7 +35,7 @@ from vision.training.data import (
     on_a_dark_table,
     on_a_patterned_table,
 )
-from vision.training.heldout import HELD_OUT_FILE
+from vision.training.heldout import HELD_OUT_FILE, with_models_of
 from vision.training.models import SECOND_WIDTH, make_face_reader, make_locator
 
 torch: Any = importlib.import_module("torch")
@@ -243,12 +243,7 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
             train_and_export(train, args, args.seed + k, out)
             if args.keep:  # for ``python -m vision.training.heldout``
                 (out / HELD_OUT_FILE).write_text("".join(f"{name}\n" for name in names), "utf-8")
-            second = out / SECOND_FILE
-            config = ReaderConfig(
-                model_path=str(out / FACE_FILE),
-                detector_path=str(out / LOCATOR_FILE),
-                second_model_path=str(second) if second.is_file() else None,
-            )
+            config = with_models_of(out, ReaderConfig())
             for view in ("above", "below"):
                 summary = evaluate_folder(root, view, config, names)
                 print("\n".join(summary.lines(f"fold {k + 1} (view {view})")), flush=True)
