@@ -13,11 +13,10 @@ from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 
 # A first reading at least this sure is not read again.
 SURE = 0.9
-_BATCH = 4
-# The other looks at a die not read surely: (zoom, quarter turns, mirrored). A die shows
-# the same pips turned or mirrored; two looks see it a little smaller, as the locator's size
-# is an estimate.
-_LOOKS = ((0.8, 1, True), (1.0, 2, True), (1.0, 3, False), (0.8, 0, True))
+# The other looks at a die not read surely: (zoom, quarter turns). A die shows the same
+# pips turned (and mirrored: each look is also read in the mirror, see Nets); two looks see
+# it a little smaller, as the locator's size is an estimate.
+_LOOKS = ((0.8, 2), (1.0, 1), (1.0, 3), (0.8, 0))
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     Each die is cut out upright and scaled to the size the reader was trained on. A die
     the face reader does not read with near certainty is read again by the second reader
     (``Nets.read_again``; the face reader itself where there is none) in five looks (as
-    first seen, and ``_LOOKS``: turned, mirrored, seen a little smaller), and those five
+    first seen, and ``_LOOKS``: turned, seen a little smaller), and those five
     readings, averaged, replace the first: one unlucky look does not decide, and a die that
     stays doubtful shows as doubtful.
     """
@@ -50,11 +49,8 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     first = _probabilities(nets.read, [normalise(_cut(image, c)) for c in candidates])
     readings = [[p] for p in first]
     unsure = [i for i, p in enumerate(first) if p.max() < SURE]
-    again = [(i, look) for i in unsure for look in ((1.0, 0, False), *_LOOKS)]
-    looks = [
-        _looked(_cut(image, candidates[i], zoom), turns, mirrored)
-        for i, (zoom, turns, mirrored) in again
-    ]
+    again = [(i, look) for i in unsure for look in ((1.0, 0), *_LOOKS)]
+    looks = [_looked(_cut(image, candidates[i], zoom), turns) for i, (zoom, turns) in again]
     for i in unsure:
         readings[i] = []
     for (i, _), p in zip(again, _probabilities(nets.read_again, looks), strict=True):
@@ -77,32 +73,31 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
 def _probabilities(
     read: Callable[[np.ndarray], np.ndarray], crops: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """Softmax of a reader (``Nets.read`` or ``Nets.read_again``) for each crop, run in
-    batches of one fixed size.
+    """The probabilities of a reader (``Nets.read`` or ``Nets.read_again``) for each crop.
 
-    A fixed batch shape matters: OpenCV's dnn re-plans the whole net for every new input
-    shape, which costs more than reading a few padding crops.
+    One crop at a time: OpenCV's dnn re-plans the whole net for every new input shape, so
+    the shape stays fixed, and the nets cost the same per crop in any batch (padding a
+    batch would only add work).
     """
-    out: list[np.ndarray] = []
-    for start in range(0, len(crops), _BATCH):
-        chunk = crops[start : start + _BATCH]
-        batch = np.zeros((_BATCH, 3, CROP_PX, CROP_PX), np.float32)
-        batch[: len(chunk)] = chunk
-        logits = read(batch)[: len(chunk)].astype(np.float64)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out.extend(probs / probs.sum(axis=1, keepdims=True))
-    return out
+    return [read(crop[None])[0] for crop in crops]
 
 
-def _looked(crop: np.ndarray, turns: int, mirrored: bool) -> np.ndarray:
-    """The crop turned by quarters and mirrored, normalised: the same die, seen another way."""
-    turned = np.rot90(crop, turns)
-    return normalise(np.ascontiguousarray(turned[:, ::-1] if mirrored else turned))
+def _looked(crop: np.ndarray, turns: int) -> np.ndarray:
+    """The crop turned by quarters, normalised: the same die, seen another way."""
+    return normalise(np.ascontiguousarray(np.rot90(crop, turns)))
 
 
 def _cut(image: np.ndarray, c: Candidate, zoom: float = 1.0) -> np.ndarray:
+    """The die at ``c`` scaled to the reader's size, in the middle of a CROP_PX square.
+
+    A candidate's centre is measured from the photograph's edge (a pixel spans x..x+1);
+    OpenCV's warp puts pixel i at i: the half pixel keeps the crop of a mirrored photograph
+    the exact mirror of the crop.
+    """
     scale = zoom * CROP_DIE_PX / max(c.size, 1.0)
-    m = np.array([[scale, 0.0, CROP_PX / 2 - scale * c.x], [0.0, scale, CROP_PX / 2 - scale * c.y]])
+    middle = (CROP_PX - 1) / 2.0
+    m = np.array([[scale, 0.0, middle - scale * (c.x - 0.5)],
+                  [0.0, scale, middle - scale * (c.y - 0.5)]])
     return cv2.warpAffine(
         image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
