@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from vision.training import data
-from vision.training.synthetic import ace_symbol, draw_die, side_in_box
+from vision.training.synthetic import ace_symbol, draw_die, shine, side_in_box
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
@@ -88,6 +88,23 @@ def test_an_ace_symbol_lies_over_the_face_s_middle_and_is_never_a_round_pip() ->
         perimeter = sum(cv2.arcLength(c, True) for c in contours if cv2.contourArea(c) > 20)
         # A round pip has 4 pi area / perimeter^2 near 1; a symbol is far below it.
         assert 4 * math.pi * area / perimeter**2 < 0.8, seed
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_highlight_lies_on_the_die_s_face_and_never_hides_a_pip(seed: int) -> None:
+    # A lamp's highlight on a glossy die: a streak or a spot the reader must not count as a
+    # pip. It only lightens, within the face, and is never opaque: what lies under it
+    # (a pip, the face) still shows through.
+    face = np.full((120, 120, 3), 40.0, np.float32)
+    lit = face.copy()
+    shine(lit, 60.0, 60.0, 40.0, np.random.default_rng(seed))
+    changed = np.abs(lit - face).max(axis=2) > 2.0
+    ys, xs = np.nonzero(changed)
+    assert len(xs) and (lit >= face - 1e-3).all()
+    # Within the face: its middle at most 0.35 of a die off, a streak at most 0.4 long.
+    assert np.abs(xs - 60).max() <= 40 * 0.8 and np.abs(ys - 60).max() <= 40 * 0.8
+    # At most 85% of the way from the face's grey to the light.
+    assert lit.max() <= 40 + 0.86 * (255 - 40)
 
 
 def test_some_synthetic_dice_are_of_the_tables_own_colour() -> None:

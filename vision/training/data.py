@@ -3,9 +3,10 @@
 Augmentation stands in for the cameras and tables we do not have: any rotation, mirroring,
 a wide range of die sizes, exposure, colour shifts (channel swaps, hue turns, inversion:
 a white die with black pips becomes a black die with white pips), blur, noise, glare and
-JPEG loss; the photographs' own dice laid on darkened and on patterned tables; and a share
-of synthetic dice of any look drawn into the photographs (``vision.training.synthetic``).
-Nothing here is tuned to single images.
+JPEG loss; for the face reader, a lamp's highlight on a die's face; the photographs' own
+dice laid on darkened and on patterned tables; and a share of synthetic dice of any look
+drawn into the photographs (``vision.training.synthetic``). Nothing here is tuned to
+single images.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ import numpy as np
 from vision.degrade import lay_on_table
 from vision.evaluate import load_labels
 from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
-from vision.training.synthetic import draw_die, shadow, side_in_box
+from vision.training.synthetic import draw_die, shadow, shine, side_in_box
 
 # The share of training samples that are synthetic dice drawn into a photograph.
 SYNTHETIC_SHARE = 0.2
+# The share of the face reader's dice (real or synthetic) given a highlight (``shine``).
+SHINE_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -327,13 +330,15 @@ def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int
             if rng.random() < 0.3:
                 shadow(crop, middle[0], middle[1], box, rng)
             draw_die(crop, middle[0], middle[1], box, label + 1, rng)
+            if rng.random() < SHINE_SHARE:
+                shine(crop, middle[0], middle[1], box, rng)
         return normalise(photometric(crop, rng)), label
     if len(dice) and rng.random() < 0.78:
         i = int(rng.integers(len(dice)))
-        pips, cx, cy, size = (float(v) for v in dice[i])
+        pips, x, y, size = (float(v) for v in dice[i])
         # As far off as the locator's centres are (median 8% of a die, 99th percentile 26%).
-        cx += rng.normal(0, 0.07) * size
-        cy += rng.normal(0, 0.07) * size
+        cx = x + rng.normal(0, 0.07) * size
+        cy = y + rng.normal(0, 0.07) * size
         label = int(pips) - 1
     elif len(photo.decoys) and rng.random() < 0.3:
         cx, cy, size = (float(v) for v in photo.decoys[int(rng.integers(len(photo.decoys)))])
@@ -343,7 +348,13 @@ def face_sample(photo: Photo, rng: np.random.Generator) -> tuple[np.ndarray, int
         cx, cy = _bare_spot(photo, rng, 0.45)
         label = NOT_A_DIE
     m = _affine((cx, cy), CROP_DIE_PX / size * jitter, angle, flip, CROP_PX)
-    return normalise(photometric(_warp(photo.image, m), rng)), label
+    crop = _warp(photo.image, m)
+    if label != NOT_A_DIE and rng.random() < SHINE_SHARE:
+        lit = crop.astype(np.float32)
+        middle = m @ [x, y, 1.0]  # the die's own middle in the crop
+        shine(lit, float(middle[0]), float(middle[1]), CROP_DIE_PX * jitter, rng)
+        crop = np.clip(lit, 0, 255).astype(np.uint8)
+    return normalise(photometric(crop, rng)), label
 
 
 def _warp(image: np.ndarray, m: np.ndarray) -> np.ndarray:

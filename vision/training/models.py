@@ -69,3 +69,36 @@ def make_face_reader(width: float = 1.0) -> Any:
         nn.Dropout(0.1),
         nn.Linear(c5, NOT_A_DIE + 1),
     )
+
+
+def face_reader_from_onnx(path: str) -> Any:
+    """A face reader (or second reader) as exported, to train further: each convolution's
+    BatchNorm is folded into it by the export, so the net has none (a convolution with a bias
+    instead), and the same dropout before its last layer."""
+    onnx = importlib.import_module("onnx")
+    numpy_helper = importlib.import_module("onnx.numpy_helper")
+    graph = onnx.load(path).graph
+    weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
+    layers: list[Any] = []
+    for node in graph.node:
+        if node.op_type == "Conv":
+            w, b = (weights[name] for name in node.input[1:3])
+            conv = nn.Conv2d(w.shape[1], w.shape[0], w.shape[2], padding=w.shape[2] // 2)
+            conv.weight.data, conv.bias.data = w, b
+            layers.append(conv)
+        elif node.op_type == "Relu":
+            layers.append(nn.ReLU(inplace=True))
+        elif node.op_type == "MaxPool":
+            layers.append(nn.MaxPool2d(2))
+        elif node.op_type == "GlobalAveragePool":
+            layers.append(nn.AdaptiveAvgPool2d(1))
+        elif node.op_type == "Flatten":
+            layers += [nn.Flatten(), nn.Dropout(0.1)]
+        elif node.op_type == "Gemm":
+            w, b = (weights[name] for name in node.input[1:3])
+            linear = nn.Linear(w.shape[1], w.shape[0])
+            linear.weight.data, linear.bias.data = w, b
+            layers.append(linear)
+        else:
+            raise ValueError(f"{path}: a {node.op_type} node: not a face reader this can train")
+    return nn.Sequential(*layers)

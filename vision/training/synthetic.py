@@ -210,3 +210,24 @@ def shadow(image: np.ndarray, cx: float, cy: float, side: float, rng: np.random.
     cv2.circle(disc, (int(cx + dx), int(cy + dy)), int(0.6 * side), (1.0,), -1, cv2.LINE_AA)
     layer = np.asarray(cv2.GaussianBlur(disc, (0, 0), 0.15 * side + 0.5), np.float32)
     image *= (1 - rng.uniform(0.2, 0.5) * layer)[:, :, None]
+
+
+def shine(image: np.ndarray, cx: float, cy: float, box: float, rng: np.random.Generator) -> None:
+    """One or two highlights where a lamp shines off a glossy die's face (or off the glass
+    over it), into a float32 image: a thin streak or a small spot, of the light's colour,
+    anywhere on the face. A lit streak is not a pip, nor does it hide one from the label:
+    it is never quite opaque."""
+    h, w = image.shape[:2]
+    layer = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(1, 3))):
+        x, y = np.array([cx, cy]) + rng.uniform(-0.35, 0.35, 2) * box
+        if rng.random() < 0.6:
+            axes = (box * rng.uniform(0.12, 0.4), box * rng.uniform(0.02, 0.06))
+        else:
+            axes = (box * rng.uniform(0.03, 0.06),) * 2  # smaller than a pip
+        cv2.ellipse(layer, ((float(x), float(y)), (2 * axes[0], 2 * axes[1]),
+                            float(rng.uniform(0, 180))), (1.0,), -1, cv2.LINE_AA)
+    layer = np.asarray(cv2.GaussianBlur(layer, (0, 0), max(0.5, 0.02 * box)), np.float32)
+    alpha = (rng.uniform(0.35, 0.85) * layer)[:, :, None]
+    light = 255.0 - rng.uniform(0, 25, 3).astype(np.float32)
+    image[:] = image * (1 - alpha) + light * alpha

@@ -36,7 +36,12 @@ from vision.training.data import (
     on_a_patterned_table,
 )
 from vision.training.heldout import HELD_OUT_FILE, with_models_of
-from vision.training.models import SECOND_WIDTH, make_face_reader, make_locator
+from vision.training.models import (
+    SECOND_WIDTH,
+    face_reader_from_onnx,
+    make_face_reader,
+    make_locator,
+)
 
 torch: Any = importlib.import_module("torch")
 F: Any = importlib.import_module("torch.nn.functional")
@@ -131,11 +136,18 @@ def _regression(out: Any, target: Any) -> Any:
 
 
 def train_face_reader(
-    photos: list[Photo], steps: int, seed: int, batch: int = 168, width: float = 1.0
+    photos: list[Photo],
+    steps: int,
+    seed: int,
+    batch: int = 168,
+    width: float = 1.0,
+    start: Path | None = None,
 ) -> Any:
-    """The crop classifier (1..6 pips, not a die), trained on augmented crops."""
+    """The crop classifier (1..6 pips, not a die), trained on augmented crops; from
+    scratch, or further from the reader exported to ``start`` at a tenth of the learning
+    rate."""
     torch.manual_seed(seed)
-    net = make_face_reader(width)
+    net = make_face_reader(width) if start is None else face_reader_from_onnx(str(start))
 
     def loss(samples: list[Any]) -> Any:
         x = torch.from_numpy(np.stack([s[0] for s in samples]))
@@ -144,7 +156,8 @@ def train_face_reader(
 
     rng = np.random.default_rng(seed + 1)
     batches = _batches(face_sample, photos, batch, rng, steps)
-    return _fit("face", net, loss, batches, steps, lr=4e-3, weight_decay=5e-4)
+    lr = 4e-3 if start is None else 4e-4
+    return _fit("face", net, loss, batches, steps, lr=lr, weight_decay=5e-4)
 
 
 def mine_decoys(photos: list[Photo], locator_file: Path) -> list[Photo]:
@@ -240,7 +253,8 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
         )
         with tempfile.TemporaryDirectory() as tmp:
             out = args.keep / f"fold-{k + 1}" if args.keep else Path(tmp)
-            train_and_export(train, args, args.seed + k, out)
+            start = args.start / f"fold-{k + 1}" if args.start else None
+            train_and_export(train, args, args.seed + k, out, start)
             if args.keep:  # for ``python -m vision.training.heldout``
                 (out / HELD_OUT_FILE).write_text("".join(f"{name}\n" for name in names), "utf-8")
             config = with_models_of(out, ReaderConfig())
@@ -259,8 +273,11 @@ def cross_validate(root: Path, photos: list[Photo], args: argparse.Namespace) ->
     return 0
 
 
-def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, out: Path) -> None:
-    """Train what ``--train`` names and write it to ``out``.
+def train_and_export(
+    photos: list[Photo], args: argparse.Namespace, seed: int, out: Path, start: Path | None = None
+) -> None:
+    """Train what ``--train`` names and write it to ``out`` (the readers further from those
+    in ``start``, if given).
 
     The locator comes first; the face reader and the second reader (the same net
     ``SECOND_WIDTH`` times as wide) then learn the places that locator (the one in ``out``,
@@ -276,7 +293,9 @@ def train_and_export(photos: list[Photo], args: argparse.Namespace, seed: int, o
     if wanted:
         photos = mine_decoys(photos, out / LOCATOR_FILE)
     for name, width in wanted:
-        export_face(train_face_reader(photos, args.face_steps, seed, width=width), out, name)
+        begin = start / name if start else None
+        net = train_face_reader(photos, args.face_steps, seed, width=width, start=begin)
+        export_face(net, out, name)
         written.append(name)
     for name in written:
         logger.info("wrote %s (%.0f kB)", out / name, (out / name).stat().st_size / 1000)
@@ -305,6 +324,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--locator-steps", type=int, default=3000)
     parser.add_argument("--face-steps", type=int, default=7500)
+    parser.add_argument(
+        "--start",
+        type=Path,
+        help="train the readers further from those in DIR (with --folds: DIR/fold-K), "
+        "--face-steps more at a tenth of the learning rate",
+    )
     parser.add_argument("--seed", type=int, default=7, help="training seed (fold K: seed + K - 1)")
     parser.add_argument(
         "--split-seed",
@@ -330,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"--train {args.train} with --folds: needs --keep DIR", file=sys.stderr)
             return 2
         return cross_validate(args.data, photos, args)
-    train_and_export(photos, args, args.seed, args.out)
+    train_and_export(photos, args, args.seed, args.out, args.start)
     return 0
 
 
