@@ -283,13 +283,16 @@ def train_and_export(
     ``SECOND_WIDTH`` times as wide) then learn the places that locator (the one in ``out``,
     just trained or kept) mistakes for dice as "not a die".
     """
+    readers = [(FACE_FILE, 1.0), (SECOND_FILE, SECOND_WIDTH)]
+    wanted = {"all": readers, "face": readers[:1], "second": readers[1:]}.get(args.train, [])
+    missing = [start / name for name, _ in wanted if start and not (start / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"no reader to train further: {missing[0]}")
     photos = with_other_tables(photos, seed)
     written = []
     if args.train in ("all", "locator"):
         export_locator(train_locator(photos, args.locator_steps, seed), out)
         written.append(LOCATOR_FILE)
-    readers = [(FACE_FILE, 1.0), (SECOND_FILE, SECOND_WIDTH)]
-    wanted = {"all": readers, "face": readers[:1], "second": readers[1:]}.get(args.train, [])
     if wanted:
         photos = mine_decoys(photos, out / LOCATOR_FILE)
     for name, width in wanted:
