@@ -47,6 +47,8 @@ def make_locator() -> Any:
 
 # The second reader: the face reader's net, its channels this many times as many.
 SECOND_WIDTH = 1.5
+# The face readers' dropout before their last layer (not in the exported net).
+_DROPOUT = 0.1
 
 
 def make_face_reader(width: float = 1.0) -> Any:
@@ -66,7 +68,7 @@ def make_face_reader(width: float = 1.0) -> Any:
         *_conv(c4, c5),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
-        nn.Dropout(0.1),
+        nn.Dropout(_DROPOUT),
         nn.Linear(c5, NOT_A_DIE + 1),
     )
 
@@ -93,7 +95,7 @@ def face_reader_from_onnx(path: str) -> Any:
         elif node.op_type == "GlobalAveragePool":
             layers.append(nn.AdaptiveAvgPool2d(1))
         elif node.op_type == "Flatten":
-            layers += [nn.Flatten(), nn.Dropout(0.1)]
+            layers += [nn.Flatten(), nn.Dropout(_DROPOUT)]
         elif node.op_type == "Gemm":
             w, b = (weights[name] for name in node.input[1:3])
             linear = nn.Linear(w.shape[1], w.shape[0])
