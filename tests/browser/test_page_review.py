@@ -350,6 +350,9 @@ def test_a_face_chosen_with_the_keyboard_keeps_the_focus(phone: Any, server: str
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
     face = phone.locator("#faces [aria-label='face 3']")
+    # The legal bids come after control is taken: until then no face can be chosen (nor
+    # focused, as a disabled button).
+    expect(face).to_be_enabled()
     face.focus()
     phone.keyboard.press("Enter")
     expect(phone.locator("#place-bid")).to_have_text(re.compile(r"Bid \d+ × 3"))
