@@ -21,6 +21,15 @@ _SMALLEST_SEEN_PX = 13.5
 _LARGEST_SEEN_PX = 24.0
 _TRUSTED_PX = 15.0
 _FIRST_PASS_SIDE = 320
+# Dice larger than about 36 px the locator does not see whole: it takes each pip for a die
+# and gives sizes of 12-16 px, which a pass would trust, so a first pass at
+# _FIRST_PASS_SIDE reads the pips of dice more than a ninth of the photograph's side
+# (36/320). A coarser look first sees dice of 11-28% of the side whole (13.5-36 px of
+# 128). The search starts from it where it sees at least _SEEN_WHOLE dice surely at a size
+# it reads well, and most of its sure dice so; else from _FIRST_PASS_SIDE. (Dice larger
+# still are vision.closeup's.)
+_COARSE_SIDE = 128
+_SEEN_WHOLE = 2
 _MAX_SIDE = 1600
 _MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
@@ -41,22 +50,43 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     """Every candidate die in a BGR photograph, strongest first.
 
     The die size comes from the config, or is found by passes over the photograph: the
-    first shrunk to ``_FIRST_PASS_SIDE`` pixels, each next one at the scale the last one
-    calls for (``_next_scale``), so that a big frame of a wide table, its dice a few pixels
-    across at first, is read at the scale its dice need.
+    first shrunk to ``_COARSE_SIDE`` pixels where a look that coarse sees large dice
+    whole, else to ``_FIRST_PASS_SIDE``, each next one at the scale the last one calls for
+    (``_next_scale``), so that a big frame of a wide table, its dice a few pixels across at
+    first, and a photograph taken close are read at the scale their dice need.
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
     if config.die_size is not None:
         return _pass(image, min(DETECT_DIE_PX / config.die_size, largest), nets)
-    scale = min(1.0, _FIRST_PASS_SIDE / max(h, w))
-    for _ in range(_MAX_PASSES):
-        found = _pass(image, scale, nets)
-        better = _next_scale([c.size for c in found if c.score >= 0.5], scale, largest)
+    first = min(1.0, _FIRST_PASS_SIDE / max(h, w))
+    small = _shrunk(image, first)
+    scale = min(1.0, _COARSE_SIDE / max(h, w))
+    # The coarse look shrinks the first pass's photograph further: shrinking a big frame
+    # costs more than that look.
+    found = _look(_shrunk(small, scale / first, _sides(w, h, scale)), w, h, nets, coarse=True)
+    if first > scale and not _seen_whole(_sure(found), scale):
+        scale = first
+        found = _look(small, w, h, nets)
+    for _ in range(_MAX_PASSES - 1):
+        better = _next_scale(_sure(found), scale, largest)
         if better is None:
             break
         scale = better
+        found = _pass(image, scale, nets)
     return found
+
+
+def _sure(found: list[Candidate]) -> list[float]:
+    """The sizes of the candidates a pass is sure of."""
+    return [c.size for c in found if c.score >= 0.5]
+
+
+def _seen_whole(sure: list[float], scale: float) -> bool:
+    """Whether a coarse look saw dice whole: a few surely at a size it reads well, and most
+    of the dice it is sure of at such a size."""
+    well = [size for size in sure if size * scale >= _SMALLEST_SEEN_PX]
+    return len(well) >= _SEEN_WHOLE and 2 * len(well) >= len(sure)
 
 
 def _next_scale(sure: list[float], scale: float, largest: float) -> float | None:
@@ -81,13 +111,29 @@ def _next_scale(sure: list[float], scale: float, largest: float) -> float | None
 
 
 def _pass(image: np.ndarray, scale: float, nets: Nets) -> list[Candidate]:
+    """The candidates in a photograph seen at ``scale``."""
     h, w = image.shape[:2]
-    # Sides a multiple of the net's total stride, so output cells map back exactly.
-    sw = max(STRIDE * 4, int(round(w * scale / (STRIDE * 4))) * STRIDE * 4)
-    sh = max(STRIDE * 4, int(round(h * scale / (STRIDE * 4))) * STRIDE * 4)
+    return _look(_shrunk(image, scale), w, h, nets)
+
+
+def _sides(w: int, h: int, scale: float) -> tuple[int, int]:
+    """The sides of a photograph ``w`` x ``h`` seen at ``scale``: multiples of the net's
+    total stride, so that its output cells map back exactly."""
+    return (max(STRIDE * 4, int(round(w * scale / (STRIDE * 4))) * STRIDE * 4),
+            max(STRIDE * 4, int(round(h * scale / (STRIDE * 4))) * STRIDE * 4))
+
+
+def _shrunk(image: np.ndarray, scale: float, sides: tuple[int, int] | None = None) -> np.ndarray:
+    """The photograph at ``scale`` (shrunk by area), at ``sides`` if given, else _sides'."""
+    h, w = image.shape[:2]
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    small = cv2.resize(image, (sw, sh), interpolation=interpolation)
-    out = nets.locate(normalise(small)[None])[0]
+    return np.asarray(cv2.resize(image, sides or _sides(w, h, scale), interpolation=interpolation))
+
+
+def _look(small: np.ndarray, w: int, h: int, nets: Nets, coarse: bool = False) -> list[Candidate]:
+    """The candidates the locator sees in ``small``, a photograph ``w`` x ``h`` shrunk."""
+    sh, sw = small.shape[:2]
+    out = nets.locate(normalise(small)[None], coarse)[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= _MIN_HEAT)
     fx, fy = w / sw, h / sh

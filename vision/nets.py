@@ -35,17 +35,22 @@ class Nets:
     the same photograph seen from under the glass alike, and two looks err less than one.
 
     The second reader is a wider face reader, about twice as slow: it reads again only the
-    dice the face reader is unsure of.
+    dice the face reader is unsure of. ``coarse_locator`` is the locator loaded once more,
+    for the coarse first look of a search (``vision.locate``): OpenCV's dnn plans a net for
+    one input size, and planning it again for every other size costs more than that look.
     """
 
     locator: Any
     face: Any
     lock: threading.Lock
     second: Any = None
+    coarse_locator: Any = None
 
-    def locate(self, blob: np.ndarray) -> np.ndarray:
-        """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input."""
-        out = self._forward(self.locator, np.concatenate([blob, blob[..., ::-1]]))
+    def locate(self, blob: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input (``coarse``:
+        a coarse first look)."""
+        net = self.coarse_locator if coarse and self.coarse_locator is not None else self.locator
+        out = self._forward(net, np.concatenate([blob, blob[..., ::-1]]))
         mirrored = out[1:, :, :, ::-1].copy()
         mirrored[:, 2] *= -1.0  # the x offset within a cell, seen in the mirror
         return (out[:1] + mirrored) / 2.0
@@ -103,7 +108,7 @@ def _load(locator_path: str, face_path: str, second_path: str | None) -> Nets:
             reason = (err.err or str(err)).strip().splitlines()[-1]
             raise ValueError(f"dice reader model {path} cannot be loaded "
                              f"(not an ONNX model OpenCV reads: {reason})") from None
-    return Nets(nets[0], nets[1], threading.Lock(), nets[2])
+    return Nets(nets[0], nets[1], threading.Lock(), nets[2], cv2.dnn.readNetFromONNX(locator_path))
 
 
 def normalise(x: np.ndarray) -> np.ndarray:

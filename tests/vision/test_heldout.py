@@ -94,3 +94,27 @@ def test_a_csv_needs_one_view(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         main([str(DEV), "--csv", str(tmp_path / "out.csv")])
     assert stop.value.code == 2
     assert "--csv needs --view" in capsys.readouterr().err
+
+
+def test_a_folder_of_some_of_the_photographs_is_scored_on_those_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Close views (python -m vision.closer) leave out photographs with no window cutting no die.
+    folds = small_folds(tmp_path)
+    some = tmp_path / "some"
+    (some / "images").mkdir(parents=True)
+    (some / "labels").mkdir()
+    kept = (folds / "fold-2" / HELD_OUT_FILE).read_text().split()[:1]
+    for name in kept:
+        shutil.copy(DEV / "images" / name, some / "images" / name)
+        shutil.copy(DEV / "labels" / (name[:-4] + ".txt"), some / "labels")
+    assert main([str(some), "--folds", str(folds), "--view", "above"]) == 2
+    assert "2 photograph(s) not in" in capsys.readouterr().err
+    assert main([str(some), "--folds", str(folds), "--view", "above", "--partial"]) == 0
+    images = [line for line in capsys.readouterr().out.splitlines() if "images:" in line]
+    assert [line.split(",")[0].strip() for line in images] == [
+        "images: 0", "images: 1", "images: 1"
+    ]
+    (some / "images" / kept[0]).unlink()
+    assert main([str(some), "--folds", str(folds), "--view", "above", "--partial"]) == 2
+    assert "none of the folds' photographs" in capsys.readouterr().err

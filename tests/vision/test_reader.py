@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.closer import close_view
 from vision.config import ReaderConfig, config_from_dict, load_config
 from vision.evaluate import load_labels, score_image
 from vision.reader import Reading, UnreadableImage, load_image, read_dice
@@ -117,6 +118,27 @@ def test_a_die_photographed_close_is_read_whole_not_as_its_pips(window: int, sid
         right += len(there) == 1 and there[0].face == die.face
     # Read as its pips, every die was a handful of aces: 1-2 of the 13 were read right.
     assert right >= 8, right
+
+
+@pytest.mark.parametrize("share", [0.12, 0.16])
+def test_dice_an_eighth_of_the_side_are_read_whole_not_as_their_pips(share: float) -> None:
+    # A phone held over a few dice: a window of each slice photograph where its dice are
+    # 12% or 16% of the side, around one of its dice and cutting none, as a 640 px
+    # photograph. A first look at 320 px saw such dice at 38-51 px, larger than the locator
+    # sees whole: it took their pips for dice (25/33 and 17/26 dice right here, 7 and 5 of
+    # them surely wrong; in such windows of all 121 photographs, see the README).
+    right = total = sure_errors = 0
+    for path in DEV_SLICE:
+        labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
+        view = close_view(load_image(path), labels, share)
+        if view is None:
+            continue
+        window, inside = view
+        result = score_image(path.name, inside, read_dice(window, view="above"))
+        right, total = right + result.right, total + result.dice
+        sure_errors += result.confidently_wrong
+    # Sure errors: at most the real die the labels of IMG_20191208_111730 leave out.
+    assert total >= 25 and right >= 0.95 * total and sure_errors <= 1, (right, total, sure_errors)
 
 
 def test_aces_lying_close_together_stay_aces() -> None:

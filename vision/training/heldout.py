@@ -2,6 +2,7 @@
 
     python -m vision.training.heldout ../shared/datasets/dice-top-dev              # both views
     python -m vision.training.heldout ../shared/datasets/dice-top-dev --view below --degrade grey
+    python -m vision.training.heldout CLOSE-VIEWS --partial    # made by python -m vision.closer
 
 ``vision/training/folds/fold-K`` holds what ``python -m vision.training.train --folds 3
 --keep DIR`` kept of fold K: its locator and face reader, trained on the other folds'
@@ -45,11 +46,14 @@ def fold_dirs(folds: Path) -> list[Path]:
     return found
 
 
-def held_out_names(fold: Path, images: Path) -> list[str]:
-    """The photographs ``fold``'s models never saw; each must be in ``images``."""
+def held_out_names(fold: Path, images: Path, partial: bool = False) -> list[str]:
+    """The photographs ``fold``'s models never saw; each must be in ``images`` (``partial``:
+    those that are, for a folder made from some of them, such as ``vision.closer``'s)."""
     names = [line.strip() for line in (fold / HELD_OUT_FILE).read_text("utf-8").splitlines()]
     names = [n for n in names if n]
     missing = [n for n in names if not (images / n).is_file()]
+    if partial:
+        return [n for n in names if n not in missing]
     if missing:
         raise ValueError(
             f"{fold / HELD_OUT_FILE}: {len(missing)} photograph(s) not in {images}, "
@@ -75,14 +79,20 @@ def score_held_out(
     folds: Path = FOLDS_DIR,
     config: ReaderConfig | None = None,
     degradation: str | None = None,
+    partial: bool = False,
 ) -> list[tuple[str, Summary]]:
-    """Each fold's summary on its held-out photographs, then ("all", their sum)."""
+    """Each fold's summary on its held-out photographs, then ("all", their sum); ``partial``:
+    on those of them ``root`` holds (ValueError if it holds none)."""
     config = config or ReaderConfig()
     summaries = []
-    for fold in fold_dirs(folds):
-        names = held_out_names(fold, root / "images")
+    dealt = fold_dirs(folds)
+    if partial and not any(held_out_names(fold, root / "images", True) for fold in dealt):
+        raise ValueError(f"{root / 'images'}: none of the folds' photographs")
+    for fold in dealt:
+        names = held_out_names(fold, root / "images", partial)
         fold_config = with_models_of(fold, config)
-        summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)))
+        summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)
+                          if names else Summary([])))
     everything = Summary([image for _, summary in summaries for image in summary.images])
     return [*summaries, ("all", everything)]
 
@@ -103,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", metavar="FILE", help="TOML config ([vision] table)")
     parser.add_argument("--degrade", metavar="NAME", choices=DEGRADATIONS)
     parser.add_argument("--csv", type=Path, metavar="OUT", help="one row per image (one view)")
+    parser.add_argument(
+        "--partial", action="store_true",
+        help="DIR holds only some of the photographs (close views: python -m vision.closer)",
+    )
     args = parser.parse_args(argv)
     if args.csv and not args.view:
         parser.error("--csv needs --view (one row per image of one view)")
@@ -113,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config)
         for view in [args.view] if args.view else ["above", "below"]:
             degraded = f", degraded: {args.degrade}" if args.degrade else ""
-            scores = score_held_out(args.folder, view, args.folds, config, args.degrade)
+            scores = score_held_out(
+                args.folder, view, args.folds, config, args.degrade, args.partial
+            )
             for name, summary in scores:
                 title = f"{name} held out (view {view}{degraded})"
                 print("\n".join(summary.lines(title)), flush=True)
