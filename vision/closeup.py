@@ -3,7 +3,7 @@
 In a photograph taken close, a die fills much of the frame; shrunk for the locator, its
 pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
-that a die six times a pip's size is seen at the locator's size. Where that die is read
+that a die 3.5 times a pip's size is seen at the locator's size. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
 On the dev photographs, in all their degradations, this never happens; on close views of
@@ -22,8 +22,11 @@ from vision.config import ReaderConfig
 from vision.locate import Candidate, locate_dice
 from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
 
-# A die is about six times the size the locator gives one of its pips.
-_DIE_PER_PIP = 6.0
+# A die is 2.6-6 times the size the locator gives one of its pips: six where the pips are
+# large enough to be seen as they are, 2.6 where a die is 12-20% of the side (the locator
+# gives pips that small a size of 12-16 px, more than they are). Looked at as a die 3.5
+# times a pip, the die is seen at 12-27 px, where the locator sees it whole.
+_DIE_PER_PIP = 3.5
 # The pips of a die lie within 0.35 of its side from its centre...
 _INSIDE = 0.42
 # ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart

@@ -116,8 +116,9 @@ def test_a_die_photographed_close_is_read_whole_not_as_its_pips(window: int, sid
         there = [d for d in read_dice(close, view="above").dice
                  if abs(d.x - x) < size / 2 and abs(d.y - y) < size / 2]
         right += len(there) == 1 and there[0].face == die.face
-    # Read as its pips, every die was a handful of aces: 1-2 of the 13 were read right.
-    assert right >= 8, right
+    # Read as its pips, every die was a handful of aces: 1-2 of the 13 were read right; 9-10
+    # with the close-up look for a die six times an ace, 13 with it for 3.5 times (README).
+    assert right >= 11, right
 
 
 @pytest.mark.parametrize("share", [0.12, 0.16])
