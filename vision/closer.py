@@ -5,8 +5,8 @@ die is about 6% of the side). From each photograph of DIR this takes a square wi
 one of its dice, cutting none, where the dice (their median size) are SHARE of the side,
 enlarged to the photograph's side, and writes it with its labels to OUT, a folder of the same
 format, under the photograph's own name: ``python -m vision.evaluate OUT`` scores the reader
-on it, ``python -m vision.training.heldout OUT`` the fold models on the windows of the
-photographs each never saw. A photograph with no such window is left out.
+on it, ``python -m vision.training.heldout OUT --partial`` the fold models on the windows of
+the photographs each never saw. A photograph with no such window is left out.
 """
 
 from __future__ import annotations
