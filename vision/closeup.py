@@ -3,7 +3,8 @@
 In a photograph taken close, a die fills much of the frame; shrunk for the locator, its
 pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
-that a die 3.5 times a pip's size is seen at the locator's size. Where that die is read
+that a die 3.5 times a pip's size (then 2.5 times, if that finds none) is seen at the
+locator's size. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
 On the dev photographs, in all their degradations, this never happens; on close views of
@@ -22,11 +23,13 @@ from vision.config import ReaderConfig
 from vision.locate import Candidate, locate_dice
 from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
 
-# A die is 2.6-6 times the size the locator gives one of its pips: six where the pips are
-# large enough to be seen as they are, 2.6 where a die is 12-20% of the side (the locator
-# gives pips that small a size of 12-16 px, more than they are). Looked at as a die 3.5
-# times a pip, the die is seen at 12-27 px, where the locator sees it whole.
-_DIE_PER_PIP = 3.5
+# A die is 2.4-6 times the size the locator gives one of its pips: six where the pips are
+# large enough to be seen as they are, less where they are small (the locator gives pips
+# of a few pixels a size of 12-19 px). Looked at as a die 3.5 times a pip, the
+# die is seen at 12-27 px, where the locator sees it whole; where that finds nothing, 2.5
+# times (pips seen at more than twice their size: dice a third of the side, first seen
+# by a look as coarse as vision.locate's first).
+_DIE_PER_PIP = (3.5, 2.5)
 # The pips of a die lie within 0.35 of its side from its centre...
 _INSIDE = 0.42
 # ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart
@@ -59,15 +62,36 @@ def see_close_dice(
         if any(faces[i].probability >= SURE and faces[i].pips != 1
                and candidates[i].size < _LIKE * pip for i in dice):
             return candidates, faces
-        die = _DIE_PER_PIP * pip
+        sizes = [ratio * pip for ratio in _DIE_PER_PIP]
     elif nothing_sure:
-        die = max(image.shape[:2]) * _NOTHING_SURE_DIE
+        sizes = [max(image.shape[:2]) * _NOTHING_SURE_DIE]
     else:
         return candidates, faces
-    if die <= DETECT_DIE_PX or max(image.shape[:2]) * DETECT_DIE_PX / die < _SMALLEST_SIDE_PX:
-        return candidates, faces
+    for die in sizes:
+        found, gone = _dice_seen_whole(image, candidates, faces, nets, die, nothing_sure)
+        if found:
+            kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True))
+                    if i not in gone]
+            kept += found
+            return [c for c, _ in kept], [f for _, f in kept]
+    return candidates, faces
+
+
+def _dice_seen_whole(
+    image: np.ndarray,
+    candidates: list[Candidate],
+    faces: list[FaceRead],
+    nets: Nets,
+    die: float,
+    nothing_sure: bool,
+) -> tuple[list[tuple[Candidate, FaceRead]], set[int]]:
+    """The large dice a look for dice of size ``die`` finds and reads surely, and the
+    candidates inside them (their pips): none where that look would be too coarse."""
     found: list[tuple[Candidate, FaceRead]] = []
     gone: set[int] = set()
+    if die <= DETECT_DIE_PX or max(image.shape[:2]) * DETECT_DIE_PX / die < _SMALLEST_SIDE_PX:
+        return found, gone
+    dice = [i for i, f in enumerate(faces) if f.die_probability >= 0.5]
     for big in locate_dice(image, ReaderConfig(die_size=die), nets):
         if big.score < 0.5:
             continue
@@ -89,9 +113,7 @@ def see_close_dice(
                 and len(pips) <= read.pips):
             found.append((big, read))
             gone.update(inside)
-    kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True)) if i not in gone]
-    kept += found
-    return [c for c, _ in kept], [f for _, f in kept]
+    return found, gone
 
 
 def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:

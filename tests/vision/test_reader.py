@@ -98,10 +98,14 @@ def test_dice_13_px_across_in_a_wide_view_are_all_found() -> None:
     assert missed == 0 and right >= total - 1, (missed, right, total)
 
 
-@pytest.mark.parametrize(("window", "side"), [(160, 640), (240, 720)])
-def test_a_die_photographed_close_is_read_whole_not_as_its_pips(window: int, side: int) -> None:
+@pytest.mark.parametrize(
+    ("window", "side", "least"), [(160, 640, 11), (240, 720, 11), (120, 640, 10)]
+)
+def test_a_die_photographed_close_is_read_whole_not_as_its_pips(
+    window: int, side: int, least: int
+) -> None:
     # A close view: a window of each slice photograph around one of its dice, enlarged so
-    # that a die is a fifth to a quarter of the frame's side. Shrunk for the locator, its
+    # that a die is a sixth to a third of the frame's side. Shrunk for the locator, its
     # pips are the size of dice, and each, alone, looks like an ace.
     right = 0
     for path in DEV_SLICE:
@@ -117,8 +121,9 @@ def test_a_die_photographed_close_is_read_whole_not_as_its_pips(window: int, sid
                  if abs(d.x - x) < size / 2 and abs(d.y - y) < size / 2]
         right += len(there) == 1 and there[0].face == die.face
     # Read as its pips, every die was a handful of aces: 1-2 of the 13 were read right; 9-10
-    # with the close-up look for a die six times an ace, 13 with it for 3.5 times (README).
-    assert right >= 11, right
+    # with the close-up look for a die six times an ace, 13 since session 22 (README); a
+    # third of the side (window 120), 8 with a look for 3.5 times alone, 11 with 2.5 after.
+    assert right >= least, right
 
 
 @pytest.mark.parametrize("share", [0.12, 0.16])
