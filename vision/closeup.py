@@ -68,7 +68,7 @@ def see_close_dice(
     else:
         return candidates, faces
     for die in sizes:
-        found, gone = _dice_seen_whole(image, candidates, faces, nets, die, nothing_sure)
+        found, gone = _dice_seen_whole(image, candidates, faces, nets, dice, die, nothing_sure)
         if found:
             kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True))
                     if i not in gone]
@@ -82,16 +82,17 @@ def _dice_seen_whole(
     candidates: list[Candidate],
     faces: list[FaceRead],
     nets: Nets,
+    dice: list[int],
     die: float,
     nothing_sure: bool,
 ) -> tuple[list[tuple[Candidate, FaceRead]], set[int]]:
     """The large dice a look for dice of size ``die`` finds and reads surely, and the
-    candidates inside them (their pips): none where that look would be too coarse."""
+    candidates inside them (their pips; ``dice``: the candidates read as dice): none where
+    that look would be too coarse."""
     found: list[tuple[Candidate, FaceRead]] = []
     gone: set[int] = set()
     if die <= DETECT_DIE_PX or max(image.shape[:2]) * DETECT_DIE_PX / die < _SMALLEST_SIDE_PX:
         return found, gone
-    dice = [i for i, f in enumerate(faces) if f.die_probability >= 0.5]
     for big in locate_dice(image, ReaderConfig(die_size=die), nets):
         if big.score < 0.5:
             continue

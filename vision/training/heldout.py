@@ -85,11 +85,10 @@ def score_held_out(
     on those of them ``root`` holds (ValueError if it holds none)."""
     config = config or ReaderConfig()
     summaries = []
-    dealt = fold_dirs(folds)
-    if partial and not any(held_out_names(fold, root / "images", True) for fold in dealt):
+    dealt = [(fold, held_out_names(fold, root / "images", partial)) for fold in fold_dirs(folds)]
+    if not any(names for _, names in dealt):
         raise ValueError(f"{root / 'images'}: none of the folds' photographs")
-    for fold in dealt:
-        names = held_out_names(fold, root / "images", partial)
+    for fold, names in dealt:
         fold_config = with_models_of(fold, config)
         summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)
                           if names else Summary([])))
