@@ -13,6 +13,9 @@ from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
 
 # A first reading at least this sure is not read again.
 SURE = 0.9
+# Nor is a place the face reader takes for no die as surely as this: the second reading
+# settles a doubtful face, and held out it never made such a place a die.
+_NO_DIE = 0.8
 # The other looks at a die not read surely: (zoom, quarter turns). A die shows the same
 # pips turned (and mirrored: each look is also read in the mirror, see Nets); two looks see
 # it a little smaller, as the locator's size is an estimate.
@@ -38,17 +41,17 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     """The face read for each candidate, in the candidates' order.
 
     Each die is cut out upright and scaled to the size the reader was trained on. A die
-    the face reader does not read with near certainty is read again by the second reader
-    (``Nets.read_again``; the face reader itself where there is none) in five looks (as
-    first seen, and ``_LOOKS``: turned, seen a little smaller), and those five
-    readings, averaged, replace the first: one unlucky look does not decide, and a die that
-    stays doubtful shows as doubtful.
+    the face reader does not read with near certainty, nor take for no die surely, is read
+    again by the second reader (``Nets.read_again``; the face reader itself where there is
+    none) in five looks (as first seen, and ``_LOOKS``: turned, seen a little smaller), and
+    those five readings, averaged, replace the first: one unlucky look does not decide, and
+    a die that stays doubtful shows as doubtful.
     """
     if not candidates:
         return []
     first = _probabilities(nets.read, [normalise(_cut(image, c)) for c in candidates])
     readings = [[p] for p in first]
-    unsure = [i for i, p in enumerate(first) if p.max() < SURE]
+    unsure = [i for i, p in enumerate(first) if not settled(p)]
     again = [(i, look) for i in unsure for look in ((1.0, 0), *_LOOKS)]
     looks = [_looked(_cut(image, candidates[i], zoom), turns) for i, (zoom, turns) in again]
     for i in unsure:
@@ -68,6 +71,11 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
             )
         )
     return reads
+
+
+def settled(probabilities: np.ndarray) -> bool:
+    """Whether a reading needs no other look: a face read near certainly, or no die."""
+    return bool(probabilities.max() >= SURE or probabilities[NOT_A_DIE] >= _NO_DIE)
 
 
 def _probabilities(

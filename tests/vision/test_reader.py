@@ -327,7 +327,7 @@ def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
 
 
 def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reader() -> None:
-    from vision.classify import SURE, _cut, _probabilities, read_faces
+    from vision.classify import SURE, _cut, _probabilities, read_faces, settled
     from vision.locate import locate_dice
     from vision.nets import FACE_FILE, MODELS_DIR, SECOND_FILE, load_nets, normalise
 
@@ -335,13 +335,15 @@ def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reade
     assert both.second is not None  # the shipped reader has one
     face_alone = load_nets(ReaderConfig(model_path=str(MODELS_DIR / FACE_FILE)))
     second_alone = load_nets(ReaderConfig(model_path=str(MODELS_DIR / SECOND_FILE)))
-    doubted = 0
+    doubted = no_die = 0
     for path in DEV_SLICE:
         photo = load_image(path)
         dice = locate_dice(photo, ReaderConfig(), both)
         crops = [normalise(_cut(photo, c)) for c in dice]
-        face_sure = [p.max() >= SURE for p in _probabilities(both.read, crops)]
-        second_sure = [p.max() >= SURE for p in _probabilities(both.read_again, crops)]
+        first = _probabilities(both.read, crops)
+        face_sure = [settled(p) for p in first]
+        second_sure = [settled(p) for p in _probabilities(both.read_again, crops)]
+        no_die += sum(p.max() < SURE and settled(p) for p in first)
         read = read_faces(photo, dice, both)
         by_face = read_faces(photo, dice, face_alone)
         by_second = read_faces(photo, dice, second_alone)
@@ -353,7 +355,9 @@ def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reade
                 if not second_sure[i]:  # the second reader's five looks alone
                     assert r == by_second[i]
                 assert r != by_face[i]
-    assert doubted >= 3
+    # Places taken for no die at 0.8-0.9 are not read again either: nothing would make
+    # them dice, and each would cost five looks of the slower reader.
+    assert doubted >= 3 and no_die >= 1
 
 
 @pytest.mark.parametrize("key", ["model_path", "detector_path", "second_model_path"])
