@@ -112,10 +112,13 @@ def _load(locator_path: str, face_path: str, second_path: str | None) -> Nets:
 
 
 def normalise(x: np.ndarray) -> np.ndarray:
-    """Float CHW input of both nets: each image standardised on its own (exposure-proof).
+    """Float CHW input of all the nets: each image standardised on its own (exposure-proof).
 
-    Must stay identical to ``vision.training.data.normalise``.
+    The nets learn on what this gives (``vision.training.data``). OpenCV's mean and
+    standard deviation, a third of numpy's time on a photograph.
     """
-    x = x.astype(np.float32)
-    x = (x - x.mean()) / (x.std() + 8.0)
+    import cv2  # only here: importing vision.nets must not load OpenCV
+
+    mean, std = cv2.meanStdDev(np.ascontiguousarray(x).reshape(-1, 1))
+    x = (x.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(std[0, 0] + 8.0)
     return np.ascontiguousarray(x.transpose(2, 0, 1))
