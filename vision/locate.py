@@ -31,6 +31,10 @@ _FIRST_PASS_SIDE = 320
 _COARSE_SIDE = 128
 _SEEN_WHOLE = 2
 _MAX_SIDE = 1600
+# A shrunk photograph's pass sure of fewer dice than this, seen at most this size, is
+# checked for clusters of small dice (_closer_if_clusters).
+_FEW_SURE = 4
+_CHECKED_PX = 18.0
 _MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
 _MIN_HEAT = 0.15
@@ -52,8 +56,10 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     The die size comes from the config, or is found by passes over the photograph: the
     first shrunk to ``_COARSE_SIDE`` pixels where a look that coarse sees large dice
     whole, else to ``_FIRST_PASS_SIDE``, each next one at the scale the last one calls for
-    (``_next_scale``), so that a big frame of a wide table, its dice a few pixels across at
-    first, and a photograph taken close are read at the scale their dice need.
+    (``_next_scale``; or twice as close where a few dice seen in a shrunk photograph are
+    clusters of smaller ones, ``_closer_if_clusters``), so that a big frame of a wide table,
+    its dice a few pixels across at first, and a photograph taken close are read at the
+    scale their dice need.
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
@@ -71,10 +77,38 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     for _ in range(_MAX_PASSES - 1):
         better = _next_scale(_sure(found), scale, largest)
         if better is None:
-            break
+            closer = _closer_if_clusters(image, found, scale, largest, nets)
+            if closer is None:
+                break
+            scale, found = closer
+            continue
         scale = better
         found = _pass(image, scale, nets)
     return found
+
+
+def _closer_if_clusters(
+    image: np.ndarray, found: list[Candidate], scale: float, largest: float, nets: Nets
+) -> tuple[float, list[Candidate]] | None:
+    """A look twice as close, and its candidates, where the few dice a shrunk photograph
+    seemed to show are clusters of far smaller dice; else None.
+
+    In a wide view (dice a percent or two of a big frame's side), a cluster of touching dice,
+    shrunk to a few pixels each, looks like one die of the size the locator reads well, and
+    the search would stop there. Seen twice as close, a die is still one die (at most 36 px:
+    seen whole), a cluster breaks into dice half its size or less.
+    """
+    seen = [c for c in found if c.score >= 0.5]
+    if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
+            or float(np.median([c.size for c in seen])) * scale > _CHECKED_PX):
+        return None
+    closer = _pass(image, 2 * scale, nets)
+    clusters = 0
+    for k in seen:
+        inside = [c for c in closer
+                  if c.score >= 0.5 and math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
+        clusters += len(inside) >= 2 and all(c.size <= 0.5 * k.size for c in inside)
+    return (2 * scale, closer) if 2 * clusters > len(seen) else None
 
 
 def _sure(found: list[Candidate]) -> list[float]:
