@@ -98,22 +98,26 @@ def _closer_if_clusters(
     the search would stop there. Seen twice as close, a die is still one die (at most 36 px:
     seen whole), a cluster breaks into dice half its size or less.
     """
-    seen = [c for c in found if c.score >= 0.5]
+    seen = _sure_dice(found)
     if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
             or float(np.median([c.size for c in seen])) * scale > _CHECKED_PX):
         return None
     closer = _pass(image, 2 * scale, nets)
     clusters = 0
     for k in seen:
-        inside = [c for c in closer
-                  if c.score >= 0.5 and math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
+        inside = [c for c in _sure_dice(closer) if math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
         clusters += len(inside) >= 2 and all(c.size <= 0.5 * k.size for c in inside)
     return (2 * scale, closer) if 2 * clusters > len(seen) else None
 
 
+def _sure_dice(found: list[Candidate]) -> list[Candidate]:
+    """The candidates a pass is sure of."""
+    return [c for c in found if c.score >= 0.5]
+
+
 def _sure(found: list[Candidate]) -> list[float]:
     """The sizes of the candidates a pass is sure of."""
-    return [c.size for c in found if c.score >= 0.5]
+    return [c.size for c in _sure_dice(found)]
 
 
 def _seen_whole(sure: list[float], scale: float) -> bool:
@@ -187,7 +191,7 @@ def _suppress_overlaps(found: list[Candidate]) -> list[Candidate]:
     Half a die of this photograph (the median size of its sure candidates) at most: the
     sizes of two dice pushed together come out too large, and would hide one of them.
     """
-    sure = [c.size for c in found if c.score >= 0.5]
+    sure = _sure(found)
     die = float(np.median(sure)) if sure else math.inf
     kept: list[Candidate] = []
     for c in found:
