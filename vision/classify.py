@@ -16,9 +16,12 @@ SURE = 0.9
 # Nor is a place the face reader takes for no die as surely as this: the second reading
 # settles a doubtful face, and held out it never made such a place a die.
 _NO_DIE = 0.8
-# The other looks at a die not read surely: (zoom, quarter turns). A die shows the same
-# pips turned (and mirrored: each look is also read in the mirror, see Nets); two looks see
-# it a little smaller, as the locator's size is an estimate.
+# A doubtful die the second reader reads, as first seen, at least this surely (a face, or
+# no die) is not looked at again: held out, its other four looks changed no image's score.
+SECOND_SURE = 0.95
+# The other looks at a die the second reader doubts too: (zoom, quarter turns). A die shows
+# the same pips turned (and mirrored: each look is also read in the mirror, see Nets); two
+# looks see it a little smaller, as the locator's size is an estimate.
 _LOOKS = ((0.8, 2), (1.0, 1), (1.0, 3), (0.8, 0))
 
 
@@ -43,19 +46,23 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     Each die is cut out upright and scaled to the size the reader was trained on. A die
     the face reader does not read with near certainty, nor take for no die surely, is read
     again by the second reader (``Nets.read_again``; the face reader itself where there is
-    none) in five looks (as first seen, and ``_LOOKS``: turned, seen a little smaller), and
-    those five readings, averaged, replace the first: one unlucky look does not decide, and
-    a die that stays doubtful shows as doubtful.
+    none), and that reading replaces the first. Where the second reader is not sure of it
+    either (``SECOND_SURE``), it looks four times more (``_LOOKS``: turned, seen a little
+    smaller), and the five readings, averaged, replace the first: one unlucky look does not
+    decide, and a die that stays doubtful shows as doubtful.
     """
     if not candidates:
         return []
-    first = _probabilities(nets.read, [normalise(_cut(image, c)) for c in candidates])
+    crops = [normalise(_cut(image, c)) for c in candidates]
+    first = _probabilities(nets.read, crops)
     readings = [[p] for p in first]
     unsure = [i for i, p in enumerate(first) if not settled(p)]
-    again = [(i, look) for i in unsure for look in ((1.0, 0), *_LOOKS)]
+    for i, p in zip(unsure, _probabilities(nets.read_again, [crops[i] for i in unsure]),
+                    strict=True):
+        readings[i] = [p]
+    doubted = [i for i in unsure if readings[i][0].max() < SECOND_SURE]
+    again = [(i, look) for i in doubted for look in _LOOKS]
     looks = [_looked(_cut(image, candidates[i], zoom), turns) for i, (zoom, turns) in again]
-    for i in unsure:
-        readings[i] = []
     for (i, _), p in zip(again, _probabilities(nets.read_again, looks), strict=True):
         readings[i].append(p)
     reads = []
