@@ -73,8 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="dev set folder")
     parser.add_argument("--repeat", type=int, default=1, help="reads of each photograph")
-    parser.add_argument("--frames", type=int, default=20, help="simulated 2028x1520 frames")
+    parser.add_argument(
+        "--frames", type=int, default=20, help="simulated 2028x1520 frames (0: none)"
+    )
     args = parser.parse_args(argv)
+    if args.repeat < 1 or args.frames < 0:
+        parser.error("--repeat must be at least 1 and --frames at least 0")
     import cv2
 
     cv2.setNumThreads(1)
@@ -88,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"640x640 dev photographs: {len(ms)} reads, median {statistics.median(ms):.1f} ms"
         f" (p90 {np.percentile(ms, 90):.1f}, max {max(ms):.1f}); stages: {_medians(photos)}"
     )
+    if args.frames == 0:
+        return 0
     calibrated = ReaderConfig(die_size=_FRAME_DIE_PX)
     for config, how in ((None, ""), (calibrated, ", die size calibrated")):
         frames, exact = bench_large_frames(args.frames, config)

@@ -39,3 +39,23 @@ def test_a_folder_without_photographs_is_a_clear_error(
 ) -> None:
     assert main(["--data", str(tmp_path), "--frames", "1"]) == 2
     assert "no photographs in" in capsys.readouterr().err
+
+
+def test_frames_0_times_the_photographs_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "images").mkdir()
+    shutil.copy(sorted((DEV / "images").glob("*.jpg"))[0], tmp_path / "images")
+    assert main(["--data", str(tmp_path), "--frames", "0"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("640x640 dev photographs: 1 reads, median ")
+
+
+@pytest.mark.parametrize("args", [["--frames", "-1"], ["--repeat", "0"]])
+def test_counts_that_time_nothing_are_refused(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    assert refused.value.code == 2
+    assert "--repeat must be at least 1 and --frames at least 0" in capsys.readouterr().err
