@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import ctypes.util
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -142,8 +142,7 @@ def _keep_freed_memory() -> None:
     photograph's 29 on this machine). Kept, they are reused; the process's peak memory is
     the same. Nothing is done where the C library has no ``mallopt`` (not glibc).
     """
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        libc.mallopt(_M_TOP_PAD, _KEPT_BYTES)
-    except (OSError, AttributeError):
-        pass
+    # The process's own symbols, the C library's among them (no search for its file, which
+    # would start ldconfig).
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(_M_TOP_PAD, _KEPT_BYTES)
