@@ -3,7 +3,8 @@
 A black die on the dark glass shows only its pips: the locator may take each pip of a 2 or
 a 3 for a small die of its own. Such fragments are smaller than the table's dice and closer
 together than two dice can lie. Read as one die, cut out at the table's die size around
-their middle, they are read more surely than any of them alone.
+their middle, they are read more surely than any of them alone; a larger piece of the same
+die, seen beside them, goes with them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from vision.nets import Nets
 _SMALL = 0.8
 # ...and nearer than this share of it to another fragment (two dice lie a die apart).
 _NEAR = 0.75
+# A candidate nearer than this share of the table's die size to a joined die's middle is
+# part of that die.
+_OVERLAP = 0.5
 
 
 def join_split_dice(
@@ -28,7 +32,8 @@ def join_split_dice(
     """The candidates and their faces, with each group of fragments of one die made one die.
 
     The table's die size is the median size of the dice read surely. A group is joined only
-    when the whole die is read as a die, and more surely than each fragment was.
+    when the whole die is read as a die, and more surely than each fragment was; any other
+    candidate within half a die of the whole die's middle is then dropped as part of it.
     """
     sure = [
         c.size
@@ -53,6 +58,12 @@ def join_split_dice(
         ):
             joined[group[0]] = (whole, read)
             gone.update(group[1:])
+            # Another candidate within half a die of the whole die's middle is a piece of
+            # it too (two dice cannot lie so close): a larger fragment, read on its own.
+            gone.update(
+                i for i, c in enumerate(candidates)
+                if i not in group and math.hypot(c.x - whole.x, c.y - whole.y) < _OVERLAP * die
+            )
     kept = [
         joined.get(i, pair)
         for i, pair in enumerate(zip(candidates, faces, strict=True))
