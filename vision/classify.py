@@ -80,6 +80,14 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     return reads
 
 
+def sure_die_size(candidates: list[Candidate], faces: list[FaceRead]) -> float | None:
+    """The table's die size as a photograph shows it: the median size of the candidates read
+    surely as dice, every look agreeing (None where there is none)."""
+    sure = [c.size for c, f in zip(candidates, faces, strict=True)
+            if f.probability >= SURE and f.agree and f.die_probability >= 0.5]
+    return float(np.median(sure)) if sure else None
+
+
 def settled(probabilities: np.ndarray) -> bool:
     """Whether a reading needs no other look: a face read near certainly, or no die."""
     return bool(probabilities.max() >= SURE or probabilities[NOT_A_DIE] >= _NO_DIE)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from vision.classify import SURE, FaceRead, read_faces
+from vision.classify import FaceRead, read_faces, sure_die_size
 from vision.locate import Candidate
 from vision.nets import Nets
 
@@ -35,14 +35,9 @@ def join_split_dice(
     when the whole die is read as a die, and more surely than each fragment was; any other
     candidate within half a die of the whole die's middle is then dropped as part of it.
     """
-    sure = [
-        c.size
-        for c, f in zip(candidates, faces, strict=True)
-        if f.probability >= SURE and f.agree and f.die_probability >= 0.5
-    ]
-    if not sure:
+    die = sure_die_size(candidates, faces)
+    if die is None:
         return candidates, faces
-    die = float(np.median(sure))
     joined: dict[int, tuple[Candidate, FaceRead]] = {}
     gone: set[int] = set()
     for group in _fragments(candidates, faces, die):

@@ -54,6 +54,7 @@ def read_dice(
     from vision.join import join_split_dice
     from vision.locate import Candidate, locate_dice
     from vision.nets import load_nets
+    from vision.pieces import drop_pieces
 
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
@@ -84,6 +85,7 @@ def read_dice(
         if closer[0] != seen:
             seen, faces = closer
             die_px = float(np.median([c.size for c in seen if c.score >= 0.5])) / shrink
+    seen, faces = drop_pieces(seen, faces)
     t = _lap(ms, "read", t)
 
     kept = [
