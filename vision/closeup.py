@@ -7,6 +7,8 @@ that a die 3.5 times a pip's size (then 2.5 times, if that finds none) is seen a
 locator's size. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
+A die the first pass already read surely, twice the aces' size or more, takes the aces
+lying as pips within half its size for its own (seen this close, its size comes out short).
 On the dev photographs, in all their degradations, this never happens; on close views of
 them it turns most misreadings into the right die (README, "The dice reader").
 """
@@ -36,6 +38,8 @@ _INSIDE = 0.42
 # (0.33 of the size the locator gives it). Two dice side by side, which a pass this coarse
 # may take for one die read as a 2 or a 3, span less.
 _SPREAD = 0.33
+# A die already read, its size seen short this close: its pips lie within this share of it.
+_READ_INSIDE = 0.5
 # A die less than this many times an ace's size is of the ace's kind.
 _LIKE = 2.0
 # Where nothing is read surely: dice this share of the photograph's side.
@@ -51,7 +55,8 @@ def see_close_dice(
 
     Looked for where two or more candidates are read as aces, and where nothing at all is
     read surely as a die (then the pips may not even have been seen: dice a quarter of the
-    photograph's side across are looked for, and found only where read surely).
+    photograph's side across are looked for, and found only where read surely). Aces lying
+    as pips do inside a die already read surely, twice their size or more, are its pips.
     """
     dice = [i for i, f in enumerate(faces) if f.die_probability >= 0.5]
     aces = [i for i in dice if faces[i].pips == 1]
@@ -62,6 +67,19 @@ def see_close_dice(
         if any(faces[i].probability >= SURE and faces[i].pips != 1
                and candidates[i].size < _LIKE * pip for i in dice):
             return candidates, faces
+        # A die already read surely, twice the aces' size or more, with aces inside it:
+        # its pips (its size, seen this close, may come out short: within half of it).
+        gone: set[int] = set()
+        for k in dice:
+            big, read = candidates[k], faces[k]
+            if big.size < _LIKE * pip or not _is_whole(read) or read.pips == 1:
+                continue
+            inside = [i for i in aces if i not in gone and math.hypot(
+                candidates[i].x - big.x, candidates[i].y - big.y) < _READ_INSIDE * big.size]
+            if 2 <= len(inside) <= read.pips and _spread(candidates, inside) >= _SPREAD * big.size:
+                gone.update(inside)
+        if gone:
+            return _without(candidates, faces, gone, [])
         sizes = [ratio * pip for ratio in _DIE_PER_PIP]
     elif nothing_sure:
         sizes = [max(image.shape[:2]) * _NOTHING_SURE_DIE]
@@ -70,11 +88,20 @@ def see_close_dice(
     for die in sizes:
         found, gone = _dice_seen_whole(image, candidates, faces, nets, dice, die, nothing_sure)
         if found:
-            kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True))
-                    if i not in gone]
-            kept += found
-            return [c for c, _ in kept], [f for _, f in kept]
+            return _without(candidates, faces, gone, found)
     return candidates, faces
+
+
+def _without(
+    candidates: list[Candidate],
+    faces: list[FaceRead],
+    gone: set[int],
+    found: list[tuple[Candidate, FaceRead]],
+) -> tuple[list[Candidate], list[FaceRead]]:
+    """The candidates and their faces but those ``gone``, and the large dice ``found``."""
+    kept = [pair for i, pair in enumerate(zip(candidates, faces, strict=True)) if i not in gone]
+    kept += found
+    return [c for c, _ in kept], [f for _, f in kept]
 
 
 def _dice_seen_whole(
@@ -103,15 +130,11 @@ def _dice_seen_whole(
         if (len(pips) < 2 and not nothing_sure) or any(
                 faces[i].probability >= SURE for i in inside if i not in pips):
             continue
-        spread = max((math.hypot(candidates[i].x - candidates[j].x,
-                                 candidates[i].y - candidates[j].y)
-                      for i in pips for j in pips), default=0.0)
-        if len(pips) >= 2 and spread < _SPREAD * big.size:
+        if len(pips) >= 2 and _spread(candidates, pips) < _SPREAD * big.size:
             continue
         read = _read_large(image, big, nets)
         # No more of its pips seen as aces than it has.
-        if (read.probability >= SURE and read.agree and read.die_probability >= 0.5
-                and len(pips) <= read.pips):
+        if _is_whole(read) and len(pips) <= read.pips:
             found.append((big, read))
             gone.update(inside)
     return found, gone
@@ -124,3 +147,14 @@ def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:
     small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     seen = Candidate(die.x * shrink, die.y * shrink, die.size * shrink, die.score)
     return read_faces(small, [seen], nets)[0]
+
+
+def _spread(candidates: list[Candidate], pips: list[int]) -> float:
+    """How far apart the furthest two of ``pips`` lie."""
+    return max((math.hypot(candidates[i].x - candidates[j].x, candidates[i].y - candidates[j].y)
+                for i in pips for j in pips), default=0.0)
+
+
+def _is_whole(read: FaceRead) -> bool:
+    """Whether a large die is read surely enough to take the aces inside it for its pips."""
+    return read.probability >= SURE and read.agree and read.die_probability >= 0.5

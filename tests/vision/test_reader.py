@@ -128,6 +128,34 @@ def test_a_die_photographed_close_is_read_whole_not_as_its_pips(
     assert right >= least, right
 
 
+def test_aces_lying_as_pips_inside_a_die_read_surely_are_its_pips() -> None:
+    # Seen close, the first pass may read a die whole (a 4 here, 60 px) and its pips as aces
+    # of their own beside it; its size comes out short, so its corner pips lie up to half
+    # its size from its middle. The blank photograph gives the close looks nothing to find.
+    from vision.classify import FaceRead
+    from vision.closeup import see_close_dice
+    from vision.locate import Candidate
+    from vision.nets import load_nets
+
+    nets = load_nets(ReaderConfig())
+    blank = np.full((400, 400, 3), 200, np.uint8)
+
+    def die(pips: int, size: float, dx: float = 0.0, dy: float = 0.0) -> tuple:
+        return Candidate(200.0 + dx, 200.0 + dy, size, 0.7), FaceRead(pips, 0.95, 1.0, True)
+
+    corners = ((-1, -1), (1, -1), (1, 1))
+    for big, offset, ace, kept in [
+        (4, 18.0, 27.0, 1),  # its pips, 0.42 of its size from its middle: the 4 alone
+        (4, 30.0, 27.0, 4),  # further than half its size: not its pips
+        (4, 18.0, 40.0, 4),  # aces more than half its size: dice like it
+        (2, 18.0, 27.0, 4),  # more aces than a 2 has pips
+    ]:
+        pairs = [die(big, 60.0)] + [die(1, ace, dx * offset, dy * offset) for dx, dy in corners]
+        seen, faces = see_close_dice(blank, [c for c, _ in pairs], [f for _, f in pairs], nets)
+        assert len(seen) == len(faces) == kept, (big, offset, ace)
+        assert kept > 1 or faces[0].pips == big
+
+
 @pytest.mark.parametrize("share", [0.12, 0.16])
 def test_dice_an_eighth_of_the_side_are_read_whole_not_as_their_pips(share: float) -> None:
     # A phone held over a few dice: a window of each slice photograph where its dice are
