@@ -80,11 +80,15 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     return reads
 
 
+def read_surely(face: FaceRead) -> bool:
+    """Whether a reading names a die's face surely, every look at it agreeing."""
+    return face.probability >= SURE and face.agree and face.die_probability >= 0.5
+
+
 def sure_die_size(candidates: list[Candidate], faces: list[FaceRead]) -> float | None:
     """The table's die size as a photograph shows it: the median size of the candidates read
-    surely as dice, every look agreeing (None where there is none)."""
-    sure = [c.size for c, f in zip(candidates, faces, strict=True)
-            if f.probability >= SURE and f.agree and f.die_probability >= 0.5]
+    surely (None where there is none)."""
+    sure = [c.size for c, f in zip(candidates, faces, strict=True) if read_surely(f)]
     return float(np.median(sure)) if sure else None
 
 

@@ -20,7 +20,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.classify import SURE, FaceRead, read_faces
+from vision.classify import SURE, FaceRead, read_faces, read_surely
 from vision.config import ReaderConfig
 from vision.locate import Candidate, locate_dice
 from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
@@ -72,7 +72,7 @@ def see_close_dice(
         gone: set[int] = set()
         for k in dice:
             big, read = candidates[k], faces[k]
-            if big.size < _LIKE * pip or not _is_whole(read) or read.pips == 1:
+            if big.size < _LIKE * pip or not read_surely(read) or read.pips == 1:
                 continue
             inside = [i for i in aces if i not in gone and math.hypot(
                 candidates[i].x - big.x, candidates[i].y - big.y) < _READ_INSIDE * big.size]
@@ -134,7 +134,7 @@ def _dice_seen_whole(
             continue
         read = _read_large(image, big, nets)
         # No more of its pips seen as aces than it has.
-        if _is_whole(read) and len(pips) <= read.pips:
+        if read_surely(read) and len(pips) <= read.pips:
             found.append((big, read))
             gone.update(inside)
     return found, gone
@@ -153,8 +153,3 @@ def _spread(candidates: list[Candidate], pips: list[int]) -> float:
     """How far apart the furthest two of ``pips`` lie."""
     return max((math.hypot(candidates[i].x - candidates[j].x, candidates[i].y - candidates[j].y)
                 for i in pips for j in pips), default=0.0)
-
-
-def _is_whole(read: FaceRead) -> bool:
-    """Whether a large die is read surely enough to take the aces inside it for its pips."""
-    return read.probability >= SURE and read.agree and read.die_probability >= 0.5
