@@ -14,11 +14,15 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.config import ReaderConfig
 from vision.reading import Reading
+
+if TYPE_CHECKING:
+    from vision.simulate import Scene
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "dice-top-dev"
 
@@ -43,15 +47,12 @@ def bench_photographs(folder: Path, repeat: int) -> list[Reading]:
 _FRAME_DIE_PX = 64.0
 
 
-def bench_large_frames(
-    count: int, config: ReaderConfig | None = None
-) -> tuple[list[Reading], int]:
-    """Read ``count`` simulated 2028x1520 frames of 30 dice; also how many were exact."""
-    from vision.reader import read_dice
+def large_frames(count: int) -> list[Scene]:
+    """The bench's first ``count`` simulated 2028x1520 frames of 30 dice, always the same."""
     from vision.simulate import render_dice
 
     rng = np.random.default_rng(2028)
-    scenes = [
+    return [
         render_dice(
             [int(f) for f in rng.integers(1, 7, 30)],
             colours=[str(c) for c in rng.choice(["white", "red", "blue", "green", "black"], 30)],
@@ -63,6 +64,15 @@ def bench_large_frames(
         )
         for seed in range(count)
     ]
+
+
+def bench_large_frames(
+    count: int, config: ReaderConfig | None = None
+) -> tuple[list[Reading], int]:
+    """Read ``count`` simulated 2028x1520 frames of 30 dice; also how many were exact."""
+    from vision.reader import read_dice
+
+    scenes = large_frames(count)
     read_dice(scenes[0].image, config, view="below")
     readings = [read_dice(s.image, config, view="below") for s in scenes]
     exact = sum(r.counts == s.counts for r, s in zip(readings, scenes, strict=True))

@@ -17,13 +17,14 @@ from vision.classify import FaceRead, read_faces, sure_die_size
 from vision.locate import Candidate
 from vision.nets import Nets
 
-# A fragment is smaller than this share of the table's die size...
-_SMALL = 0.8
+# A fragment (or, for vision.pieces, a piece) is smaller than this share of the table's die
+# size...
+SMALL = 0.8
 # ...and nearer than this share of it to another fragment (two dice lie a die apart).
 _NEAR = 0.75
-# A candidate nearer than this share of the table's die size to a joined die's middle is
-# part of that die.
-_OVERLAP = 0.5
+# A candidate nearer than this share of the table's die size to another die's middle is part
+# of that die: two dice cannot lie so close (here and in vision.pieces).
+OVERLAP = 0.5
 
 
 def join_split_dice(
@@ -57,7 +58,7 @@ def join_split_dice(
             # it too (two dice cannot lie so close): a larger fragment, read on its own.
             gone.update(
                 i for i, c in enumerate(candidates)
-                if i not in group and math.hypot(c.x - whole.x, c.y - whole.y) < _OVERLAP * die
+                if i not in group and math.hypot(c.x - whole.x, c.y - whole.y) < OVERLAP * die
             )
     kept = [
         joined.get(i, pair)
@@ -72,7 +73,7 @@ def _fragments(candidates: list[Candidate], faces: list[FaceRead], die: float) -
     small = [
         i
         for i, (c, f) in enumerate(zip(candidates, faces, strict=True))
-        if c.size < _SMALL * die and f.die_probability >= 0.5
+        if c.size < SMALL * die and f.die_probability >= 0.5
     ]
     groups: list[list[int]] = []
     for i in small:

@@ -12,12 +12,8 @@ from __future__ import annotations
 import math
 
 from vision.classify import FaceRead, sure_die_size
+from vision.join import OVERLAP, SMALL
 from vision.locate import Candidate
-
-# A piece is smaller than this share of the table's die size (as vision.join's fragments)...
-_SMALL = 0.8
-# ...and lies nearer than this share of it to a die read more surely (two dice cannot).
-_OVERLAP = 0.5
 
 
 def drop_pieces(
@@ -26,8 +22,8 @@ def drop_pieces(
     """The candidates and their faces without the pieces of dice read as dice of their own.
 
     The table's die size is the median size of the dice read surely; the dice are taken
-    surest first, and one smaller than ``_SMALL`` of that size is dropped where it lies
-    nearer than ``_OVERLAP`` of it to a die already taken.
+    surest first, and one smaller than ``SMALL`` of that size is dropped where it lies
+    nearer than ``OVERLAP`` of it to a die already taken.
     """
     die = sure_die_size(candidates, faces)
     if die is None:
@@ -39,8 +35,8 @@ def drop_pieces(
         if faces[i].die_probability < 0.5:
             continue
         c = candidates[i]
-        if c.size < _SMALL * die and any(
-            math.hypot(c.x - candidates[j].x, c.y - candidates[j].y) < _OVERLAP * die
+        if c.size < SMALL * die and any(
+            math.hypot(c.x - candidates[j].x, c.y - candidates[j].y) < OVERLAP * die
             for j in dice
         ):
             pieces.add(i)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.bench import large_frames
 from vision.evaluate import LabelledDie, score_image
 from vision.reader import Reading, read_dice
 from vision.simscore import COLOURS, tally
@@ -87,24 +88,15 @@ def test_a_black_die_seen_only_by_its_pips_is_read_as_one_die() -> None:
     assert [d.face for d in there] == [5], there
 
 
-def _bench_frame(number: int) -> Scene:
-    """The bench's 2028x1520 frame ``number`` (python -m vision.bench), from 0."""
-    rng = np.random.default_rng(2028)  # the bench deals every frame's dice from it in turn
-    for _ in range(number + 1):
-        faces = [int(f) for f in rng.integers(1, 7, 30)]
-        colours = [str(c) for c in rng.choice(["white", "red", "blue", "green", "black"], 30)]
-    return render_dice(faces, colours=colours, seed=number, touching_pairs=4, width=2028,
-                       height=1520, die_size=64.0)
-
-
 @pytest.mark.parametrize(("frame", "x", "y", "face"), [(10, 826, 587, 3), (1, 1858, 273, 1)])
 def test_a_black_die_seen_whole_and_in_pieces_is_read_once(
     frame: int, x: int, y: int, face: int
 ) -> None:
-    # On the dark glass: frame 10's black 3 is seen as two pips and a larger piece; the pips,
-    # joined, were read as the 3, the piece (0.43 of a die from their middle) surely as a 5.
-    # Frame 1's black ace is seen whole and as a piece beside it, read as a second ace.
-    scene = _bench_frame(frame)
+    # The bench's big frames (vision.bench.large_frames), on the dark glass: frame 10's black
+    # 3 is seen as two pips and a larger piece; the pips, joined, were read as the 3, the
+    # piece (0.43 of a die from their middle) surely as a 5. Frame 1's black ace is seen whole
+    # and as a piece beside it, read as a second ace.
+    scene = large_frames(frame + 1)[frame]
     truth = next(d for d in scene.dice if abs(d.x - x) < 5 and abs(d.y - y) < 5)
     reading = read_dice(scene.image, view="below")
     there = [d for d in reading.dice
