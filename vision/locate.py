@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -50,7 +51,12 @@ class Candidate:
     score: float
 
 
-def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Candidate]:
+def locate_dice(
+    image: np.ndarray,
+    config: ReaderConfig,
+    nets: Nets,
+    are_dice: Callable[[list[Candidate]], list[bool]] | None = None,
+) -> list[Candidate]:
     """Every candidate die in a BGR photograph, strongest first.
 
     The die size comes from the config, or is found by passes over the photograph: the
@@ -60,6 +66,11 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     clusters of smaller ones, ``_closer_if_clusters``), so that a big frame of a wide table,
     its dice a few pixels across at first, and a photograph taken close are read at the
     scale their dice need.
+
+    ``are_dice`` is the face reader's word on candidates (the reader's): where a coarse
+    look seems to see dice whole, only those it takes for dice count (a lamp's glare on a
+    light glass, a blob that size, is no die, and with one or two dice on the table it
+    would otherwise set the scale).
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
@@ -71,6 +82,8 @@ def locate_dice(image: np.ndarray, config: ReaderConfig, nets: Nets) -> list[Can
     # The coarse look shrinks the first pass's photograph further: shrinking a big frame
     # costs more than that look.
     found = _look(_shrunk(small, scale / first, _sides(w, h, scale)), w, h, nets, coarse=True)
+    if are_dice is not None and _seen_whole(_sure(found), scale):
+        found = [c for c, die in zip(found, are_dice(found), strict=True) if die]
     if first > scale and not _seen_whole(_sure(found), scale):
         scale = first
         found = _look(small, w, h, nets)

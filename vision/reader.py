@@ -46,13 +46,11 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
-    import cv2  # only here: importing the reader must not load OpenCV
-
     from vision.classify import read_faces
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
-    from vision.locate import Candidate, locate_dice
+    from vision.locate import locate_dice
     from vision.nets import load_nets
     from vision.pieces import drop_pieces
 
@@ -65,18 +63,17 @@ def read_dice(
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
 
-    located = [c for c in locate_dice(image, config, nets) if c.score >= config.min_detection]
+    def are_dice(candidates: list[Candidate]) -> list[bool]:
+        source, seen, _ = _face_source(image, candidates, [c.size for c in candidates])
+        return [f.die_probability >= _MIN_DIE_PROBABILITY for f in read_faces(source, seen, nets)]
+
+    located = [c for c in locate_dice(image, config, nets, are_dice)
+               if c.score >= config.min_detection]
     sizes = [c.size for c in located if c.score >= 0.5]
     die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)
     t = _lap(ms, "locate", t)
 
-    shrink = 1.0
-    if sizes and float(np.median(sizes)) > 1.5 * _FACE_SOURCE_DIE_PX:
-        shrink = _FACE_SOURCE_DIE_PX / float(np.median(sizes))
-        source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
-    else:
-        source = image
-    seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in located]
+    source, seen, shrink = _face_source(image, located, sizes)
     faces = read_faces(source, [_in_band(c, die_px * shrink) for c in seen], nets)
     seen, faces = join_split_dice(source, seen, faces, nets)
     if config.die_size is None:
@@ -127,6 +124,24 @@ def read_dice(
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
     return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold)
+
+
+def _face_source(
+    image: np.ndarray, candidates: list[Candidate], sizes: list[float]
+) -> tuple[np.ndarray, list[Candidate], float]:
+    """The photograph the face reader reads dice of these ``sizes`` from, the candidates in
+    it, and its scale: shrunk by area where the dice are large (scaled down by far in one
+    step, their pips would break into the pixels that happen to be sampled)."""
+    import cv2  # only here: importing the reader must not load OpenCV
+
+    from vision.locate import Candidate
+
+    if not sizes or float(np.median(sizes)) <= 1.5 * _FACE_SOURCE_DIE_PX:
+        return image, candidates, 1.0
+    shrink = _FACE_SOURCE_DIE_PX / float(np.median(sizes))
+    source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
+    return source, seen, shrink
 
 
 def load_image(path: str | Path) -> np.ndarray:

@@ -3,7 +3,8 @@
 The scenes are those of ``tests/vision/test_reader_sim.py`` over more seeds: mixed reveals,
 touching pairs, large frames of 30 dice, the ``--sim`` table of three players, black
 dice on the dark glass, Perudo sets whose ace is a symbol and sets whose ace is one big
-pip. Prints, per kind, the dice read right and the frames read exactly.
+pip; and the few dice left at the end of a game. Prints, per kind, the dice read right
+and the frames read exactly.
 """
 
 from __future__ import annotations
@@ -87,6 +88,19 @@ def big_pip() -> Iterator[Scene]:
     return _aces(("big pip",))
 
 
+def few() -> Iterator[Scene]:
+    """48 reveals at the end of a game: one or two dice, every colour, 24-200 px across (2-16%
+    of the frame's side), on the dark, light and grey glass, dark, blurred and translucent."""
+    for seed in range(48):
+        rng = np.random.default_rng(seed)
+        count = 1 + seed % 2
+        faces = [int(f) for f in rng.integers(1, 7, count)]
+        colours = [COLOURS[(i + seed) % len(COLOURS)] for i in range(count)]
+        yield render_dice(faces, colours=colours, seed=seed,
+                          die_size=float(np.exp(rng.uniform(np.log(24), np.log(200)))),
+                          **_TROUBLES[seed // 2 % len(_TROUBLES)])  # type: ignore[arg-type]
+
+
 def _aces(symbols: Sequence[str]) -> Iterator[Scene]:
     for seed in range(20):
         rng = np.random.default_rng(seed)
@@ -105,6 +119,7 @@ KINDS: dict[str, Callable[[], Iterator[Scene]]] = {
     "black": black,
     "paco": paco,
     "big-pip": big_pip,
+    "few": few,
 }
 
 
