@@ -51,11 +51,16 @@ class Candidate:
     score: float
 
 
+# The face reader's word on candidates, one answer each (``locate_dice``).
+Check = Callable[[list[Candidate]], list[bool]]
+
+
 def locate_dice(
     image: np.ndarray,
     config: ReaderConfig,
     nets: Nets,
-    are_dice: Callable[[list[Candidate]], list[bool]] | None = None,
+    are_dice: Check | None = None,
+    are_sure_dice: Check | None = None,
 ) -> list[Candidate]:
     """Every candidate die in a BGR photograph, strongest first.
 
@@ -67,10 +72,12 @@ def locate_dice(
     its dice a few pixels across at first, and a photograph taken close are read at the
     scale their dice need.
 
-    ``are_dice`` is the face reader's word on candidates (the reader's): where a coarse
+    ``are_dice`` and ``are_sure_dice`` are the face reader's word on candidates (the
+    reader's): which it takes for dice, and which it reads surely as one die. Where a coarse
     look seems to see dice whole, only those it takes for dice count (a lamp's glare on a
     light glass, a blob that size, is no die, and with one or two dice on the table it
-    would otherwise set the scale).
+    would otherwise set the scale); a die it reads surely is no cluster of smaller dice
+    (``_closer_if_clusters``).
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
@@ -90,7 +97,7 @@ def locate_dice(
     for _ in range(_MAX_PASSES - 1):
         better = _next_scale(_sure(found), scale, largest)
         if better is None:
-            closer = _closer_if_clusters(image, found, scale, largest, nets)
+            closer = _closer_if_clusters(image, found, scale, largest, nets, are_sure_dice)
             if closer is None:
                 break
             scale, found = closer
@@ -101,7 +108,12 @@ def locate_dice(
 
 
 def _closer_if_clusters(
-    image: np.ndarray, found: list[Candidate], scale: float, largest: float, nets: Nets
+    image: np.ndarray,
+    found: list[Candidate],
+    scale: float,
+    largest: float,
+    nets: Nets,
+    are_sure_dice: Check | None,
 ) -> tuple[float, list[Candidate]] | None:
     """A look twice as close, and its candidates, where the few dice a shrunk photograph
     seemed to show are clusters of far smaller dice; else None.
@@ -109,15 +121,20 @@ def _closer_if_clusters(
     In a wide view (dice a percent or two of a big frame's side), a cluster of touching dice,
     shrunk to a few pixels each, looks like one die of the size the locator reads well, and
     the search would stop there. Seen twice as close, a die is still one die (at most 36 px:
-    seen whole), a cluster breaks into dice half its size or less.
+    seen whole), a cluster breaks into dice half its size or less. A die whose pips
+    show through it (a translucent die) breaks so too, but the face reader, where it is
+    asked (``are_sure_dice``), reads it surely as one die: such a die is no cluster.
     """
     seen = _sure_dice(found)
     if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
             or float(np.median([c.size for c in seen])) * scale > _CHECKED_PX):
         return None
+    dice = are_sure_dice(seen) if are_sure_dice is not None else [False] * len(seen)
+    if all(dice):
+        return None
     closer = _pass(image, 2 * scale, nets)
     clusters = 0
-    for k in seen:
+    for k in (k for k, die in zip(seen, dice, strict=True) if not die):
         inside = [c for c in _sure_dice(closer) if math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
         clusters += len(inside) >= 2 and all(c.size <= 0.5 * k.size for c in inside)
     return (2 * scale, closer) if 2 * clusters > len(seen) else None

@@ -16,6 +16,7 @@ from vision.config import ReaderConfig
 from vision.reading import VIEWS, Die, Reading, UnreadableImage
 
 if TYPE_CHECKING:
+    from vision.classify import FaceRead
     from vision.locate import Candidate
 
 __all__ = ["Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
@@ -46,7 +47,7 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
-    from vision.classify import read_faces
+    from vision.classify import read_faces, read_surely
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
@@ -63,11 +64,17 @@ def read_dice(
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
 
-    def are_dice(candidates: list[Candidate]) -> list[bool]:
+    def faces_of(candidates: list[Candidate]) -> list[FaceRead]:
         source, seen, _ = _face_source(image, candidates, [c.size for c in candidates])
-        return [f.die_probability >= _MIN_DIE_PROBABILITY for f in read_faces(source, seen, nets)]
+        return read_faces(source, seen, nets)
 
-    located = [c for c in locate_dice(image, config, nets, are_dice)
+    def are_dice(candidates: list[Candidate]) -> list[bool]:
+        return [f.die_probability >= _MIN_DIE_PROBABILITY for f in faces_of(candidates)]
+
+    def are_sure_dice(candidates: list[Candidate]) -> list[bool]:
+        return [read_surely(f) for f in faces_of(candidates)]
+
+    located = [c for c in locate_dice(image, config, nets, are_dice, are_sure_dice)
                if c.score >= config.min_detection]
     sizes = [c.size for c in located if c.score >= 0.5]
     die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)

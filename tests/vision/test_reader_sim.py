@@ -78,10 +78,21 @@ def test_mixed_reveals_are_read_nearly_die_for_die() -> None:
 
 
 def test_the_few_dice_left_at_the_end_of_a_game_are_read_nearly_always() -> None:
-    # Today's level over simscore's 48 reveals of one or two dice, no die size given (69/72
-    # dice, 46 exact; 66 and 44 while a lamp's glare could set the scale, below).
+    # Today's level over simscore's 48 reveals of one or two dice, no die size given (72/72
+    # dice, 48 exact; 66 and 44 while a lamp's glare could set the scale, and 69 and 46
+    # while a translucent die could pass for a cluster of small dice, below).
     t = tally("few")
-    assert t.right >= 0.95 * t.dice and t.exact >= 46, t.errors
+    assert t.right >= 0.98 * t.dice and t.exact >= 47, t.errors
+
+
+def test_a_translucent_die_is_no_cluster_of_smaller_dice() -> None:
+    # Looked at twice as close, as a cluster of small dice is, each of these dice breaks into
+    # the pips that show through it, as a cluster breaks into its dice; both were missed.
+    # The face reader reads each surely as one die: no cluster.
+    scene = render_dice([1, 3], colours=["green", "blue"], seed=35, die_size=62.0,
+                        translucent=True)
+    result = score(scene, read_dice(scene.image, view="below"))
+    assert result.exact and result.confident_errors == 0, result.errors
 
 
 @pytest.mark.parametrize(
