@@ -32,10 +32,10 @@ _FIRST_PASS_SIDE = 320
 _COARSE_SIDE = 128
 _SEEN_WHOLE = 2
 _MAX_SIDE = 1600
-# A shrunk photograph's pass sure of fewer dice than this, seen at most this size, is
-# checked for clusters of small dice (_closer_if_clusters).
+# A shrunk photograph's pass sure of fewer dice than this, seen at most this size (the
+# largest it reads well), is checked for clusters of small dice (_closer_if_clusters).
 _FEW_SURE = 4
-_CHECKED_PX = 18.0
+_CHECKED_PX = _LARGEST_SEEN_PX
 _MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
 _MIN_HEAT = 0.15
@@ -120,10 +120,12 @@ def _closer_if_clusters(
 
     In a wide view (dice a percent or two of a big frame's side), a cluster of touching dice,
     shrunk to a few pixels each, looks like one die of the size the locator reads well, and
-    the search would stop there. Seen twice as close, a die is still one die (at most 36 px:
-    seen whole), a cluster breaks into dice half its size or less. A die whose pips
-    show through it (a translucent die) breaks so too, but the face reader, where it is
-    asked (``are_sure_dice``), reads it surely as one die: such a die is no cluster.
+    the search would stop there. Seen twice as close, a die is still one die, a cluster
+    breaks into dice half its size or less, most of them (two touching dice may still look
+    like one). A die seen large (at most 48 px twice as close, where the locator may take
+    its pips for dice) or whose pips show through it (a translucent die) may break so too,
+    but the face reader, where it is asked (``are_sure_dice``), reads it surely as one
+    die: such a die is no cluster.
     """
     seen = _sure_dice(found)
     if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
@@ -136,7 +138,8 @@ def _closer_if_clusters(
     clusters = 0
     for k in (k for k, die in zip(seen, dice, strict=True) if not die):
         inside = [c for c in _sure_dice(closer) if math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
-        clusters += len(inside) >= 2 and all(c.size <= 0.5 * k.size for c in inside)
+        clusters += (len(inside) >= 2
+                     and float(np.median([c.size for c in inside])) <= 0.5 * k.size)
     return (2 * scale, closer) if 2 * clusters > len(seen) else None
 
 
