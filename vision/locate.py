@@ -115,8 +115,8 @@ def _closer_if_clusters(
     nets: Nets,
     are_sure_dice: Check | None,
 ) -> tuple[float, list[Candidate]] | None:
-    """A look twice as close, and its candidates, where the few dice a shrunk photograph
-    seemed to show are clusters of far smaller dice; else None.
+    """A look twice as close, and its candidates, where half or more of the few dice a
+    shrunk photograph seemed to show are clusters of far smaller dice; else None.
 
     In a wide view (dice a percent or two of a big frame's side), a cluster of touching dice,
     shrunk to a few pixels each, looks like one die of the size the locator reads well, and
@@ -125,7 +125,8 @@ def _closer_if_clusters(
     like one). A die seen large (at most 48 px twice as close, where the locator may take
     its pips for dice) or whose pips show through it (a translucent die) may break so too,
     but the face reader, where it is asked (``are_sure_dice``), reads it surely as one
-    die: such a die is no cluster.
+    die: such a die is no cluster. Half of them suffice: a row of dice may also be read
+    surely as one die, or break into dice the locator is not all sure of.
     """
     seen = _sure_dice(found)
     if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
@@ -140,7 +141,7 @@ def _closer_if_clusters(
         inside = [c for c in _sure_dice(closer) if math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
         clusters += (len(inside) >= 2
                      and float(np.median([c.size for c in inside])) <= 0.5 * k.size)
-    return (2 * scale, closer) if 2 * clusters > len(seen) else None
+    return (2 * scale, closer) if 2 * clusters >= len(seen) else None
 
 
 def _sure_dice(found: list[Candidate]) -> list[Candidate]:
