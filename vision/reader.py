@@ -36,6 +36,11 @@ _MIN_CONFIDENCE = 0.3
 # gave it, but within a fifth of the table's die size. Two dice pushed together come out of
 # the locator too large, and a dark die on a dark table too small (only its pips are seen).
 _SIZE_BAND = (0.8, 1.2)
+# A frame smeared more than this (``vision.smear``) has every die doubted. The dev
+# photographs (dice about 41 px) are at 0.34 at most, sharp or scaled; out of focus or
+# foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 24 and 96 are.
+# Held out, a 7 px smear cost 35-44 dice, 8-14 of them misread surely; 3 px, none.
+_SMEARED = 0.45
 
 
 def read_dice(
@@ -54,6 +59,7 @@ def read_dice(
     from vision.locate import locate_dice
     from vision.nets import load_nets
     from vision.pieces import drop_pieces
+    from vision.smear import smear
 
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
@@ -97,15 +103,18 @@ def read_dice(
         for c, f in zip(seen, faces, strict=True)
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
-    colours = name_colours(source, [_in_band(c, die_px * shrink) for c, _ in kept])
+    banded = [_in_band(c, die_px * shrink) for c, _ in kept]
+    colours = name_colours(source, banded)
     t = _lap(ms, "colour", t)
+    smeared = smear(source, banded) > _SMEARED
+    t = _lap(ms, "smear", t)
 
     dice = []
     for (c, f), colour in zip(kept, colours, strict=True):
         # Honest confidence: the face's probability, lowered when the looks at the crop
-        # disagree or the locator itself was unsure that this is a die.
+        # disagree, the frame is smeared, or the locator itself was unsure of a die here.
         confidence = f.probability * min(1.0, c.score / 0.6)
-        if not f.agree:
+        if not f.agree or smeared:
             confidence = min(confidence, 0.5)
         if confidence < _MIN_CONFIDENCE:
             continue

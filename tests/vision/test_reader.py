@@ -369,7 +369,7 @@ def test_the_scan_json_has_every_field_of_the_contract() -> None:
     assert sum(data["counts"].values()) == data["total"] == reading.total  # type: ignore[attr-defined]
     die = data["dice"][0]  # type: ignore[index]
     assert list(die) == ["face", "pips", "x", "y", "size", "confidence", "colour"]
-    assert set(reading.ms) == {"locate", "read", "colour", "total"}
+    assert set(reading.ms) == {"locate", "read", "colour", "smear", "total"}
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.degrade import lay_on_table
+from vision.degrade import lay_on_table, smeared
 from vision.evaluate import load_labels
 from vision.nets import CROP_DIE_PX, CROP_PX, DETECT_DIE_PX, NOT_A_DIE, STRIDE, normalise
 from vision.training.synthetic import draw_die, shadow, shine, side_in_box
@@ -174,11 +174,7 @@ def _blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.5:
         return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.6))
     length = int(rng.integers(3, 8))
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2, :] = 1.0 / length
-    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
-    turned = np.asarray(cv2.warpAffine(kernel, rot, (length, length)), np.float32)
-    return np.asarray(cv2.filter2D(img, -1, turned / max(float(turned.sum()), 1e-6)))
+    return smeared(img, length, rng.uniform(0, 180))
 
 
 def _affine(
