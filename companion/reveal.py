@@ -75,7 +75,8 @@ class CameraReading:
     ``must_show``: when a call is settled on some players' dice only (a called pass: the
     passer's), those players' dice; None: everyone's.
     ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
-    the owners stage reported (counts per player that differ), in words. ``confirmed``: the
+    the owners stage reported (counts per player that differ), and a smeared picture's
+    plea to take it again, in words. ``confirmed``: the
     players confirmed it on the page; ``applied``: it became the round's reveal.
     ``picture``: which picture of the table it is (each picture taken has a new number), so
     that a correction made on one picture is never applied to another.
@@ -111,10 +112,14 @@ class CameraReading:
             problems.append(
                 f"the camera cannot tell {names}'s dice from the others': enter them by hand"
             )
-        problems += [
-            f"die {d.index + 1} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
-            for d in self.doubtful
-        ]
+        doubtful = self.doubtful
+        if len(doubtful) == len(self.dice) > 2:  # a smeared or dark picture: one line, not many
+            problems.append(f"all {len(doubtful)} dice are doubtful (marked ?)")
+        else:
+            problems += [
+                f"die {d.index + 1} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
+                for d in doubtful
+            ]
         return problems
 
     @property
@@ -237,6 +242,7 @@ class VisionReader:
 
         from vision.annotate import annotate
         from vision.owners import assign_owners
+        from vision.reading import SMEARED
 
         reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
@@ -248,6 +254,8 @@ class VisionReader:
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
             owners = list(ownership_owners(ownership, reading))
             disagreements = tuple(ownership.disagreements)
+        if reading.smeared:
+            disagreements += (SMEARED,)
         dice = tuple(
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
             for i, d in enumerate(reading.dice)

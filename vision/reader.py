@@ -139,7 +139,7 @@ def read_dice(
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
-    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold)
+    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold, smeared)
 
 
 def _face_source(

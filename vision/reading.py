@@ -8,6 +8,8 @@ FACES = (1, 2, 3, 4, 5, 6)
 VIEWS = ("above", "below")
 # A die below this confidence is "doubtful": the page asks the players to confirm it.
 DEFAULT_DOUBT_THRESHOLD = 0.8
+# Why every die of a smeared photograph is doubted, in the players' words.
+SMEARED = "the picture is smeared (the camera or the table moved): take it again"
 # The photographs a folder may hold (what OpenCV decodes), for a folder source and evaluation.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -48,7 +50,11 @@ class Die:
 
 @dataclass(frozen=True)
 class Reading:
-    """Every die seen in one photograph, the view it was read from, and stage times in ms."""
+    """Every die seen in one photograph, the view it was read from, and stage times in ms.
+
+    ``smeared``: the photograph is smeared one way (the camera or the table moved as it was
+    taken), so every die is doubted: another picture would read better.
+    """
 
     dice: tuple[Die, ...]
     view: str
@@ -56,6 +62,7 @@ class Reading:
     width: int = 0
     height: int = 0
     doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
+    smeared: bool = False
 
     @property
     def counts(self) -> dict[int, int]:

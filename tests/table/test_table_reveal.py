@@ -22,8 +22,8 @@ import pytest
 from companion.reveal import VisionReader
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
-from vision.reading import Die, Reading
-from vision.simulate import SimulatedCamera
+from vision.reading import SMEARED, Die, Reading
+from vision.simulate import RenderOptions, SimulatedCamera
 from vision.sources import FolderSource
 
 BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
@@ -363,6 +363,36 @@ def test_the_real_reader_applies_only_a_reading_of_the_dice_there(
         finally:
             setup.table.close()
     assert applied >= 5, applied
+
+
+def test_a_smeared_picture_waits_for_the_players_who_are_asked_to_take_it_again(
+    header: dict[str, Any],
+) -> None:
+    # The table bumped as the picture was taken: smeared 14 px (dice 48 px across), every
+    # die is doubted and the page says why; taken again, still, it is read and applied.
+    camera = SimulatedCamera(seed=1, options=RenderOptions(motion_blur=14.0))
+    camera.start()
+    table = Table(camera=camera, reader=VisionReader(
+        calibration=lambda: camera.calibration, seat_of=camera.seat_of))
+    SimulatedCups(table, camera, seed=1)
+    try:
+        assert table.new_game(header).ok
+        assert table.submit(BID).ok and table.submit(DUDO).ok
+        assert table.wait_idle(60)
+        state = table.state()
+        reading = state["reading"]
+        assert state["phase"] == "reveal" and not reading["applied"]
+        assert reading["doubtful"] == list(range(reading["total"]))
+        assert reading["disagreements"] == [
+            SMEARED, f"all {reading['total']} dice are doubtful (marked ?)"]
+        camera.options = RenderOptions()
+        assert table.retake().ok
+        assert table.wait_idle(60)
+        state = table.state()
+        assert state["reading"]["applied"] and state["round"] == 2
+        assert SMEARED not in state["reading"]["disagreements"]
+    finally:
+        table.close()
 
 
 def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
