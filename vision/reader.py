@@ -37,8 +37,8 @@ _MIN_CONFIDENCE = 0.3
 # the locator too large, and a dark die on a dark table too small (only its pips are seen).
 _SIZE_BAND = (0.8, 1.2)
 # A frame smeared more than this (``vision.smear``) has every die doubted. The dev
-# photographs (dice about 41 px) are at 0.34 at most, sharp or scaled; out of focus or
-# foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 24 and 96 are.
+# photographs (dice about 41 px) are at 0.35 at most, 0.40 scaled; out of focus or
+# foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 25 and 103 are.
 # Held out, a 7 px smear cost 35-44 dice, 8-14 of them misread surely; 3 px, none.
 _SMEARED = 0.45
 
@@ -106,15 +106,14 @@ def read_dice(
     banded = [_in_band(c, die_px * shrink) for c, _ in kept]
     colours = name_colours(source, banded)
     t = _lap(ms, "colour", t)
-    smeared = smear(source, banded) > _SMEARED
-    t = _lap(ms, "smear", t)
 
-    dice = []
+    dice, places = [], []
     for (c, f), colour in zip(kept, colours, strict=True):
         # Honest confidence: the face's probability, lowered when the looks at the crop
-        # disagree, the frame is smeared, or the locator itself was unsure of a die here.
+        # disagree or the locator itself was unsure of a die here (and below, for a frame
+        # smeared).
         confidence = f.probability * min(1.0, c.score / 0.6)
-        if not f.agree or smeared:
+        if not f.agree:
             confidence = min(confidence, 0.5)
         if confidence < _MIN_CONFIDENCE:
             continue
@@ -125,6 +124,7 @@ def read_dice(
             x, y, max(size, die_px), config.marks
         ):
             continue
+        places.append(c)
         dice.append(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,
@@ -136,6 +136,12 @@ def read_dice(
                 colour=colour,
             )
         )
+    # Judged on the dice read, each at the size the locator gave it (not brought within the
+    # table's die size: a die seen close, its first pass's pips set that size).
+    smeared = smear(source, places) > _SMEARED
+    if smeared:
+        dice = [replace(d, confidence=min(d.confidence, 0.5)) for d in dice]
+    t = _lap(ms, "smear", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])

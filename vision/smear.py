@@ -16,7 +16,7 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> float:
     """How one-sided the edges of the dice are, 0 (alike every way) to 1 (all one way).
 
     A die's square outline and round pips have edges every way, however it lies, so the
-    dice of a sharp frame, summed, are near 0 (0.34 at most on the dev photographs), and an
+    dice of a sharp frame, summed, are near 0 (0.35 at most on the dev photographs), and an
     out-of-focus frame, blurred every way alike, stays low too; a straight smear (motion
     blur) wipes out the edges across its own direction. Measured by the structure tensor
     of each die, scaled to ``_DIE_PX``, summed over the dice: one minus the ratio of its
