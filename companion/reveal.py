@@ -75,9 +75,9 @@ class CameraReading:
     ``must_show``: when a call is settled on some players' dice only (a called pass: the
     passer's), those players' dice; None: everyone's.
     ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
-    the owners stage reported (counts per player that differ), and a smeared picture's
-    plea to take it again, in words. ``confirmed``: the
-    players confirmed it on the page; ``applied``: it became the round's reveal.
+    the owners stage reported (counts per player that differ), and a smeared picture's plea
+    to take it again, in words. ``confirmed``: the players confirmed it on the page;
+    ``applied``: it became the round's reveal.
     ``picture``: which picture of the table it is (each picture taken has a new number), so
     that a correction made on one picture is never applied to another.
     """

@@ -103,8 +103,7 @@ def read_dice(
         for c, f in zip(seen, faces, strict=True)
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
-    banded = [_in_band(c, die_px * shrink) for c, _ in kept]
-    colours = name_colours(source, banded)
+    colours = name_colours(source, [_in_band(c, die_px * shrink) for c, _ in kept])
     t = _lap(ms, "colour", t)
 
     dice, places = [], []
