@@ -106,6 +106,8 @@ def _banner(out: np.ndarray, reading: Reading, doubtful: int) -> None:
     text = f"{reading.total} {noun}   {counts}"
     if doubtful:
         text += f"   {doubtful} doubtful"
+    if reading.smeared:
+        text += "   smeared: take it again"
     width = out.shape[1]
     scale = max(0.45, width / 1400)
     weight = max(1, int(round(scale * 1.6)))

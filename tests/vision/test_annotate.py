@@ -76,6 +76,16 @@ def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray
     assert rows.size and rows.max() < 40  # only the banner at the top
 
 
+def test_a_smeared_picture_says_so_in_its_banner(table: np.ndarray) -> None:
+    from dataclasses import replace
+
+    dice = [Die(4, 3, 300, 240, 40, 0.5, "red")]
+    sharp, smeared = reading_of(dice), replace(reading_of(dice), smeared=True)
+    banner = [np.any(annotate(table, r)[:30] != table[:30], axis=(0, 2)) for r in (sharp, smeared)]
+    # The same words, and more after them: the banner reaches further along.
+    assert np.nonzero(banner[1])[0].max() > np.nonzero(banner[0])[0].max() + 100
+
+
 def test_the_face_written_differs_with_the_face_read(table: np.ndarray) -> None:
     one = annotate(table, reading_of([Die(1, 6, 300, 240, 40, 0.99, "red")]))
     six = annotate(table, reading_of([Die(6, 1, 300, 240, 40, 0.99, "red")]))
