@@ -52,7 +52,12 @@ fi
 # Not the `vision` extra: OpenCV comes from apt (python3-opencv), built for the Pi.
 # A build left in the checkout by an earlier install would bring back files deleted since.
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
-"$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
+# The `onnx` extra (ONNX Runtime, which runs the reader's nets faster) has wheels for 64-bit
+# ARM only: elsewhere OpenCV's dnn runs them.
+if ! "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE[onnx]"; then
+    echo "install: no ONNX Runtime for this system: the reader's nets run on OpenCV's dnn" >&2
+    "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
+fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 "$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' \
     || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2

@@ -13,12 +13,14 @@ import argparse
 import statistics
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.config import ReaderConfig
+from vision.config import RUNTIMES, ReaderConfig
+from vision.nets import runtime_of
 from vision.reading import Reading
 
 if TYPE_CHECKING:
@@ -33,15 +35,17 @@ def _medians(readings: list[Reading]) -> str:
     return ", ".join(parts)
 
 
-def bench_photographs(folder: Path, repeat: int) -> list[Reading]:
+def bench_photographs(
+    folder: Path, repeat: int, config: ReaderConfig | None = None
+) -> list[Reading]:
     """Read every photograph of the folder ``repeat`` times (view above)."""
     from vision.reader import load_image, read_dice
 
     images = [load_image(p) for p in sorted((folder / "images").glob("*.jpg"))]
     if not images:
         raise ValueError(f"{folder}: no photographs in {folder / 'images'}")
-    read_dice(images[0], view="above")
-    return [read_dice(image, view="above") for _ in range(repeat) for image in images]
+    read_dice(images[0], config, view="above")
+    return [read_dice(image, config, view="above") for _ in range(repeat) for image in images]
 
 
 _FRAME_DIE_PX = 64.0
@@ -86,27 +90,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--frames", type=int, default=20, help="simulated 2028x1520 frames (0: none)"
     )
+    parser.add_argument(
+        "--runtime", choices=RUNTIMES, default="auto",
+        help="what runs the nets (auto: ONNX Runtime where installed, else OpenCV's dnn)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.frames < 0:
         parser.error("--repeat must be at least 1 and --frames at least 0")
     import cv2
 
     cv2.setNumThreads(1)
+    config = ReaderConfig(runtime=args.runtime)
     try:
-        photos = bench_photographs(args.data, args.repeat)
+        runtime = _runtime_named(runtime_of(args.runtime))
+        photos = bench_photographs(args.data, args.repeat, config)
     except (OSError, ValueError) as err:
         print(f"bench: {err}", file=sys.stderr)
         return 2
     ms = [r.ms["total"] for r in photos]
     print(
         f"640x640 dev photographs: {len(ms)} reads, median {statistics.median(ms):.1f} ms"
-        f" (p90 {np.percentile(ms, 90):.1f}, max {max(ms):.1f}); stages: {_medians(photos)}"
+        f" (p90 {np.percentile(ms, 90):.1f}, max {max(ms):.1f}); stages: {_medians(photos)};"
+        f" nets run by {runtime}"
     )
     if args.frames == 0:
         return 0
-    calibrated = ReaderConfig(die_size=_FRAME_DIE_PX)
-    for config, how in ((None, ""), (calibrated, ", die size calibrated")):
-        frames, exact = bench_large_frames(args.frames, config)
+    calibrated = replace(config, die_size=_FRAME_DIE_PX)
+    for frame_config, how in ((config, ""), (calibrated, ", die size calibrated")):
+        frames, exact = bench_large_frames(args.frames, frame_config)
         ms = [r.ms["total"] for r in frames]
         print(
             f"2028x1520 frames of 30 dice{how}: {len(ms)} reads,"
@@ -115,6 +126,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" counts exact in {exact}/{len(frames)}"
         )
     return 0
+
+
+def _runtime_named(runtime: str) -> str:
+    """The runtime and its version, as the bench prints it."""
+    if runtime == "onnxruntime":
+        import onnxruntime
+
+        return f"ONNX Runtime {onnxruntime.__version__}"
+    import cv2
+
+    return f"OpenCV {cv2.__version__}'s dnn"
 
 
 if __name__ == "__main__":

@@ -103,8 +103,8 @@ def _probabilities(
     """The probabilities of a reader (``Nets.read`` or ``Nets.read_again``) for each crop.
 
     One crop at a time: OpenCV's dnn re-plans the whole net for every new input shape, so
-    the shape stays fixed, and the nets cost the same per crop in any batch (padding a
-    batch would only add work).
+    the shape stays fixed, and the nets cost the same per crop in any batch, in ONNX
+    Runtime too (padding a batch would only add work).
     """
     return [read(crop[None])[0] for crop in crops]
 

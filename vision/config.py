@@ -8,6 +8,11 @@ from pathlib import Path
 
 from vision.reading import DEFAULT_DOUBT_THRESHOLD
 
+# What runs the models (``vision.nets``): "auto" takes ONNX Runtime where it is installed.
+# On one core it runs them in about 60% of OpenCV 4.10's time, their outputs the same within
+# 1e-5 (see the README, "Speed, session 28").
+RUNTIMES = ("auto", "onnxruntime", "opencv")
+
 
 @dataclass(frozen=True)
 class ReaderConfig:
@@ -20,6 +25,8 @@ class ReaderConfig:
     ``second_model_path``: the second reader (ONNX), which reads again the dice the face
     reader is unsure of; None uses the shipped one, or none when ``model_path`` is given.
     ``min_detection``: score below which a candidate die is not a die at all.
+    ``runtime``: what runs the models: "onnxruntime", "opencv" (OpenCV's dnn) or "auto" (ONNX
+    Runtime where it is installed, else OpenCV's dnn).
     ``marks``: places (x, y in pixels of the frame) where the empty glass shows something
     the reader could take for a die (a scratch, a sticker, a screw head), found by
     ``dudo calibrate``: nothing there is counted as a die.
@@ -32,8 +39,12 @@ class ReaderConfig:
     second_model_path: str | None = None
     min_detection: float = 0.35
     marks: tuple[tuple[float, float], ...] = ()
+    runtime: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.runtime not in RUNTIMES:
+            raise ValueError(f"[vision] runtime {self.runtime!r}: must be one of "
+                             f"{', '.join(repr(r) for r in RUNTIMES)}")
         if self.die_size is not None and not 8 <= self.die_size <= 1000:
             raise ValueError(f"[vision] die_size {self.die_size}: must be 8..1000 px or absent")
         if not 0.0 <= self.doubt_threshold <= 1.0:
@@ -90,6 +101,10 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
                     f"{source}: [vision] marks = {value!r}: must be a list of [x, y] points"
                 )
             values[name] = tuple((float(x), float(y)) for x, y in value)
+        elif name == "runtime":
+            if not isinstance(value, str):
+                raise ValueError(f"{source}: [vision] runtime = {value!r}: must be a string")
+            values[name] = value
         else:
             if not isinstance(value, str):
                 raise ValueError(f"{source}: [vision] {name} = {value!r}: must be a path string")

@@ -1,14 +1,15 @@
-"""The reader's two small models (ONNX, shipped in ``vision/models/``), run by OpenCV's dnn."""
+"""The reader's small models (ONNX, shipped in ``vision/models/``), run by ONNX Runtime where
+it is installed (the ``vision`` extra), else by OpenCV's dnn."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,9 @@ CROP_PX = 48
 CROP_DIE_PX = 32.0
 NOT_A_DIE = 6
 
+# A function that runs one model: its input blob in, its first output out.
+Forward = Callable[[np.ndarray], np.ndarray]
+
 # glibc's mallopt setting for the memory kept at the top of the heap when freed (M_TOP_PAD),
 # and how much the reader asks it to keep (see _keep_freed_memory).
 _M_TOP_PAD = -2
@@ -34,8 +38,8 @@ _KEPT_BYTES = 64 << 20
 
 @dataclass(frozen=True)
 class Nets:
-    """The loaded locator, face reader and second reader (or None); ``forward`` calls are
-    serialised by a lock.
+    """The loaded locator, face reader and second reader (or None), each a ``Forward``;
+    their calls are serialised by a lock.
 
     Every net looks at its input as given and mirrored, and the two answers are averaged:
     a die shows the same face in a mirror, so the reader reads a photograph from above and
@@ -44,23 +48,25 @@ class Nets:
     The second reader is a wider face reader, about twice as slow: it reads again only the
     dice the face reader is unsure of. ``coarse_locator`` is the locator loaded once more,
     for the coarse first look of a search (``vision.locate``): OpenCV's dnn plans a net for
-    one input size, and planning it again for every other size costs more than that look.
+    one input size, and planning it again for every other size costs more than that look
+    (ONNX Runtime plans none: there it is None).
     """
 
-    locator: Any
-    face: Any
+    locator: Forward
+    face: Forward
     lock: threading.Lock
-    second: Any = None
-    coarse_locator: Any = None
+    second: Forward | None = None
+    coarse_locator: Forward | None = None
 
     def locate(self, blob: np.ndarray, coarse: bool = False) -> np.ndarray:
         """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input (``coarse``:
         a coarse first look)."""
         net = self.coarse_locator if coarse and self.coarse_locator is not None else self.locator
-        out = self._forward(net, np.concatenate([blob, blob[..., ::-1]]))
-        mirrored = out[1:, :, :, ::-1].copy()
+        # One look at a time: the shipped locator takes one image (a batch of 1).
+        out = self._forward(net, blob)
+        mirrored = self._forward(net, blob[..., ::-1])[..., ::-1].copy()
         mirrored[:, 2] *= -1.0  # the x offset within a cell, seen in the mirror
-        return (out[:1] + mirrored) / 2.0
+        return (out + mirrored) / 2.0
 
     def read(self, crops: np.ndarray) -> np.ndarray:
         """Face reader probabilities (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops."""
@@ -70,16 +76,15 @@ class Nets:
         """The second reader's probabilities for the crops (the face reader's, if none)."""
         return self._probabilities(self.face if self.second is None else self.second, crops)
 
-    def _probabilities(self, net: Any, crops: np.ndarray) -> np.ndarray:
+    def _probabilities(self, net: Forward, crops: np.ndarray) -> np.ndarray:
         logits = self._forward(net, np.concatenate([crops, crops[..., ::-1]])).astype(np.float64)
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
         return (probs[: len(crops)] + probs[len(crops) :]) / 2.0
 
-    def _forward(self, net: Any, blob: np.ndarray) -> np.ndarray:
+    def _forward(self, net: Forward, blob: np.ndarray) -> np.ndarray:
         with self.lock:
-            net.setInput(np.ascontiguousarray(blob))
-            return np.asarray(net.forward())
+            return net(np.ascontiguousarray(blob))
 
 
 def load_nets(config: ReaderConfig) -> Nets:
@@ -94,30 +99,86 @@ def load_nets(config: ReaderConfig) -> Nets:
         second: Path | None = Path(config.second_model_path)
     else:
         second = None if config.model_path else MODELS_DIR / SECOND_FILE
-    return _load(str(locator), str(face), str(second) if second else None)
+    return _load(str(locator), str(face), str(second) if second else None,
+                 runtime_of(config.runtime))
+
+
+def runtime_of(asked: str) -> str:
+    """The runtime a config's ``runtime`` names: "onnxruntime" or "opencv" ("auto": ONNX
+    Runtime where it is installed); ValueError where ONNX Runtime is asked for and missing."""
+    if asked == "opencv":
+        return asked
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        if asked == "onnxruntime":
+            raise ValueError("[vision] runtime = 'onnxruntime', but ONNX Runtime is not "
+                             "installed: pip install onnxruntime (or runtime = 'auto')") from None
+        return "opencv"
+    return "onnxruntime"
 
 
 @lru_cache(maxsize=4)
-def _load(locator_path: str, face_path: str, second_path: str | None) -> Nets:
-    import cv2  # only here: importing vision.nets must not load OpenCV
-
+def _load(locator_path: str, face_path: str, second_path: str | None, runtime: str) -> Nets:
     _keep_freed_memory()
-
-    nets: list[Any] = []
+    load = _onnxruntime_forward if runtime == "onnxruntime" else _opencv_forward
+    nets: list[Forward | None] = []
     for path in (locator_path, face_path, second_path):
         if path is None:
             nets.append(None)
             continue
         if not Path(path).is_file():
             raise FileNotFoundError(f"dice reader model missing: {path}")
-        try:
-            nets.append(cv2.dnn.readNetFromONNX(path))
-        except cv2.error as err:
-            # OpenCV's own words end its message: "... in function 'readNet...'".
-            reason = (err.err or str(err)).strip().splitlines()[-1]
-            raise ValueError(f"dice reader model {path} cannot be loaded "
-                             f"(not an ONNX model OpenCV reads: {reason})") from None
-    return Nets(nets[0], nets[1], threading.Lock(), nets[2], cv2.dnn.readNetFromONNX(locator_path))
+        nets.append(load(path))
+    locator, face, second = nets
+    assert locator is not None and face is not None
+    coarse = _opencv_forward(locator_path) if runtime == "opencv" else None
+    return Nets(locator, face, threading.Lock(), second, coarse)
+
+
+def _onnxruntime_forward(path: str) -> Forward:
+    """The model at ``path`` run by ONNX Runtime, on as many threads as OpenCV's (one under
+    ``cv2.setNumThreads(1)``, as the bench and the evaluation run)."""
+    import cv2  # only here: importing vision.nets must not load OpenCV
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, cv2.getNumThreads())
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: no warnings on the console
+    # Threads that wait for work sleep instead of spinning: the page's server shares the cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    except Exception as err:  # ONNX Runtime's own errors share no base class
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
+        raise ValueError(f"dice reader model {path} cannot be loaded "
+                         f"(not an ONNX model ONNX Runtime reads: {reason})") from None
+    name = session.get_inputs()[0].name
+
+    def forward(blob: np.ndarray) -> np.ndarray:
+        return np.asarray(session.run(None, {name: blob})[0])
+
+    return forward
+
+
+def _opencv_forward(path: str) -> Forward:
+    """The model at ``path`` run by OpenCV's dnn."""
+    import cv2  # only here: importing vision.nets must not load OpenCV
+
+    try:
+        net = cv2.dnn.readNetFromONNX(path)
+    except cv2.error as err:
+        # OpenCV's own words end its message: "... in function 'readNet...'".
+        reason = (err.err or str(err)).strip().splitlines()[-1]
+        raise ValueError(f"dice reader model {path} cannot be loaded "
+                         f"(not an ONNX model OpenCV reads: {reason})") from None
+
+    def forward(blob: np.ndarray) -> np.ndarray:
+        net.setInput(blob)
+        return np.asarray(net.forward())
+
+    return forward
 
 
 def normalise(x: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(
         "NxN frames of N dice, die size calibrated",
     ]
     assert lines[0].startswith("640x640 dev photographs: 2 reads, median ")
+    assert re.search(r"; nets run by (ONNX Runtime [\d.]+|OpenCV [\d.]+'s dnn)$", lines[0])
     for line in lines[1:]:
         assert re.search(r": 2 reads, median [\d.]+ ms .*stages: locate [\d.]+, read [\d.]+", line)
         # How many of the two frames were read exactly (how well: test_reader_sim's 20 frames).
@@ -49,6 +50,15 @@ def test_frames_0_times_the_photographs_alone(
     assert main(["--data", str(tmp_path), "--frames", "0"]) == 0
     [line] = capsys.readouterr().out.splitlines()
     assert line.startswith("640x640 dev photographs: 1 reads, median ")
+
+
+def test_the_runtime_asked_for_runs_the_nets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "images").mkdir()
+    shutil.copy(sorted((DEV / "images").glob("*.jpg"))[0], tmp_path / "images")
+    assert main(["--data", str(tmp_path), "--frames", "0", "--runtime", "opencv"]) == 0
+    assert re.search(r"; nets run by OpenCV [\d.]+'s dnn$", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("args", [["--frames", "-1"], ["--repeat", "0"]])

@@ -381,6 +381,8 @@ def test_the_scan_json_has_every_field_of_the_contract() -> None:
         ("[vision]\nspeed = 3\n", "unknown key.*speed"),
         ("[vision]\nmarks = [[1, 2, 3]]\n", r"marks = \[\[1, 2, 3\]\]: must be a list of \[x, y\]"),
         ("[vision]\nmarks = [1, 2]\n", "marks = .*must be a list of"),
+        ("[vision]\nruntime = 'gpu'\n", "runtime 'gpu': must be one of 'auto', 'onnxruntime'"),
+        ("[vision]\nruntime = 1\n", "runtime = 1: must be a string"),
         ("[vision\n", "not valid TOML"),
     ],
 )
@@ -397,10 +399,10 @@ def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
     path.write_text(
         "[camera]\nsource = 'sim'\n[vision]\ndie_size = 64\ndoubt_threshold = 0.9\n"
-        "marks = [[10, 20.5]]\n"
+        "marks = [[10, 20.5]]\nruntime = 'opencv'\n"
     )
     assert load_config(path) == ReaderConfig(
-        die_size=64.0, doubt_threshold=0.9, marks=((10.0, 20.5),)
+        die_size=64.0, doubt_threshold=0.9, marks=((10.0, 20.5),), runtime="opencv"
     )
     assert config_from_dict({}) == ReaderConfig() == load_config(None)
 
@@ -468,6 +470,30 @@ def test_a_broken_model_file_is_named(tmp_path: Path) -> None:
     broken.write_bytes(b"not an onnx model")
     with pytest.raises(ValueError, match=f"{broken} cannot be loaded"):
         read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(model_path=str(broken)))
+
+
+def test_onnx_runtime_and_opencv_read_the_photographs_alike() -> None:
+    # The two runtimes that can run the nets (ONNX Runtime where installed, else OpenCV's
+    # dnn): the same dice, faces and confidences, in both views.
+    pytest.importorskip("onnxruntime")
+    for path in DEV_SLICE:
+        photo = load_image(path)
+        for view, image in (("above", photo), ("below", np.ascontiguousarray(photo[:, ::-1]))):
+            fast = read_dice(image, ReaderConfig(runtime="onnxruntime"), view=view)
+            opencv = read_dice(image, ReaderConfig(runtime="opencv"), view=view)
+            assert [(d.face, d.x, d.y) for d in fast.dice] == [
+                (d.face, d.x, d.y) for d in opencv.dice
+            ], (path.name, view)
+            assert [d.confidence for d in fast.dice] == pytest.approx(
+                [d.confidence for d in opencv.dice], abs=1e-3
+            )
+
+
+def test_onnx_runtime_asked_for_and_missing_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails, as if not installed
+    with pytest.raises(ValueError, match="runtime = 'onnxruntime', but ONNX Runtime is not"):
+        read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(runtime="onnxruntime"))
+    assert read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig()).dice == ()  # by OpenCV
 
 
 def test_a_die_read_surely_on_a_mark_of_the_glass_still_counts() -> None:

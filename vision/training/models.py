@@ -1,4 +1,4 @@
-"""The two small networks the reader runs through OpenCV's dnn module after ONNX export.
+"""The small networks the reader runs (``vision.nets``) after ONNX export.
 
 - The die locator: a fully convolutional net that sees the photograph scaled so a die is
   about ``DETECT_DIE_PX`` pixels across and predicts, at a quarter of that scale, a

@@ -206,7 +206,7 @@ def with_other_tables(photos: list[Photo], seed: int) -> list[Photo]:
 
 
 def export_face(face: Any, out_dir: Path, name: str = FACE_FILE) -> None:
-    """Write a face reader as an ONNX file the reader loads with cv2.dnn."""
+    """Write a face reader as an ONNX file the reader loads (``vision.nets``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
@@ -221,7 +221,7 @@ def export_face(face: Any, out_dir: Path, name: str = FACE_FILE) -> None:
 
 
 def export_locator(locator: Any, out_dir: Path) -> None:
-    """Write the locator as an ONNX file the reader loads with cv2.dnn."""
+    """Write the locator as an ONNX file the reader loads (``vision.nets``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
