@@ -4,7 +4,10 @@ In a photograph taken close, a die fills much of the frame; shrunk for the locat
 pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
 that a die 3.5 times a pip's size (then 2.5 times, if that finds none) is seen at the
-locator's size. Where that die is read
+locator's size; where nothing at all is read surely, dice 25%, then 45%, then 70% of the
+photograph's side, until a look finds a die other than an ace (an ace may be a larger
+die's pip). A pass that coarse shows the photograph a few dozen pixels across: it
+is set in a margin of its own edge's colour, as a die on a wider table. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
 A die the first pass already read surely, twice the aces' size or more, takes the aces
@@ -42,10 +45,15 @@ _SPREAD = 0.33
 _READ_INSIDE = 0.5
 # A die less than this many times an ace's size is of the ace's kind.
 _LIKE = 2.0
-# Where nothing is read surely: dice this share of the photograph's side.
-_NOTHING_SURE_DIE = 0.25
-# The pass over the whole photograph must still show a few dice across.
+# Where nothing is read surely: dice these shares of the photograph's side, the smallest
+# first (a larger look may take a die for a pip of a larger one, and read it as an ace).
+_NOTHING_SURE_DIE = (0.25, 0.45, 0.7)
+# The pass shows the locator a table at least this many pixels across (at least three
+# dice): a photograph smaller than that at the pass's scale is set in a margin first.
 _SMALLEST_SIDE_PX = 48
+# A die looked for larger than this (a die filling a big photograph) is looked for in the
+# photograph shrunk to make it this size first (a die size a config can name).
+_LOOKED_AT_PX = 512.0
 
 
 def see_close_dice(
@@ -82,13 +90,20 @@ def see_close_dice(
             return _without(candidates, faces, gone, [])
         sizes = [ratio * pip for ratio in _DIE_PER_PIP]
     elif nothing_sure:
-        sizes = [max(image.shape[:2]) * _NOTHING_SURE_DIE]
+        sizes = [max(image.shape[:2]) * share for share in _NOTHING_SURE_DIE]
     else:
         return candidates, faces
+    aces_found: tuple[set[int], list[tuple[Candidate, FaceRead]]] | None = None
     for die in sizes:
         found, gone = _dice_seen_whole(image, candidates, faces, nets, dice, die, nothing_sure)
-        if found:
+        # Where nothing was sure, a look that finds only aces may have found a large die's
+        # pip: a coarser look may find the die itself.
+        if found and (not nothing_sure or any(read.pips != 1 for _, read in found)):
             return _without(candidates, faces, gone, found)
+        if found and aces_found is None:
+            aces_found = gone, found
+    if aces_found is not None:
+        return _without(candidates, faces, *aces_found)
     return candidates, faces
 
 
@@ -115,12 +130,20 @@ def _dice_seen_whole(
 ) -> tuple[list[tuple[Candidate, FaceRead]], set[int]]:
     """The large dice a look for dice of size ``die`` finds and reads surely, and the
     candidates inside them (their pips; ``dice``: the candidates read as dice): none where
-    that look would be too coarse."""
+    the look would be no coarser than the first pass."""
     found: list[tuple[Candidate, FaceRead]] = []
     gone: set[int] = set()
-    if die <= DETECT_DIE_PX or max(image.shape[:2]) * DETECT_DIE_PX / die < _SMALLEST_SIDE_PX:
+    if die <= DETECT_DIE_PX:
         return found, gone
-    for big in locate_dice(image, ReaderConfig(die_size=die), nets):
+    # The pass shrinks the photograph far more than this anyway.
+    shrink = min(1.0, _LOOKED_AT_PX / die)
+    small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    margin = math.ceil(
+        max(0.0, _SMALLEST_SIDE_PX * die * shrink / DETECT_DIE_PX - max(small.shape[:2])) / 2)
+    for seen in locate_dice(_in_a_margin(small, margin), ReaderConfig(die_size=die * shrink),
+                            nets):
+        big = Candidate((seen.x - margin) / shrink, (seen.y - margin) / shrink,
+                        seen.size / shrink, seen.score)
         if big.score < 0.5:
             continue
         inside = [i for i in dice if i not in gone and math.hypot(
@@ -147,6 +170,17 @@ def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:
     small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     seen = Candidate(die.x * shrink, die.y * shrink, die.size * shrink, die.score)
     return read_faces(small, [seen], nets)[0]
+
+
+def _in_a_margin(image: np.ndarray, margin: int) -> np.ndarray:
+    """The photograph in a margin ``margin`` pixels wide of its edge's colour (the median
+    of its outermost pixels): the table around it, without stretching a die at the edge."""
+    if margin <= 0:
+        return image
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    colour = [float(v) for v in np.median(edge, axis=0)]
+    return cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
+                              value=colour)
 
 
 def _spread(candidates: list[Candidate], pips: list[int]) -> float:

@@ -85,6 +85,33 @@ def test_the_few_dice_left_at_the_end_of_a_game_are_read_nearly_always() -> None
     assert t.right >= 0.98 * t.dice and t.exact >= 47, t.errors
 
 
+@pytest.mark.parametrize(("share", "side"), [(0.5, 640), (0.65, 640), (0.8, 640), (0.95, 640),
+                                           (0.8, 2560)])
+def test_one_die_filling_most_of_a_photograph_taken_close_is_read(share: float, side: int) -> None:
+    # A phone held right over one die: the die half the photograph's side or more, sharp.
+    # Rendered at 380 px (a third of the frame, the simulator's largest), cut out so that it
+    # is ``share`` of the side, as a photograph ``side`` px across, once for each face and
+    # colour (at 2560 px, a die of 2,048 px: looked for in the photograph shrunk). Looked
+    # for at most a quarter of the side (and shrunk to no less than 48 px), the die went
+    # unseen or was read as its pips: none of these photographs was read right at any of
+    # these shares (README, "Photographs taken closer still").
+    import cv2
+
+    right = 0
+    for seed, colour in enumerate(COLOURS):
+        scene = render_dice([seed % 6 + 1], colours=colour, seed=seed, width=1200,
+                            height=1200, die_size=380)
+        die = scene.dice[0]
+        window = int(die.size / share)
+        x0 = int(np.clip(die.x - window / 2, 0, 1200 - window))
+        y0 = int(np.clip(die.y - window / 2, 0, 1200 - window))
+        photo = cv2.resize(scene.image[y0 : y0 + window, x0 : x0 + window], (side, side),
+                           interpolation=cv2.INTER_AREA if side < window else cv2.INTER_CUBIC)
+        reading = read_dice(photo, view="below")
+        right += reading.counts == scene.counts
+    assert right >= len(COLOURS) - 1, right  # all 8 at each share
+
+
 def test_a_translucent_die_is_no_cluster_of_smaller_dice() -> None:
     # Looked at twice as close, as a cluster of small dice is, each of these dice breaks into
     # the pips that show through it, as a cluster breaks into its dice; both were missed.
