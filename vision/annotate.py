@@ -56,8 +56,9 @@ def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None) -> None
     else:
         cv2.rectangle(out, top_left, bottom_right, colour, thick, cv2.LINE_AA)
     text = f"{die.face}?" if doubtful else str(die.face)
-    # Small labels: in a crowd of touching dice a big one would hide the neighbour's pips.
-    scale = max(0.4, die.size / 75)
+    # Small labels: in a crowd of touching dice a big one would hide the neighbour's pips,
+    # and on a die filling the picture, its own.
+    scale = min(max(0.4, die.size / 75), 1.6)
     weight = max(1, int(round(scale * 1.8)))
     (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
     # The label sits on the box's top-left corner, so the die's own pips stay visible.
@@ -67,6 +68,10 @@ def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None) -> None
     if y0 < 0:  # no room above: put it under the box
         y0 = die.y + half
         y1 = y0 + th + base + 4
+        if y1 > out.shape[0]:  # nor under it (a die filling the picture): inside its corner
+            y0 = max(0, die.y - half + thick)
+            y1 = y0 + th + base + 4
+            x0 += thick
     cv2.rectangle(out, (x0, y0), (x0 + tw + 4, y1), colour, -1)
     cv2.putText(out, text, (x0 + 2, y1 - base - 2), _FONT, scale, _INK, weight, cv2.LINE_AA)
     if number is not None:

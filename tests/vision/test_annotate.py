@@ -106,6 +106,18 @@ def number_patch(image: np.ndarray, die: Die) -> np.ndarray:
     return image[top + 4 : top + 12, x1 - 9 : x1 - 3]  # clear of the box's own line
 
 
+def test_a_die_filling_the_picture_has_its_face_written_inside_it(table: np.ndarray) -> None:
+    # A die photographed close: no room above its box nor under it. The green label with its
+    # white face sits inside the box's top-left corner, not off the picture.
+    die = Die(4, 3, 320, 240, 380, 0.99, "red")
+    out = annotate(table, reading_of([die]))
+    half = int(round(die.size * 0.6))
+    x0, y0 = die.x - half + 20, die.y - half + 20  # inside the box's line, 17 px thick
+    corner = out[y0 : y0 + 30, x0 : x0 + 30]
+    assert share_of(corner, GREEN, (0, 0, corner.shape[1], corner.shape[0])) > 0.3
+    assert (np.abs(corner.astype(int) - 255).sum(axis=2) < 30).any()  # the face's white ink
+
+
 def test_the_page_picture_numbers_each_die_and_the_scan_picture_does_not(
     table: np.ndarray,
 ) -> None:
