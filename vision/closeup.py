@@ -5,15 +5,16 @@ pips are the size of the dice it knows, and the face reader, shown one pip, sees
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
 that a die 3.5 times a pip's size (then 2.5 times, if that finds none) is seen at the
 locator's size; where nothing at all is read surely, dice 25%, then 45%, then 70% of the
-photograph's side, until a look finds a die other than an ace (an ace may be a larger
-die's pip). A pass that coarse shows the photograph a few dozen pixels across: it
-is set in a margin of its own edge's colour, as a die on a wider table. Where that die is read
+photograph's side, until a look finds a die other than an ace (an ace may be a larger die's
+pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
+margin of its own edge's colour, as a die on a wider table. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
 A die the first pass already read surely, twice the aces' size or more, takes the aces
 lying as pips within half its size for its own (seen this close, its size comes out short).
-On the dev photographs, in all their degradations, this never happens; on close views of
-them it turns most misreadings into the right die (README, "The dice reader").
+On the dev photographs this never happens, and in their 17 degradations to one of them
+only (two dark dice far apart on the white tray, taken for the pips of a white 2); on close
+views of them it turns most misreadings into the right die (README, "The dice reader").
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ def _dice_seen_whole(
         return found, gone
     # The pass shrinks the photograph far more than this anyway.
     shrink = min(1.0, _LOOKED_AT_PX / die)
-    small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    small = image if shrink == 1.0 else cv2.resize(
+        image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     margin = math.ceil(
         max(0.0, _SMALLEST_SIDE_PX * die * shrink / DETECT_DIE_PX - max(small.shape[:2])) / 2)
     for seen in locate_dice(_in_a_margin(small, margin), ReaderConfig(die_size=die * shrink),
@@ -167,7 +169,8 @@ def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:
     """The face of a large die, cut out of the photograph shrunk by area first (scaled down
     by far in one step, its pips would break into the pixels that happen to be sampled)."""
     shrink = min(1.0, 1.25 * CROP_DIE_PX / die.size)
-    small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    small = image if shrink == 1.0 else cv2.resize(
+        image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     seen = Candidate(die.x * shrink, die.y * shrink, die.size * shrink, die.score)
     return read_faces(small, [seen], nets)[0]
 
