@@ -162,7 +162,17 @@ def _dice_seen_whole(
         if read_surely(read) and len(pips) <= read.pips:
             found.append((big, read))
             gone.update(inside)
-    return found, gone
+    # The look may see a die and, beside it, its pips as aces: no die lies inside another.
+    return [(c, read) for c, read in found if not _a_pip_of(c, read, found)], gone
+
+
+def _a_pip_of(c: Candidate, read: FaceRead, found: list[tuple[Candidate, FaceRead]]) -> bool:
+    """Whether an ace lies as a pip inside a die of ``found`` other than an ace, at least
+    twice its size (within half that die's size of its middle)."""
+    return read.pips == 1 and any(
+        other.pips != 1 and big.size >= _LIKE * c.size
+        and math.hypot(c.x - big.x, c.y - big.y) < _READ_INSIDE * big.size
+        for big, other in found)
 
 
 def _read_large(image: np.ndarray, die: Candidate, nets: Nets) -> FaceRead:

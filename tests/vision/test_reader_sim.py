@@ -112,6 +112,25 @@ def test_one_die_filling_most_of_a_photograph_taken_close_is_read(share: float, 
     assert right >= len(COLOURS) - 1, right  # all 8 at each share
 
 
+@pytest.mark.parametrize("seed", [10, 22])
+def test_a_die_and_its_pips_seen_in_one_look_are_one_die(seed: int) -> None:
+    # A black 5 seen from below (two white pips) on the grey glass, 40% of a close
+    # photograph's side: the look that finds the die also finds its two pips, each read
+    # surely as an ace; one or both were counted as more dice. No die lies inside another.
+    import cv2
+
+    scene = render_dice([5], colours="black", seed=seed, width=1200, height=1200,
+                        die_size=220, background="grey")
+    die = scene.dice[0]
+    window = int(die.size / 0.4)
+    x0 = int(np.clip(die.x - window / 2, 0, 1200 - window))
+    y0 = int(np.clip(die.y - window / 2, 0, 1200 - window))
+    photo = cv2.resize(scene.image[y0 : y0 + window, x0 : x0 + window], (640, 640),
+                       interpolation=cv2.INTER_AREA)
+    reading = read_dice(photo, view="below")
+    assert [d.face for d in reading.dice] == [5], reading.dice
+
+
 def test_a_translucent_die_is_no_cluster_of_smaller_dice() -> None:
     # Looked at twice as close, as a cluster of small dice is, each of these dice breaks into
     # the pips that show through it, as a cluster breaks into its dice; both were missed.
