@@ -14,7 +14,8 @@ A die the first pass already read surely, twice the aces' size or more, takes th
 lying as pips within half its size for its own (seen this close, its size comes out short).
 On the dev photographs this never happens, and in their 17 degradations to one of them
 only (two dark dice far apart on the white tray, taken for the pips of a white 2); on close
-views of them it turns most misreadings into the right die (README, "The dice reader").
+views of them it turns most misreadings into the right die (README, "Close views and wide
+views"; docs/dice-reader-log.md).
 """
 
 from __future__ import annotations

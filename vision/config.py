@@ -10,7 +10,7 @@ from vision.reading import DEFAULT_DOUBT_THRESHOLD
 
 # What runs the models (``vision.nets``): "auto" takes ONNX Runtime where it is installed.
 # On one core it runs them in about 60% of OpenCV 4.10's time, their outputs the same within
-# 1e-5 (see the README, "Speed, session 28").
+# 1e-5 (see the README, "Speed").
 RUNTIMES = ("auto", "onnxruntime", "opencv")
 
 

@@ -94,7 +94,7 @@ def test_one_die_filling_most_of_a_photograph_taken_close_is_read(share: float, 
     # colour (at 2560 px, a die of 2,048 px: looked for in the photograph shrunk). Looked
     # for at most a quarter of the side (and shrunk to no less than 48 px), the die went
     # unseen or was read as its pips: none of these photographs was read right at any of
-    # these shares (README, "Photographs taken closer still").
+    # these shares (docs/dice-reader-log.md, "Photographs taken closer still").
     import cv2
 
     right = 0
