@@ -10,11 +10,12 @@ pip). A pass that coarse shows the photograph a few dozen pixels across: it is s
 margin of its own edge's colour, as a die on a wider table. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner), and nothing else inside is read surely, they were its pips: the die replaces them.
+Where nothing was sure, the die must also have an outline all round it: two small dice far
+apart on a plain table, none read surely, are not the pips of a die the colour of the table.
 A die the first pass already read surely, twice the aces' size or more, takes the aces
 lying as pips within half its size for its own (seen this close, its size comes out short).
-On the dev photographs this never happens, and in their 17 degradations to one of them
-only (two dark dice far apart on the white tray, taken for the pips of a white 2); on close
-views of them it turns most misreadings into the right die (README, "Close views and wide
+On the dev photographs and their 17 degradations this changes no reading; on close views
+of them it turns most misreadings into the right die (README, "Close views and wide
 views"; docs/dice-reader-log.md).
 """
 
@@ -53,6 +54,12 @@ _NOTHING_SURE_DIE = (0.25, 0.45, 0.7)
 # The pass shows the locator a table at least this many pixels across (at least three
 # dice): a photograph smaller than that at the pass's scale is set in a margin first.
 _SMALLEST_SIDE_PX = 48
+# An outline is looked for along this many rays, the die seen this many pixels across; the
+# median ray's strongest edge at least this share of the strongest: the two dice far apart
+# taken for one die's pips came out at 0.03, dice found whole in close views at 0.1 or more.
+_OUTLINE_RAYS = 32
+_OUTLINE_PX = 64.0
+_OUTLINE = 0.05
 # A die looked for larger than this (a die filling a big photograph) is looked for in the
 # photograph shrunk to make it this size first (a die size a config can name).
 _LOOKED_AT_PX = 512.0
@@ -159,12 +166,41 @@ def _dice_seen_whole(
         if len(pips) >= 2 and _spread(candidates, pips) < _SPREAD * big.size:
             continue
         read = _read_large(image, big, nets)
-        # No more of its pips seen as aces than it has.
-        if read_surely(read) and len(pips) <= read.pips:
+        # No more of its pips seen as aces than it has; and where nothing was sure, a die's
+        # outline round it (two dice far apart on a plain table are no die's pips).
+        if read_surely(read) and len(pips) <= read.pips and (
+                not nothing_sure or _outlined(image, big)):
             found.append((big, read))
             gone.update(inside)
     # The look may see a die and, beside it, its pips as aces: no die lies inside another.
     return [(c, read) for c, read in found if not _a_pip_of(c, read, found)], gone
+
+
+def _outlined(image: np.ndarray, die: Candidate) -> bool:
+    """Whether an outline surrounds ``die``: on most rays from its middle, the strongest edge
+    between 0.3 and 0.8 of its size (its sides and corners, whatever its size and turn) is at
+    least ``_OUTLINE`` of the strongest edge on any ray. Two dice far apart on a plain table,
+    taken for the pips of one die, leave most rays crossing bare table."""
+    scale = _OUTLINE_PX / die.size
+    half = 0.9 * die.size
+    x0, y0 = max(0, int(die.x - half)), max(0, int(die.y - half))
+    x1 = min(image.shape[1], int(die.x + half))
+    y1 = min(image.shape[0], int(die.y + half))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return False
+    window = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale,
+                        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    grey = cv2.GaussianBlur(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+    edges = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    angles = np.linspace(0, 2 * np.pi, _OUTLINE_RAYS, endpoint=False)[:, None]
+    reach = np.linspace(0.3, 0.8, 24)[None, :] * _OUTLINE_PX
+    xs = np.rint((die.x - x0) * scale + reach * np.cos(angles)).astype(int)
+    ys = np.rint((die.y - y0) * scale + reach * np.sin(angles)).astype(int)
+    seen = (xs >= 0) & (xs < edges.shape[1]) & (ys >= 0) & (ys < edges.shape[0])
+    strongest = np.where(seen, edges[np.clip(ys, 0, edges.shape[0] - 1),
+                                     np.clip(xs, 0, edges.shape[1] - 1)], -1.0).max(axis=1)
+    rays = strongest[strongest >= 0]
+    return rays.size > 0 and float(np.median(rays)) >= _OUTLINE * float(rays.max())
 
 
 def _a_pip_of(c: Candidate, read: FaceRead, found: list[tuple[Candidate, FaceRead]]) -> bool:
