@@ -296,6 +296,35 @@ def test_a_camera_turned_on_its_mount_reads_the_same(turn: int) -> None:
     assert read_dice(np.ascontiguousarray(cv2.rotate(image, turn)), view="above").counts == truth
 
 
+def test_a_phone_photograph_is_read_as_it_is_shown_turned_by_its_exif_tag(
+    tmp_path: Path,
+) -> None:
+    # A phone held sideways stores its pixels as the sensor saw them and an EXIF tag saying
+    # how to turn them (orientation 6: a quarter turn clockwise to show). Labels, players and
+    # the annotated copy all mean the picture as shown, so it is read turned.
+    import struct
+
+    path = DEV_SLICE[5]
+    upright = load_image(path)
+    ok, jpeg = cv2.imencode(".jpg", cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE),
+                            [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    entry = struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0)  # Orientation, SHORT, one value: 6
+    tiff = b"MM\x00\x2a" + struct.pack(">IH", 8, 1) + entry + struct.pack(">I", 0)
+    exif = b"Exif\x00\x00" + tiff
+    data = jpeg.tobytes()
+    sideways = tmp_path / "sideways.jpg"
+    sideways.write_bytes(data[:2] + b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif
+                         + data[2:])
+    shown = load_image(sideways)
+    assert shown.shape == upright.shape
+    expected, reading = read_dice(upright, view="above"), read_dice(shown, view="above")
+    assert reading.counts == expected.counts
+    # The dev photographs are square: the places tell a turned picture from an upright one.
+    assert all(any(abs(d.x - e.x) < 4 and abs(d.y - e.y) < 4 for d in reading.dice)
+               for e in expected.dice)
+
+
 def test_a_die_size_from_the_config_is_used_instead_of_guessing() -> None:
     path = DEV_SLICE[2]
     image = load_image(path)
