@@ -32,6 +32,15 @@ _FACE_SOURCE_DIE_PX = 40.0
 # the dice then fall short of those the referee expects.
 _MIN_DIE_PROBABILITY = 0.5
 _MIN_CONFIDENCE = 0.3
+# A place read as an ace less surely than _SPECK_CONFIDENCE, taken for a die less surely than
+# _SPECK_DIE, smaller than _SPECK of the table's die (the median size of the dice read
+# surely) and alone is a speck or a hole in the table, clipped to white in an overexposed
+# frame: a die lies at the table's size and is surely a die, whatever its face. Held out
+# (README, "Other cameras and tables"), no die was such a place; a big-pip ace seen alone
+# is, but surely a die (0.96-0.98), and a die squeezed among others is not alone.
+_SPECK_CONFIDENCE = 0.5
+_SPECK_DIE = 0.9
+_SPECK = 0.7
 # The dice of one table are of one size: a die's face is cut out at the size the locator
 # gave it, but within a fifth of the table's die size. Two dice pushed together come out of
 # the locator too large, and a dark die on a dark table too small (only its pips are seen).
@@ -52,7 +61,7 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
-    from vision.classify import read_faces, read_surely
+    from vision.classify import read_faces, read_surely, sure_die_size
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
@@ -96,6 +105,7 @@ def read_dice(
             seen, faces = closer
             die_px = float(np.median([c.size for c in seen if c.score >= 0.5])) / shrink
     seen, faces = drop_pieces(seen, faces)
+    table_die = sure_die_size(seen, faces)
     t = _lap(ms, "read", t)
 
     kept = [
@@ -115,6 +125,8 @@ def read_dice(
         if not f.agree:
             confidence = min(confidence, 0.5)
         if confidence < _MIN_CONFIDENCE:
+            continue
+        if _a_speck(c, f, confidence, table_die, [k for k, _ in kept]):
             continue
         x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
         # A mark is judged by the size of a die on this table, not by its own (often small)
@@ -145,6 +157,23 @@ def read_dice(
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
     return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold, smeared)
+
+
+def _a_speck(
+    c: Candidate, f: FaceRead, confidence: float, table_die: float | None, dice: list[Candidate]
+) -> bool:
+    """Whether a place read as an ace is a speck or a hole in the table, not a die: read
+    doubtfully, not surely a die at all, smaller than the table's die (``table_die``), and
+    lying alone, more than a table's die from any of ``dice`` (a die squeezed between its
+    neighbours may come out as small)."""
+    return (
+        f.pips == 1
+        and confidence < _SPECK_CONFIDENCE
+        and f.die_probability < _SPECK_DIE
+        and table_die is not None
+        and c.size < _SPECK * table_die
+        and not any(d is not c and math.hypot(d.x - c.x, d.y - c.y) < table_die for d in dice)
+    )
 
 
 def _face_source(
