@@ -113,7 +113,8 @@ def read_dice(
         for c, f in zip(seen, faces, strict=True)
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
-    colours = name_colours(source, [_in_band(c, die_px * shrink) for c, _ in kept])
+    candidates_kept = [c for c, _ in kept]
+    colours = name_colours(source, [_in_band(c, die_px * shrink) for c in candidates_kept])
     t = _lap(ms, "colour", t)
 
     dice, places = [], []
@@ -126,7 +127,7 @@ def read_dice(
             confidence = min(confidence, 0.5)
         if confidence < _MIN_CONFIDENCE:
             continue
-        if _a_speck(c, f, confidence, table_die, [k for k, _ in kept]):
+        if _a_speck(c, f, confidence, table_die, candidates_kept):
             continue
         x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
         # A mark is judged by the size of a die on this table, not by its own (often small)
