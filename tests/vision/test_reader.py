@@ -156,6 +156,14 @@ def test_aces_lying_as_pips_inside_a_die_read_surely_are_its_pips() -> None:
         assert kept > 1 or faces[0].pips == big
 
 
+def _models_that_never_saw(name: str) -> ReaderConfig:
+    """The reader with the models of the cross-validation fold that held ``name`` out."""
+    from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs, with_models_of
+
+    fold = next(f for f in fold_dirs(FOLDS_DIR) if name in (f / HELD_OUT_FILE).read_text().split())
+    return with_models_of(fold, ReaderConfig())
+
+
 @pytest.mark.parametrize("view", ["above", "below"])
 @pytest.mark.parametrize("degradation", ["tiny", "swapped"])
 def test_two_dice_far_apart_are_not_taken_for_the_pips_of_one_die(
@@ -166,16 +174,14 @@ def test_two_dice_far_apart_are_not_taken_for_the_pips_of_one_die(
     # side, and its 45% look read the tray as a white die with the two dice for its pips: one
     # 2 (0.79-0.83). A die has an outline all round it; the bare tray there has none.
     from vision.degrade import degrade
-    from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs, with_models_of
 
     name = "IMG_20191208_112648.jpg"
-    fold = next(f for f in fold_dirs(FOLDS_DIR) if name in (f / HELD_OUT_FILE).read_text().split())
     image = degrade(load_image(DEV / "images" / name), degradation)
     if view == "below":
         image = np.ascontiguousarray(cv2.flip(image, 1))
     h, w = image.shape[:2]
     labels = load_labels(DEV / "labels" / "IMG_20191208_112648.txt", w, h, view)
-    reading = read_dice(image, with_models_of(fold, ReaderConfig()), view=view)
+    reading = read_dice(image, _models_that_never_saw(name), view=view)
     assert sorted(d.face for d in reading.dice) == sorted(lab.face for lab in labels)
     assert all(d.size < 2 * lab.size for d in reading.dice for lab in labels)
 
@@ -197,12 +203,10 @@ def test_an_ace_squeezed_between_dice_is_no_speck() -> None:
     # out smaller than the table's dice and is read doubtfully, as a speck is; but it lies
     # among dice, where no speck is taken for one.
     from vision.degrade import degrade
-    from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs, with_models_of
 
     name = "IMG_20191208_112404.jpg"
-    fold = next(f for f in fold_dirs(FOLDS_DIR) if name in (f / HELD_OUT_FILE).read_text().split())
     image = degrade(load_image(DEV / "images" / name), "blur")
-    reading = read_dice(image, with_models_of(fold, ReaderConfig()), view="above")
+    reading = read_dice(image, _models_that_never_saw(name), view="above")
     assert any(abs(d.x - 296) < 10 and abs(d.y - 243) < 10 and d.face == 1 for d in reading.dice)
 
 
