@@ -53,6 +53,7 @@ class Candidate:
 
 # The face reader's word on candidates, one answer each (``locate_dice``).
 Check = Callable[[list[Candidate]], list[bool]]
+Faces = Callable[[list[Candidate]], list[int]]
 
 
 def locate_dice(
@@ -60,7 +61,7 @@ def locate_dice(
     config: ReaderConfig,
     nets: Nets,
     are_dice: Check | None = None,
-    are_sure_dice: Check | None = None,
+    sure_faces: Faces | None = None,
 ) -> list[Candidate]:
     """Every candidate die in a BGR photograph, strongest first.
 
@@ -72,12 +73,13 @@ def locate_dice(
     its dice a few pixels across at first, and a photograph taken close are read at the
     scale their dice need.
 
-    ``are_dice`` and ``are_sure_dice`` are the face reader's word on candidates (the
-    reader's): which it takes for dice, and which it reads surely as one die. Where a coarse
-    look seems to see dice whole, only those it takes for dice count (a lamp's glare on a
-    light glass, a blob that size, is no die, and with one or two dice on the table it
-    would otherwise set the scale); a die it reads surely is no cluster of smaller dice
-    (``_closer_if_clusters``).
+    ``are_dice`` and ``sure_faces`` are the face reader's word on candidates (the
+    reader's): which it takes for dice, and the pips of those it reads surely as one die (0
+    for the others). Where a coarse look seems to see dice whole, only those it takes for
+    dice count (a lamp's glare on a light glass, a blob that size, is no die, and with one
+    or two dice on the table it would otherwise set the scale), and not where most of them
+    are clusters of small dice (``_clusters_seen_whole``); a die it reads surely is no
+    cluster of smaller dice (``_closer_if_clusters``).
     """
     h, w = image.shape[:2]
     largest = min(2.0, _MAX_SIDE / max(h, w))
@@ -91,13 +93,18 @@ def locate_dice(
     found = _look(_shrunk(small, scale / first, _sides(w, h, scale)), w, h, nets, coarse=True)
     if are_dice is not None and _seen_whole(_sure(found), scale):
         found = [c for c, die in zip(found, are_dice(found), strict=True) if die]
-    if first > scale and not _seen_whole(_sure(found), scale):
+    if first > scale and _seen_whole(_sure(found), scale):
+        # Seen this coarsely, a crowd of small dice may look like one die.
+        first_found = _look(small, w, h, nets)
+        if _clusters_seen_whole(found, scale, first_found, sure_faces):
+            scale, found = first, first_found
+    elif first > scale:
         scale = first
         found = _look(small, w, h, nets)
     for _ in range(_MAX_PASSES - 1):
         better = _next_scale(_sure(found), scale, largest)
         if better is None:
-            closer = _closer_if_clusters(image, found, scale, largest, nets, are_sure_dice)
+            closer = _closer_if_clusters(image, found, scale, largest, nets, sure_faces)
             if closer is None:
                 break
             scale, found = closer
@@ -113,7 +120,7 @@ def _closer_if_clusters(
     scale: float,
     largest: float,
     nets: Nets,
-    are_sure_dice: Check | None,
+    sure_faces: Faces | None,
 ) -> tuple[float, list[Candidate]] | None:
     """A look twice as close, and its candidates, where half or more of the few dice a
     shrunk photograph seemed to show are clusters of far smaller dice; else None.
@@ -124,7 +131,7 @@ def _closer_if_clusters(
     breaks into dice half its size or less, most of them (two touching dice may still look
     like one). A die seen large (at most 48 px twice as close, where the locator may take
     its pips for dice) or whose pips show through it (a translucent die) may break so too,
-    but the face reader, where it is asked (``are_sure_dice``), reads it surely as one
+    but the face reader, where it is asked (``sure_faces``), reads it surely as one
     die: such a die is no cluster. Half of them suffice: a row of dice may also be read
     surely as one die, or break into dice the locator is not all sure of.
     """
@@ -132,16 +139,46 @@ def _closer_if_clusters(
     if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
             or float(np.median([c.size for c in seen])) * scale > _CHECKED_PX):
         return None
-    dice = are_sure_dice(seen) if are_sure_dice is not None else [False] * len(seen)
+    dice = [p > 0 for p in sure_faces(seen)] if sure_faces is not None else [False] * len(seen)
     if all(dice):
         return None
     closer = _pass(image, 2 * scale, nets)
-    clusters = 0
-    for k in (k for k, die in zip(seen, dice, strict=True) if not die):
-        inside = [c for c in _sure_dice(closer) if math.hypot(c.x - k.x, c.y - k.y) < 0.5 * k.size]
-        clusters += (len(inside) >= 2
-                     and float(np.median([c.size for c in inside])) <= 0.5 * k.size)
+    clusters = sum(bool(_broken_into(k, closer)) for k, die in zip(seen, dice, strict=True)
+                   if not die)
     return (2 * scale, closer) if 2 * clusters >= len(seen) else None
+
+
+def _clusters_seen_whole(
+    found: list[Candidate], scale: float, closer: list[Candidate], sure_faces: Faces | None
+) -> bool:
+    """Whether half or more of the dice a coarse look at ``scale`` saw whole are clusters.
+
+    A crowd of dice seen as coarsely as ``_COARSE_SIDE`` is the size of a die the locator
+    reads well, and the face reader may read it as one die, its dice as pips. Looked at
+    closer (``closer``: the first pass's candidates) it breaks into dice, two or more of
+    them read surely as faces other than an ace; a large die seen whole breaks, if at all,
+    into its pips, which are read as aces.
+    """
+    well = [c for c in _sure_dice(found) if c.size * scale >= _SMALLEST_SEEN_PX]
+    clusters = sum(_of_dice(_broken_into(k, closer), sure_faces) for k in well)
+    return 2 * clusters >= len(well)
+
+
+def _broken_into(die: Candidate, closer: list[Candidate]) -> list[Candidate]:
+    """The sure candidates of a closer look inside ``die`` where there are two or more and
+    they are half its size or less (a cluster's dice, or a large die's pips); else none."""
+    inside = [c for c in _sure_dice(closer)
+              if math.hypot(c.x - die.x, c.y - die.y) < 0.5 * die.size]
+    if len(inside) >= 2 and float(np.median([c.size for c in inside])) <= 0.5 * die.size:
+        return inside
+    return []
+
+
+def _of_dice(inside: list[Candidate], sure_faces: Faces | None) -> bool:
+    """Whether two or more of ``inside`` are read surely as faces other than an ace: dice,
+    not pips (the pips of a die are read as aces)."""
+    return (len(inside) >= 2 and sure_faces is not None
+            and sum(p > 1 for p in sure_faces(inside)) >= 2)
 
 
 def _sure_dice(found: list[Candidate]) -> list[Candidate]:

@@ -86,10 +86,10 @@ def read_dice(
     def are_dice(candidates: list[Candidate]) -> list[bool]:
         return [f.die_probability >= _MIN_DIE_PROBABILITY for f in faces_of(candidates)]
 
-    def are_sure_dice(candidates: list[Candidate]) -> list[bool]:
-        return [read_surely(f) for f in faces_of(candidates)]
+    def sure_faces(candidates: list[Candidate]) -> list[int]:
+        return [f.pips if read_surely(f) else 0 for f in faces_of(candidates)]
 
-    located = [c for c in locate_dice(image, config, nets, are_dice, are_sure_dice)
+    located = [c for c in locate_dice(image, config, nets, are_dice, sure_faces)
                if c.score >= config.min_detection]
     sizes = [c.size for c in located if c.score >= 0.5]
     die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)

@@ -186,6 +186,31 @@ def test_two_dice_far_apart_are_not_taken_for_the_pips_of_one_die(
     assert all(d.size < 2 * lab.size for d in reading.dice for lab in labels)
 
 
+@pytest.mark.parametrize("view", ["above", "below"])
+@pytest.mark.parametrize(("near", "far"), [("111751", "111847"), ("111702", "111710")])
+def test_dice_of_two_sizes_side_by_side_are_not_read_as_clusters(
+    near: str, far: str, view: str
+) -> None:
+    # Two trays of dice side by side, the far one's dice 0.8 times as large (two sets, or a
+    # camera at a slant). The coarsest look saw each crowd of dice as one die, the face
+    # reader read a crowd as one die with its dice as pips, and the search went coarser
+    # still: 3 or 4 "dice" read instead of 45 or 37. Looked at closer, a crowd breaks into
+    # dice read surely as other faces than aces, as a large die's pips never are.
+    near_image = load_image(DEV / "images" / f"IMG_20191208_{near}.jpg")
+    far_image = cv2.resize(load_image(DEV / "images" / f"IMG_20191208_{far}.jpg"), (512, 512),
+                           interpolation=cv2.INTER_AREA)
+    image = np.empty((640, 640 + 20 + 512, 3), np.uint8)
+    image[:] = np.median(near_image[0], axis=0)
+    image[:, :640] = near_image
+    image[64:576, 660:] = far_image
+    if view == "below":
+        image = np.ascontiguousarray(cv2.flip(image, 1))
+    reading = read_dice(image, _models_that_never_saw(f"IMG_20191208_{near}.jpg"), view=view)
+    labels = [lab for name in (near, far) for lab in load_labels(
+        DEV / "labels" / f"IMG_20191208_{name}.txt", 640, 640, view)]
+    assert sorted(d.face for d in reading.dice) == sorted(lab.face for lab in labels)
+
+
 @pytest.mark.parametrize("name", ["111339", "111457", "112109", "112122"])
 def test_a_speck_on_an_overexposed_table_is_not_read_as_a_die(name: str) -> None:
     # Overexposed, the tray's speck and the holes of its paper clip to white spots, read as
