@@ -194,7 +194,7 @@ def test_dice_of_two_sizes_side_by_side_are_not_read_as_clusters(
     # Two trays of dice side by side, the far one's dice 0.8 times as large (two sets, or a
     # camera at a slant). The coarsest look saw each crowd of dice as one die, the face
     # reader read a crowd as one die with its dice as pips, and the search went coarser
-    # still: 3 or 4 "dice" read instead of 45 or 37. Looked at closer, a crowd breaks into
+    # still: 3 or 4 "dice" read instead of 21 or 24. Looked at closer, a crowd breaks into
     # dice read surely as other faces than aces, as a large die's pips never are.
     near_image = load_image(DEV / "images" / f"IMG_20191208_{near}.jpg")
     far_image = cv2.resize(load_image(DEV / "images" / f"IMG_20191208_{far}.jpg"), (512, 512),
