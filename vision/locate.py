@@ -91,9 +91,9 @@ def locate_dice(
     # The coarse look shrinks the first pass's photograph further: shrinking a big frame
     # costs more than that look.
     found = _look(_shrunk(small, scale / first, _sides(w, h, scale)), w, h, nets, coarse=True)
-    if are_dice is not None and _seen_whole(_sure(found), scale):
+    if are_dice is not None and _seen_whole(found, scale):
         found = [c for c, die in zip(found, are_dice(found), strict=True) if die]
-    if first > scale and _seen_whole(_sure(found), scale):
+    if first > scale and _seen_whole(found, scale):
         # Seen this coarsely, a crowd of small dice may look like one die.
         first_found = _look(small, w, h, nets)
         if _clusters_seen_whole(found, scale, first_found, sure_faces):
@@ -159,7 +159,7 @@ def _clusters_seen_whole(
     them read surely as faces other than an ace; a large die seen whole breaks, if at all,
     into its pips, which are read as aces.
     """
-    well = [c for c in _sure_dice(found) if c.size * scale >= _SMALLEST_SEEN_PX]
+    well = _seen_well(found, scale)
     clusters = sum(_of_dice(_broken_into(k, closer), sure_faces) for k in well)
     return 2 * clusters >= len(well)
 
@@ -191,11 +191,16 @@ def _sure(found: list[Candidate]) -> list[float]:
     return [c.size for c in _sure_dice(found)]
 
 
-def _seen_whole(sure: list[float], scale: float) -> bool:
+def _seen_whole(found: list[Candidate], scale: float) -> bool:
     """Whether a coarse look saw dice whole: a few surely at a size it reads well, and most
     of the dice it is sure of at such a size."""
-    well = [size for size in sure if size * scale >= _SMALLEST_SEEN_PX]
-    return len(well) >= _SEEN_WHOLE and 2 * len(well) >= len(sure)
+    well = _seen_well(found, scale)
+    return len(well) >= _SEEN_WHOLE and 2 * len(well) >= len(_sure_dice(found))
+
+
+def _seen_well(found: list[Candidate], scale: float) -> list[Candidate]:
+    """The candidates a look at ``scale`` is sure of, seen at a size it reads well."""
+    return [c for c in _sure_dice(found) if c.size * scale >= _SMALLEST_SEEN_PX]
 
 
 def _next_scale(sure: list[float], scale: float, largest: float) -> float | None:
