@@ -32,9 +32,11 @@ _FIRST_PASS_SIDE = 320
 _COARSE_SIDE = 128
 _SEEN_WHOLE = 2
 _MAX_SIDE = 1600
-# A shrunk photograph's pass sure of fewer dice than this, seen at most this size (the
-# largest it reads well), is checked for clusters of small dice (_closer_if_clusters).
+# A shrunk photograph's pass sure of dice seen at most this size (the largest it reads well)
+# is checked for clusters of small dice (_closer_if_clusters) where it is sure of fewer than
+# _FEW_SURE, or the face reader reads fewer than half of the _ASKED strongest surely.
 _FEW_SURE = 4
+_ASKED = 2 * _FEW_SURE
 _CHECKED_PX = _LARGEST_SEEN_PX
 _MAX_PASSES = 5
 # Candidates this weak are not even shown to the face reader.
@@ -122,8 +124,8 @@ def _closer_if_clusters(
     nets: Nets,
     sure_faces: Faces | None,
 ) -> tuple[float, list[Candidate]] | None:
-    """A look twice as close, and its candidates, where half or more of the few dice a
-    shrunk photograph seemed to show are clusters of far smaller dice; else None.
+    """A look twice as close, and its candidates, where the dice a shrunk photograph
+    seemed to show are clusters of far smaller dice; else None.
 
     In a wide view (dice a percent or two of a big frame's side), a cluster of touching dice,
     shrunk to a few pixels each, looks like one die of the size the locator reads well, and
@@ -132,20 +134,31 @@ def _closer_if_clusters(
     like one). A die seen large (at most 48 px twice as close, where the locator may take
     its pips for dice) or whose pips show through it (a translucent die) may break so too,
     but the face reader, where it is asked (``sure_faces``), reads it surely as one
-    die: such a die is no cluster. Half of them suffice: a row of dice may also be read
-    surely as one die, or break into dice the locator is not all sure of.
+    die: such a die is no cluster. Where the dice seemed few, clusters if half of them break
+    (a row of dice may also be read surely as one die, or break into dice the locator is not
+    all sure of). Where they seemed few or the face reader reads fewer than half of the
+    strongest surely, clusters if one breaks into dice read surely as faces other than an ace
+    (``_of_dice``): the other clusters' dice may be too small to be sure of even twice as
+    close, and a die seen close breaks into its pips, read as aces if surely at all.
     """
     seen = _sure_dice(found)
-    if (not seen or len(seen) >= _FEW_SURE or scale >= 0.5 or 2 * scale > largest
+    if (not seen or scale >= 0.5 or 2 * scale > largest
             or float(np.median([c.size for c in seen])) * scale > _CHECKED_PX):
         return None
-    dice = [p > 0 for p in sure_faces(seen)] if sure_faces is not None else [False] * len(seen)
-    if all(dice):
+    # The face reader is asked about the strongest few only: reading every die of a big
+    # frame costs as much as a pass.
+    asked = seen[:_ASKED]
+    dice = [p > 0 for p in sure_faces(asked)] if sure_faces is not None else [False] * len(asked)
+    few = len(seen) < _FEW_SURE
+    if all(dice) or not (few or sure_faces is not None and 2 * sum(dice) < len(asked)):
         return None
     closer = _pass(image, 2 * scale, nets)
-    clusters = sum(bool(_broken_into(k, closer)) for k, die in zip(seen, dice, strict=True)
-                   if not die)
-    return (2 * scale, closer) if 2 * clusters >= len(seen) else None
+    dice += [False] * (len(seen) - len(asked))
+    broken = [_broken_into(k, closer) for k, die in zip(seen, dice, strict=True) if not die]
+    if (few and 2 * sum(map(bool, broken)) >= len(seen)
+            or any(_of_dice(b, sure_faces) for b in broken)):
+        return 2 * scale, closer
+    return None
 
 
 def _clusters_seen_whole(
