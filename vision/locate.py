@@ -98,7 +98,8 @@ def locate_dice(
     if first > scale and _seen_whole(found, scale):
         # Seen this coarsely, a crowd of small dice may look like one die.
         first_found = _look(small, w, h, nets)
-        if _clusters_seen_whole(found, scale, first_found, sure_faces):
+        deeper = (lambda: _pass(image, 2 * first, nets)) if 2 * first <= largest else None
+        if _clusters_seen_whole(found, scale, first_found, first, deeper, sure_faces):
             scale, found = first, first_found
     elif first > scale:
         scale = first
@@ -162,18 +163,29 @@ def _closer_if_clusters(
 
 
 def _clusters_seen_whole(
-    found: list[Candidate], scale: float, closer: list[Candidate], sure_faces: Faces | None
+    found: list[Candidate], scale: float, closer: list[Candidate], first: float,
+    deeper: Callable[[], list[Candidate]] | None, sure_faces: Faces | None
 ) -> bool:
     """Whether half or more of the dice a coarse look at ``scale`` saw whole are clusters.
 
     A crowd of dice seen as coarsely as ``_COARSE_SIDE`` is the size of a die the locator
     reads well, and the face reader may read it as one die, its dice as pips. Looked at
-    closer (``closer``: the first pass's candidates) it breaks into dice, two or more of
-    them read surely as faces other than an ace; a large die seen whole breaks, if at all,
-    into its pips, which are read as aces.
+    closer (``closer``: the candidates of the first pass, at ``first``) it breaks into dice,
+    two or more of them read surely as faces other than an ace; a large die seen whole
+    breaks, if at all, into its pips, which are read as aces. Where all it breaks into are
+    seen there smaller than the locator trusts (crowds again, or dice too small to read),
+    it is looked at twice as close again (``deeper``: that pass's candidates, made once).
     """
     well = _seen_well(found, scale)
-    clusters = sum(_of_dice(_broken_into(k, closer), sure_faces) for k in well)
+    deep: list[Candidate] | None = None
+    clusters = 0
+    for k in well:
+        pieces = _broken_into(k, closer)
+        if _of_dice(pieces, sure_faces):
+            clusters += 1
+        elif pieces and deeper is not None and all(c.size * first < _TRUSTED_PX for c in pieces):
+            deep = deeper() if deep is None else deep
+            clusters += _of_dice(_broken_into(k, deep), sure_faces)
     return 2 * clusters >= len(well)
 
 

@@ -342,6 +342,19 @@ def test_many_crowds_of_dice_in_a_wide_view_are_looked_at_closer(name: str) -> N
     assert result.right >= len(labels) - 1 and reading.total <= len(labels) + 1, result.errors
 
 
+def test_crowds_the_coarsest_look_sees_whole_are_followed_down_to_their_dice() -> None:
+    # Five dice 1.6% of a 2560 px frame's side, seen by models that never saw them: the
+    # coarsest look (128 px) saw two crowds of them whole, one read surely as a 2, and the
+    # first pass (320 px) broke one crowd only into two pieces it sees at 10-11 px, which
+    # the face reader reads surely as nothing: 2 dice were read for 5. Looked at twice as
+    # close again, it breaks into dice read surely as a 4 and a 2, as no die's pips are.
+    name = "IMG_20191208_112434.jpg"
+    frame, labels = in_a_frame(DEV / "images" / name, 2560, edge=True)
+    reading = read_dice(frame, _models_that_never_saw(name), view="above")
+    result = score_image(name, labels, reading)
+    assert result.right == len(labels) == 5 and reading.total == 5, result.errors
+
+
 @pytest.mark.parametrize("name", ["112554", "112605", "112630"])
 def test_a_large_die_in_a_big_photograph_is_not_taken_for_a_cluster(name: str) -> None:
     # One die, 5.6% of a 2560 px photograph's side (a dev photograph enlarged 4 times): the
