@@ -172,9 +172,10 @@ def _clusters_seen_whole(
     reads well, and the face reader may read it as one die, its dice as pips. Looked at
     closer (``closer``: the candidates of the first pass, at ``first``) it breaks into dice,
     two or more of them read surely as faces other than an ace; a large die seen whole
-    breaks, if at all, into its pips, which are read as aces. Where all it breaks into are
-    seen there smaller than the locator trusts (crowds again, or dice too small to read),
-    it is looked at twice as close again (``deeper``: that pass's candidates, made once).
+    breaks, if at all, into its pips, which are read as aces. Where what it breaks into is
+    seen there, on median, smaller than the locator trusts (crowds again, or dice too small
+    to read), it is looked at twice as close again (``deeper``: that pass's candidates, made
+    once).
     """
     well = _seen_well(found, scale)
     deep: list[Candidate] | None = None
@@ -183,7 +184,8 @@ def _clusters_seen_whole(
         pieces = _broken_into(k, closer)
         if _of_dice(pieces, sure_faces):
             clusters += 1
-        elif pieces and deeper is not None and all(c.size * first < _TRUSTED_PX for c in pieces):
+        elif (pieces and deeper is not None
+              and float(np.median([c.size for c in pieces])) * first < _TRUSTED_PX):
             deep = deeper() if deep is None else deep
             clusters += _of_dice(_broken_into(k, deep), sure_faces)
     return 2 * clusters >= len(well)
