@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -98,7 +98,8 @@ def locate_dice(
     if first > scale and _seen_whole(found, scale):
         # Seen this coarsely, a crowd of small dice may look like one die.
         first_found = _look(small, w, h, nets)
-        deeper = (lambda: _pass(image, 2 * first, nets)) if 2 * first <= largest else None
+        twice = 2 * first
+        deeper = (lambda die: _pass_around(image, die, twice, nets)) if twice <= largest else None
         if _clusters_seen_whole(found, scale, first_found, first, deeper, sure_faces):
             scale, found = first, first_found
     elif first > scale:
@@ -164,7 +165,7 @@ def _closer_if_clusters(
 
 def _clusters_seen_whole(
     found: list[Candidate], scale: float, closer: list[Candidate], first: float,
-    deeper: Callable[[], list[Candidate]] | None, sure_faces: Faces | None
+    deeper: Callable[[Candidate], list[Candidate]] | None, sure_faces: Faces | None
 ) -> bool:
     """Whether half or more of the dice a coarse look at ``scale`` saw whole are clusters.
 
@@ -174,11 +175,10 @@ def _clusters_seen_whole(
     two or more of them read surely as faces other than an ace; a large die seen whole
     breaks, if at all, into its pips, which are read as aces. Where what it breaks into is
     seen there, on median, smaller than the locator trusts (crowds again, or dice too small
-    to read), it is looked at twice as close again (``deeper``: that pass's candidates, made
-    once).
+    to read), it is looked at twice as close again (``deeper``: the candidates of a pass
+    that close around it).
     """
     well = _seen_well(found, scale)
-    deep: list[Candidate] | None = None
     clusters = 0
     for k in well:
         pieces = _broken_into(k, closer)
@@ -186,8 +186,7 @@ def _clusters_seen_whole(
             clusters += 1
         elif (pieces and deeper is not None
               and float(np.median([c.size for c in pieces])) * first < _TRUSTED_PX):
-            deep = deeper() if deep is None else deep
-            clusters += _of_dice(_broken_into(k, deep), sure_faces)
+            clusters += _of_dice(_broken_into(k, deeper(k)), sure_faces)
     return 2 * clusters >= len(well)
 
 
@@ -255,6 +254,16 @@ def _pass(image: np.ndarray, scale: float, nets: Nets) -> list[Candidate]:
     """The candidates in a photograph seen at ``scale``."""
     h, w = image.shape[:2]
     return _look(_shrunk(image, scale), w, h, nets)
+
+
+def _pass_around(image: np.ndarray, die: Candidate, scale: float, nets: Nets) -> list[Candidate]:
+    """The candidates a pass at ``scale`` sees around ``die``: in the square twice its size
+    centred on it (a pass over the whole of a big photograph would cost many times more)."""
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(die.x - die.size)), max(0, int(die.y - die.size))
+    x1, y1 = min(w, int(die.x + die.size) + 1), min(h, int(die.y + die.size) + 1)
+    return [replace(c, x=c.x + x0, y=c.y + y0)
+            for c in _pass(image[y0:y1, x0:x1], scale, nets)]
 
 
 def _sides(w: int, h: int, scale: float) -> tuple[int, int]:
