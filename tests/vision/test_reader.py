@@ -331,7 +331,7 @@ def test_clusters_of_every_kind_in_a_wide_view_are_looked_at_closer(name: str, s
 def test_many_crowds_of_dice_in_a_wide_view_are_looked_at_closer(name: str) -> None:
     # Dice 1.3% of a 3200 px frame's side (here framed in the colour of the tray's rim), seen
     # by models that never saw the photograph. The first pass was sure of 3 or 4 "dice" of
-    # 12-19 px, crowds of dice the face reader read surely as none, and 1 or 5 dice were
+    # 12-19 px, crowds of dice the face reader did not read surely, and 1 or 5 dice were
     # read for 22 or 16: four such "dice" were too many to be checked for crowds, and of
     # three only one broke, looked at twice as close, into dice the locator was sure of
     # (there the others' dice are 8 px), but those it read surely as 2s, 4s and 5s, as the
