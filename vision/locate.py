@@ -21,6 +21,10 @@ from vision.nets import DETECT_DIE_PX, STRIDE, Nets, normalise
 _SMALLEST_SEEN_PX = 13.5
 _LARGEST_SEEN_PX = 24.0
 _TRUSTED_PX = 15.0
+# Dice seen by a pass at _SMALLEST_SEEN_PX..DETECT_DIE_PX (the middle of the sizes the
+# locator learned) may be foreshortened: a camera at a slant sees their short side at 0.7
+# of it, where touching dice are missed. The search looks again with them at this size.
+_FORESHORTENED_AT_PX = 20.0
 _FIRST_PASS_SIDE = 320
 # Dice larger than about 36 px the locator does not see whole: it takes each pip for a die
 # and gives sizes of 12-16 px, which a pass would trust, so a first pass at
@@ -242,6 +246,10 @@ def _next_scale(sure: list[float], scale: float, largest: float) -> float | None
             # look, but not so close that dice as large as they seem would look larger than
             # the locator reads well (at that scale it would take their pips for dice).
             better = min(2 * scale, _LARGEST_SEEN_PX / die)
+        elif _SMALLEST_SEEN_PX <= die * scale < DETECT_DIE_PX:
+            # Seen smaller than the locator's middle size: dice foreshortened by a slanted
+            # camera are smaller still across. A closer look, if the largest dice seen allow.
+            better = max(scale, min(_FORESHORTENED_AT_PX / die, _LARGEST_SEEN_PX / max(sure)))
         elif _SMALLEST_SEEN_PX <= die * scale <= _LARGEST_SEEN_PX:
             return None
         else:
