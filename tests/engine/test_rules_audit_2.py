@@ -6,29 +6,10 @@ from RULES.md, never copied from the engine. Scripts use the notation of ``conft
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from companion.game import Game
-from companion.rules import make_rules
 from tests.engine.conftest import Script, dice_counts, refused
-
-THREE = ["Ana", "Ben", "Caro"]
-FOUR = ["Ana", "Ben", "Caro", "Dan"]
-
-
-def game_of(preset: str, players: list[str] = THREE, **options: Any) -> Game:
-    return Game(make_rules(preset, options), players)
-
-
-def bid(player: str, quantity: int, face: int) -> dict[str, Any]:
-    return {"action": "bid", "player": player, "quantity": quantity, "face": face}
-
-
-def act(kind: str, player: str) -> dict[str, Any]:
-    return {"action": kind, "player": player}
-
+from tests.engine.test_rules_audit import FOUR, act, bid, game_of
 
 ANA_DOWN_TO_ONE = "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66 Caro:66"
 
