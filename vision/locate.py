@@ -246,9 +246,10 @@ def _next_scale(sure: list[float], scale: float, largest: float) -> float | None
             # look, but not so close that dice as large as they seem would look larger than
             # the locator reads well (at that scale it would take their pips for dice).
             better = min(2 * scale, _LARGEST_SEEN_PX / die)
-        elif _SMALLEST_SEEN_PX <= die * scale < DETECT_DIE_PX:
+        elif _SMALLEST_SEEN_PX <= die * scale < DETECT_DIE_PX and scale >= 0.5:
             # Seen smaller than the locator's middle size: dice foreshortened by a slanted
-            # camera are smaller still across. A closer look, if the largest dice seen allow.
+            # camera are smaller still across. A closer look, if the largest dice seen allow
+            # (not in a big frame shrunk: there the crowds' search above decides).
             better = max(scale, min(_FORESHORTENED_AT_PX / die, _LARGEST_SEEN_PX / max(sure)))
         elif _SMALLEST_SEEN_PX <= die * scale <= _LARGEST_SEEN_PX:
             return None
