@@ -110,7 +110,14 @@ def locate_dice(
         scale = first
         found = _look(small, w, h, nets)
     for _ in range(_MAX_PASSES - 1):
-        better = _next_scale(_sure(found), scale, largest)
+        sure = _sure(found)
+        better = _next_scale(sure, scale, largest)
+        if (better is not None and _foreshortened(sure, scale)
+                and not _of_dice(_sure_dice(found)[:_ASKED], sure_faces, least=1)):
+            # Not one of them read surely as a die: they may be the pips of a die larger
+            # than the locator sees whole (vision.closeup's), which looked at closer it
+            # would take for dice.
+            better = None
         if better is None:
             closer = _closer_if_clusters(image, found, scale, largest, nets, sure_faces)
             if closer is None:
@@ -204,11 +211,11 @@ def _broken_into(die: Candidate, closer: list[Candidate]) -> list[Candidate]:
     return []
 
 
-def _of_dice(inside: list[Candidate], sure_faces: Faces | None) -> bool:
-    """Whether two or more of ``inside`` are read surely as faces other than an ace: dice,
-    not pips (the pips of a die are read as aces)."""
-    return (len(inside) >= 2 and sure_faces is not None
-            and sum(p > 1 for p in sure_faces(inside)) >= 2)
+def _of_dice(inside: list[Candidate], sure_faces: Faces | None, least: int = 2) -> bool:
+    """Whether ``least`` or more of ``inside`` are read surely as faces other than an ace:
+    dice, not pips (the pips of a die are read as aces, if surely at all)."""
+    return (len(inside) >= least and sure_faces is not None
+            and sum(p > 1 for p in sure_faces(inside)) >= least)
 
 
 def _sure_dice(found: list[Candidate]) -> list[Candidate]:
@@ -233,6 +240,13 @@ def _seen_well(found: list[Candidate], scale: float) -> list[Candidate]:
     return [c for c in _sure_dice(found) if c.size * scale >= _SMALLEST_SEEN_PX]
 
 
+def _foreshortened(sure: list[float], scale: float) -> bool:
+    """Whether a pass at half scale or more saw the dice it was sure of (their sizes) smaller
+    than the locator's middle size: they may be foreshortened by a slanted camera."""
+    return (bool(sure) and scale >= 0.5
+            and _SMALLEST_SEEN_PX <= float(np.median(sure)) * scale < DETECT_DIE_PX)
+
+
 def _next_scale(sure: list[float], scale: float, largest: float) -> float | None:
     """The scale for another pass, given the sizes of the dice this pass was sure of; None
     when this pass saw the dice at a size the locator reads well (or can do no better)."""
@@ -246,7 +260,7 @@ def _next_scale(sure: list[float], scale: float, largest: float) -> float | None
             # look, but not so close that dice as large as they seem would look larger than
             # the locator reads well (at that scale it would take their pips for dice).
             better = min(2 * scale, _LARGEST_SEEN_PX / die)
-        elif _SMALLEST_SEEN_PX <= die * scale < DETECT_DIE_PX and scale >= 0.5:
+        elif _foreshortened(sure, scale):
             # Seen smaller than the locator's middle size: dice foreshortened by a slanted
             # camera are smaller still across. A closer look, if the largest dice seen allow
             # (not in a big frame shrunk: there the crowds' search above decides).

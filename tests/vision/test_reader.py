@@ -281,6 +281,24 @@ def test_dice_foreshortened_by_a_slanted_camera_are_looked_at_closer(name: str) 
     assert reading.total == len(labels) and result.right >= len(labels) - 1, result.errors
 
 
+@pytest.mark.parametrize(("name", "share"), [("111446", 0.34), ("112020", 0.34), ("112426", 0.12)])
+def test_the_pips_of_a_close_die_are_not_looked_at_closer_as_foreshortened_dice(
+    name: str, share: float
+) -> None:
+    # A close view (a die a third or an eighth of the side), read by models that never saw
+    # it: a pass sees its pips at 14-16 px, as it would see foreshortened dice, but reads
+    # none of them surely as a die. Looked at closer as such dice, the pips were taken for
+    # dice, and the close-up look then lost the die (session 32's rule: all three failed).
+    path = DEV / "images" / f"IMG_20191208_{name}.jpg"
+    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
+    view = close_view(load_image(path), labels, share)
+    assert view is not None
+    window, inside = view
+    reading = read_dice(window, _models_that_never_saw(path.name), view="above")
+    result = score_image(path.name, inside, reading)
+    assert result.right == result.dice and not result.extra, result.errors
+
+
 def in_a_frame(path: Path, side: int, edge: bool = False) -> tuple[np.ndarray, list]:
     """A dev photograph in a frame of its tray's colour ``side`` px wide, and its labels
     (the colour of the whole photograph on median, or with ``edge`` of its edge's pixels)."""
