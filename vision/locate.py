@@ -23,7 +23,9 @@ _LARGEST_SEEN_PX = 24.0
 _TRUSTED_PX = 15.0
 # Dice seen by a pass at _SMALLEST_SEEN_PX..DETECT_DIE_PX (the middle of the sizes the
 # locator learned) may be foreshortened: a camera at a slant sees their short side at 0.7
-# of it, where touching dice are missed. The search looks again with them at this size.
+# of it, where touching dice are missed. The search looks again with them at this size,
+# where the face reader reads one of them surely as a face other than an ace (it reads the
+# pips of a die seen close, which a pass sees at that size too, as aces if surely at all).
 _FORESHORTENED_AT_PX = 20.0
 _FIRST_PASS_SIDE = 320
 # Dice larger than about 36 px the locator does not see whole: it takes each pip for a die
