@@ -23,8 +23,10 @@ __all__ = ["Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
 
 logger = logging.getLogger(__name__)
 
-# Beyond this size a die is shrunk before its face is cut out: the face reader was
-# trained on dice 25-55 px across, and shrinking by area keeps the pips clean.
+# Beyond 1.5 times this size a die is shrunk before its face is cut out, by the whole number
+# that brings it nearest this size (30-50 px): the face reader was trained on dice 25-55 px
+# across, shrinking by area keeps the pips clean, and OpenCV shrinks by area by a whole
+# number far faster (a 2028x1520 frame: 1 ms by 2, 21 ms by 0.625).
 _FACE_SOURCE_DIE_PX = 40.0
 # A candidate is a die when the face reader says so more often than not, and can name its
 # face with at least this confidence: below it, a "die" is more often a mark on the table or
@@ -182,15 +184,20 @@ def _face_source(
 ) -> tuple[np.ndarray, list[Candidate], float]:
     """The photograph the face reader reads dice of these ``sizes`` from, the candidates in
     it, and its scale: shrunk by area where the dice are large (scaled down by far in one
-    step, their pips would break into the pixels that happen to be sampled)."""
+    step, their pips would break into the pixels that happen to be sampled), by a whole
+    number (the last few rows and columns left out where the sides are not multiples of it:
+    a die lying there is cut off by the photograph's edge anyway)."""
     import cv2  # only here: importing the reader must not load OpenCV
 
     from vision.locate import Candidate
 
     if not sizes or float(np.median(sizes)) <= 1.5 * _FACE_SOURCE_DIE_PX:
         return image, candidates, 1.0
-    shrink = _FACE_SOURCE_DIE_PX / float(np.median(sizes))
-    source = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    factor = max(2, round(float(np.median(sizes)) / _FACE_SOURCE_DIE_PX))
+    h, w = image.shape[:2]
+    source = cv2.resize(image[: h - h % factor, : w - w % factor], (w // factor, h // factor),
+                        interpolation=cv2.INTER_AREA)
+    shrink = 1.0 / factor
     seen = [Candidate(c.x * shrink, c.y * shrink, c.size * shrink, c.score) for c in candidates]
     return source, seen, shrink
 
