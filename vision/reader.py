@@ -191,9 +191,10 @@ def _face_source(
 
     from vision.locate import Candidate
 
-    if not sizes or float(np.median(sizes)) <= 1.5 * _FACE_SOURCE_DIE_PX:
+    die = float(np.median(sizes)) if sizes else 0.0
+    if die <= 1.5 * _FACE_SOURCE_DIE_PX:
         return image, candidates, 1.0
-    factor = max(2, round(float(np.median(sizes)) / _FACE_SOURCE_DIE_PX))
+    factor = max(2, round(die / _FACE_SOURCE_DIE_PX))
     h, w = image.shape[:2]
     source = cv2.resize(image[: h - h % factor, : w - w % factor], (w // factor, h // factor),
                         interpolation=cv2.INTER_AREA)
