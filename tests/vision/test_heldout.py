@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
+from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE, eight_bit_copy
 from vision.training.data import deal_folds
 from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs, main
 
@@ -30,7 +30,8 @@ def small_folds(tmp_path: Path, per_fold: int = 2) -> Path:
     for fold in fold_dirs(FOLDS_DIR)[:2]:
         copy = folds / fold.name
         copy.mkdir(parents=True)
-        for name in (LOCATOR_FILE, FACE_FILE, SECOND_FILE):
+        for name in (LOCATOR_FILE, eight_bit_copy(Path(LOCATOR_FILE)).name, FACE_FILE,
+                     SECOND_FILE):
             shutil.copy(fold / name, copy / name)
         held = (fold / HELD_OUT_FILE).read_text().split()[:per_fold]
         (copy / HELD_OUT_FILE).write_text("\n".join(held) + "\n")

@@ -3,9 +3,10 @@
     python -m vision.training.train --data ../shared/datasets/dice-top-dev            # ship
     python -m vision.training.train --data ../shared/datasets/dice-top-dev --folds 5  # CV
 
-Shipping trains on every image and writes ``vision/models/{locator,face}.onnx``. With
-``--folds K`` it trains K times, each time on all images but one fold (folds are sets of
-whole images), and scores the held-out images with the real reader in both views.
+Shipping trains on every image and writes ``vision/models/{locator,face}.onnx`` (and the
+locator's 8-bit copy, ``vision.training.quantize``). With ``--folds K`` it trains K times,
+each time on all images but one fold (folds are sets of whole images), and scores the
+held-out images with the real reader in both views.
 Needs torch (and onnx to export): development only, never at run time.
 """
 
@@ -42,6 +43,7 @@ from vision.training.models import (
     make_face_reader,
     make_locator,
 )
+from vision.training.quantize import quantize_locator
 
 torch: Any = importlib.import_module("torch")
 F: Any = importlib.import_module("torch.nn.functional")
@@ -288,11 +290,12 @@ def train_and_export(
     missing = [start / name for name, _ in wanted if start and not (start / name).is_file()]
     if missing:
         raise FileNotFoundError(f"no reader to train further: {missing[0]}")
+    trained_on = photos
     photos = with_other_tables(photos, seed)
     written = []
     if args.train in ("all", "locator"):
         export_locator(train_locator(photos, args.locator_steps, seed), out)
-        written.append(LOCATOR_FILE)
+        written += [LOCATOR_FILE, quantize_locator(out / LOCATOR_FILE, trained_on).name]
     if wanted:
         photos = mine_decoys(photos, out / LOCATOR_FILE)
     for name, width in wanted:
