@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.config import RUNTIMES, ReaderConfig
-from vision.nets import runtime_of
+from vision.nets import locator_file, runtime_of
 from vision.reading import Reading
 
 if TYPE_CHECKING:
@@ -94,15 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--runtime", choices=RUNTIMES, default="auto",
         help="what runs the nets (auto: ONNX Runtime where installed, else OpenCV's dnn)",
     )
+    parser.add_argument(
+        "--float-locator", action="store_true",
+        help="ONNX Runtime runs the float locator, not its 8-bit copy ([vision] eight_bit_locator)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.frames < 0:
         parser.error("--repeat must be at least 1 and --frames at least 0")
     import cv2
 
     cv2.setNumThreads(1)
-    config = ReaderConfig(runtime=args.runtime)
+    config = ReaderConfig(runtime=args.runtime, eight_bit_locator=not args.float_locator)
     try:
         runtime = _runtime_named(runtime_of(args.runtime))
+        if locator_file(config) != locator_file(replace(config, eight_bit_locator=False)):
+            runtime += ", the locator in 8 bits"
         photos = bench_photographs(args.data, args.repeat, config)
     except (OSError, ValueError) as err:
         print(f"bench: {err}", file=sys.stderr)

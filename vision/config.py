@@ -27,6 +27,9 @@ class ReaderConfig:
     ``min_detection``: score below which a candidate die is not a die at all.
     ``runtime``: what runs the models: "onnxruntime", "opencv" (OpenCV's dnn) or "auto" (ONNX
     Runtime where it is installed, else OpenCV's dnn).
+    ``eight_bit_locator``: ONNX Runtime runs the locator's 8-bit copy where one lies beside it
+    (``vision.nets.eight_bit_copy``); false runs the float locator (to compare their speed on
+    another machine).
     ``marks``: places (x, y in pixels of the frame) where the empty glass shows something
     the reader could take for a die (a scratch, a sticker, a screw head), found by
     ``dudo calibrate``: nothing there is counted as a die.
@@ -40,6 +43,7 @@ class ReaderConfig:
     min_detection: float = 0.35
     marks: tuple[tuple[float, float], ...] = ()
     runtime: str = "auto"
+    eight_bit_locator: bool = True
 
     def __post_init__(self) -> None:
         if self.runtime not in RUNTIMES:
@@ -101,6 +105,10 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
                     f"{source}: [vision] marks = {value!r}: must be a list of [x, y] points"
                 )
             values[name] = tuple((float(x), float(y)) for x, y in value)
+        elif name == "eight_bit_locator":
+            if not isinstance(value, bool):
+                raise ValueError(f"{source}: [vision] {name} = {value!r}: must be true or false")
+            values[name] = value
         elif name == "runtime":
             if not isinstance(value, str):
                 raise ValueError(f"{source}: [vision] runtime = {value!r}: must be a string")

@@ -46,9 +46,9 @@ class Nets:
     the same photograph seen from under the glass alike, and two looks err less than one.
 
     ONNX Runtime runs the locator's 8-bit copy where one lies beside it (``eight_bit_copy``,
-    made by ``python -m vision.training.quantize``): less than half the float net's time, the
-    same dice held out. OpenCV's dnn runs the float net (4.6 cannot read the copy; 4.10 runs it
-    no faster).
+    made by ``python -m vision.training.quantize``; ``[vision] eight_bit_locator``): less than
+    half the float net's time, the same dice held out. OpenCV's dnn runs the float net (4.6
+    cannot read the copy; 4.10 runs it no faster).
 
     The second reader is a wider face reader, about twice as slow: it reads again only the
     dice the face reader is unsure of. ``coarse_locator`` is the locator loaded once more,
@@ -98,14 +98,23 @@ def load_nets(config: ReaderConfig) -> Nets:
     A config that names its own face reader (``model_path``) and no second reader
     (``second_model_path``) reads every look with that face reader.
     """
-    locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
     face = Path(config.model_path) if config.model_path else MODELS_DIR / FACE_FILE
     if config.second_model_path:
         second: Path | None = Path(config.second_model_path)
     else:
         second = None if config.model_path else MODELS_DIR / SECOND_FILE
-    return _load(str(locator), str(face), str(second) if second else None,
+    return _load(str(locator_file(config)), str(face), str(second) if second else None,
                  runtime_of(config.runtime))
+
+
+def locator_file(config: ReaderConfig) -> Path:
+    """The locator the config runs: where ONNX Runtime runs it, its 8-bit copy if one lies
+    beside it (unless ``eight_bit_locator`` is false); else the float net."""
+    locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
+    copy = eight_bit_copy(locator)
+    if config.eight_bit_locator and runtime_of(config.runtime) == "onnxruntime" and copy.is_file():
+        return copy
+    return locator
 
 
 def runtime_of(asked: str) -> str:
@@ -133,10 +142,8 @@ def eight_bit_copy(locator: Path) -> Path:
 def _load(locator_path: str, face_path: str, second_path: str | None, runtime: str) -> Nets:
     _keep_freed_memory()
     load = _onnxruntime_forward if runtime == "onnxruntime" else _opencv_forward
-    copy = eight_bit_copy(Path(locator_path))
-    run_locator = str(copy) if runtime == "onnxruntime" and copy.is_file() else locator_path
     nets: list[Forward | None] = []
-    for path in (run_locator, face_path, second_path):
+    for path in (locator_path, face_path, second_path):
         if path is None:
             nets.append(None)
             continue

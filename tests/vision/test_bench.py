@@ -28,7 +28,9 @@ def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(
         "NxN frames of N dice, die size calibrated",
     ]
     assert lines[0].startswith("640x640 dev photographs: 2 reads, median ")
-    assert re.search(r"; nets run by (ONNX Runtime [\d.]+|OpenCV [\d.]+'s dnn)$", lines[0])
+    assert re.search(
+        r"; nets run by (ONNX Runtime [\d.]+, the locator in 8 bits|OpenCV [\d.]+'s dnn)$", lines[0]
+    )
     for line in lines[1:]:
         assert re.search(r": 2 reads, median [\d.]+ ms .*stages: locate [\d.]+, read [\d.]+", line)
         # How many of the two frames were read exactly (how well: test_reader_sim's 20 frames).
@@ -59,6 +61,20 @@ def test_the_runtime_asked_for_runs_the_nets(
     shutil.copy(sorted((DEV / "images").glob("*.jpg"))[0], tmp_path / "images")
     assert main(["--data", str(tmp_path), "--frames", "0", "--runtime", "opencv"]) == 0
     assert re.search(r"; nets run by OpenCV [\d.]+'s dnn$", capsys.readouterr().out)
+
+
+def test_the_float_locator_can_be_timed_against_its_8_bit_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("onnxruntime")
+    (tmp_path / "images").mkdir()
+    shutil.copy(sorted((DEV / "images").glob("*.jpg"))[0], tmp_path / "images")
+    runtime = ["--data", str(tmp_path), "--frames", "0", "--runtime", "onnxruntime"]
+    assert main(runtime) == 0
+    assert re.search(r"; nets run by ONNX Runtime [\d.]+, the locator in 8 bits$",
+                     capsys.readouterr().out)
+    assert main([*runtime, "--float-locator"]) == 0
+    assert re.search(r"; nets run by ONNX Runtime [\d.]+$", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("args", [["--frames", "-1"], ["--repeat", "0"]])

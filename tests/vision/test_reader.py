@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import resource
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -16,7 +15,7 @@ import pytest
 from vision.closer import close_view
 from vision.config import ReaderConfig, config_from_dict, load_config
 from vision.evaluate import load_labels, score_image
-from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy
+from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy, locator_file
 from vision.reader import Reading, UnreadableImage, load_image, read_dice
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
@@ -569,6 +568,7 @@ def test_the_scan_json_has_every_field_of_the_contract() -> None:
         ("[vision]\nmarks = [1, 2]\n", "marks = .*must be a list of"),
         ("[vision]\nruntime = 'gpu'\n", "runtime 'gpu': must be one of 'auto', 'onnxruntime'"),
         ("[vision]\nruntime = 1\n", "runtime = 1: must be a string"),
+        ("[vision]\neight_bit_locator = 'no'\n", "eight_bit_locator = 'no': must be true or false"),
         ("[vision\n", "not valid TOML"),
     ],
 )
@@ -585,10 +585,11 @@ def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
     path.write_text(
         "[camera]\nsource = 'sim'\n[vision]\ndie_size = 64\ndoubt_threshold = 0.9\n"
-        "marks = [[10, 20.5]]\nruntime = 'opencv'\n"
+        "marks = [[10, 20.5]]\nruntime = 'opencv'\neight_bit_locator = false\n"
     )
     assert load_config(path) == ReaderConfig(
-        die_size=64.0, doubt_threshold=0.9, marks=((10.0, 20.5),), runtime="opencv"
+        die_size=64.0, doubt_threshold=0.9, marks=((10.0, 20.5),), runtime="opencv",
+        eight_bit_locator=False,
     )
     assert config_from_dict({}) == ReaderConfig() == load_config(None)
 
@@ -658,18 +659,15 @@ def test_a_broken_model_file_is_named(tmp_path: Path) -> None:
         read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(model_path=str(broken)))
 
 
-def test_onnx_runtime_and_opencv_read_the_photographs_alike(tmp_path: Path) -> None:
+def test_onnx_runtime_and_opencv_read_the_photographs_alike() -> None:
     # The two runtimes that can run the nets (ONNX Runtime where installed, else OpenCV's
-    # dnn): the same dice, faces and confidences, in both views, from the same float nets
-    # (a locator with no 8-bit copy beside it).
+    # dnn): the same dice, faces and confidences, in both views, from the same float nets.
     pytest.importorskip("onnxruntime")
-    locator = tmp_path / LOCATOR_FILE
-    shutil.copy(MODELS_DIR / LOCATOR_FILE, locator)
+    float_nets = ReaderConfig(runtime="onnxruntime", eight_bit_locator=False)
     for path in DEV_SLICE:
         photo = load_image(path)
         for view, image in (("above", photo), ("below", np.ascontiguousarray(photo[:, ::-1]))):
-            fast = read_dice(image, ReaderConfig(detector_path=str(locator),
-                                                 runtime="onnxruntime"), view=view)
+            fast = read_dice(image, float_nets, view=view)
             opencv = read_dice(image, ReaderConfig(runtime="opencv"), view=view)
             assert [(d.face, d.x, d.y) for d in fast.dice] == [
                 (d.face, d.x, d.y) for d in opencv.dice
@@ -679,22 +677,22 @@ def test_onnx_runtime_and_opencv_read_the_photographs_alike(tmp_path: Path) -> N
             )
 
 
-def test_the_locators_8_bit_copy_reads_the_photographs_as_the_float_net(tmp_path: Path) -> None:
+def test_the_locators_8_bit_copy_reads_the_photographs_as_the_float_net() -> None:
     # ONNX Runtime runs the shipped locator's 8-bit copy (twice as fast): the same dice and
     # faces as the float net, each within a quarter of a die of its place. A copy left
     # behind by a locator trained again reads other dice.
     pytest.importorskip("onnxruntime")
-    assert eight_bit_copy(MODELS_DIR / LOCATOR_FILE).is_file()
-    float_only = tmp_path / LOCATOR_FILE
-    shutil.copy(MODELS_DIR / LOCATOR_FILE, float_only)
+    eight_bit = ReaderConfig(runtime="onnxruntime")
+    assert locator_file(eight_bit) == eight_bit_copy(MODELS_DIR / LOCATOR_FILE)
+    floats = replace(eight_bit, eight_bit_locator=False)
+    assert locator_file(floats) == MODELS_DIR / LOCATOR_FILE
     for path in DEV_SLICE:
         photo = load_image(path)
         for view, image in (("above", photo), ("below", np.ascontiguousarray(photo[:, ::-1]))):
-            eight_bit = read_dice(image, ReaderConfig(runtime="onnxruntime"), view=view).dice
-            floats = read_dice(image, ReaderConfig(detector_path=str(float_only),
-                                                   runtime="onnxruntime"), view=view).dice
-            assert [d.face for d in eight_bit] == [d.face for d in floats], (path.name, view)
-            for a, b in zip(eight_bit, floats, strict=True):
+            copied = read_dice(image, eight_bit, view=view).dice
+            read = read_dice(image, floats, view=view).dice
+            assert [d.face for d in copied] == [d.face for d in read], (path.name, view)
+            for a, b in zip(copied, read, strict=True):
                 assert max(abs(a.x - b.x), abs(a.y - b.y)) <= a.size / 4, (path.name, view)
                 assert a.confidence == pytest.approx(b.confidence, abs=0.05), (path.name, view)
 
