@@ -8,10 +8,15 @@ every photograph, and beside each kept fold's locator (``vision/training/folds/f
 measured on the photographs that fold trained on; ``python -m vision.training.train`` writes
 it beside every locator it trains. Needs onnx (with ONNX Runtime): development only.
 
-The first and last layers stay in floats. The first looks at the photograph itself, whose
-range no set of photographs bounds (8 bits set by the dev photographs clipped the bright dice
-of the simulator's dark glass, and touching pairs were read as one die); the last gives the
-dice's sizes and places.
+The weights take all 8 bits. On x86 processors without VNNI (AVX2 or SSE only) ONNX Runtime
+multiplies 8-bit numbers in pairs whose sums can overflow: there the copy's maps differ a
+little from this machine's, which has VNNI (the Pi's ARM kernels widen the products first:
+not run here); 7-bit weights
+(``reduce_range``) would read alike everywhere, but lost two of the bench's 20 big frames
+(docs/dice-reader-log.md). The first and last layers stay in floats. The first looks at the
+photograph itself, whose range no set of photographs bounds (8 bits set by the dev
+photographs clipped the bright dice of the simulator's dark glass, and touching pairs were
+read as one die); the last gives the dice's sizes and places.
 """
 
 from __future__ import annotations
