@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy, normalise
+from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR, SECOND_FILE, eight_bit_copy, normalise
 from vision.reader import load_image
-from vision.training.data import load_photos
-from vision.training.quantize import main, quantize_locator
+from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE
+from vision.training.quantize import main
 
 from .conftest import DEV
 
@@ -23,18 +23,25 @@ def _maps(model: Path, image: np.ndarray) -> np.ndarray:
     return np.asarray(session.run(None, {"image": normalise(image)[None]})[0])
 
 
-def test_the_shipped_8_bit_copy_is_the_one_the_dev_photographs_make(tmp_path: Path) -> None:
+def test_quantizing_again_makes_the_shipped_and_the_folds_copies(tmp_path: Path) -> None:
+    # The shipped locator's copy from every photograph, a fold's from the photographs that
+    # fold trained on (not those it holds out): each as committed.
     pytest.importorskip("onnx")
-    locator = tmp_path / LOCATOR_FILE
-    shutil.copy(MODELS_DIR / LOCATOR_FILE, locator)
-    copy = quantize_locator(locator, load_photos(DEV))
-    assert copy == eight_bit_copy(locator)
+    models, fold = tmp_path / "models", tmp_path / "folds" / "fold-1"
+    models.mkdir()
+    fold.mkdir(parents=True)
+    shutil.copy(MODELS_DIR / LOCATOR_FILE, models / LOCATOR_FILE)
+    for name in (LOCATOR_FILE, FACE_FILE, SECOND_FILE, HELD_OUT_FILE):
+        shutil.copy(FOLDS_DIR / "fold-1" / name, fold / name)
+    args = ["--data", str(DEV), "--models", str(models), "--folds", str(tmp_path / "folds")]
+    assert main(args) == 0
     photo = load_image(sorted((DEV / "images").glob("*.jpg"))[7])
-    made, shipped = _maps(copy, photo), _maps(eight_bit_copy(MODELS_DIR / LOCATOR_FILE), photo)
-    assert np.abs(made - shipped).max() < 1e-4
-    # An 8-bit copy, not the float net: close to it, not the same.
-    floats = _maps(locator, photo)
-    assert 1e-3 < np.abs(made - floats).max() < 1.0
+    for made, committed in ((models, MODELS_DIR), (fold, FOLDS_DIR / "fold-1")):
+        copy = eight_bit_copy(made / LOCATOR_FILE)
+        maps = _maps(copy, photo)
+        assert np.abs(maps - _maps(eight_bit_copy(committed / LOCATOR_FILE), photo)).max() < 1e-4
+        # An 8-bit copy, not the float net: close to it, not the same.
+        assert 1e-3 < np.abs(maps - _maps(made / LOCATOR_FILE, photo)).max() < 1.0
 
 
 def test_quantizing_with_no_photographs_is_refused_and_writes_nothing(
