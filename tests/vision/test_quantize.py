@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,18 +24,23 @@ def _maps(model: Path, image: np.ndarray) -> np.ndarray:
     return np.asarray(session.run(None, {"image": normalise(image)[None]})[0])
 
 
-def test_quantizing_again_makes_the_shipped_and_the_folds_copies(tmp_path: Path) -> None:
-    # The shipped locator's copy from every photograph, a fold's from the photographs that
-    # fold trained on (not those it holds out): each as committed.
-    pytest.importorskip("onnx")
+def _float_locators(tmp_path: Path) -> list[str]:
+    """The command's arguments for copies of the shipped locator and fold 1's, floats only."""
     models, fold = tmp_path / "models", tmp_path / "folds" / "fold-1"
     models.mkdir()
     fold.mkdir(parents=True)
     shutil.copy(MODELS_DIR / LOCATOR_FILE, models / LOCATOR_FILE)
     for name in (LOCATOR_FILE, FACE_FILE, SECOND_FILE, HELD_OUT_FILE):
         shutil.copy(FOLDS_DIR / "fold-1" / name, fold / name)
-    args = ["--data", str(DEV), "--models", str(models), "--folds", str(tmp_path / "folds")]
-    assert main(args) == 0
+    return ["--data", str(DEV), "--models", str(models), "--folds", str(fold.parent)]
+
+
+def test_quantizing_again_makes_the_shipped_and_the_folds_copies(tmp_path: Path) -> None:
+    # The shipped locator's copy from every photograph, a fold's from the photographs that
+    # fold trained on (not those it holds out): each as committed.
+    pytest.importorskip("onnx")
+    models, fold = tmp_path / "models", tmp_path / "folds" / "fold-1"
+    assert main(_float_locators(tmp_path)) == 0
     photo = load_image(sorted((DEV / "images").glob("*.jpg"))[7])
     for made, committed in ((models, MODELS_DIR), (fold, FOLDS_DIR / "fold-1")):
         copy = eight_bit_copy(made / LOCATOR_FILE)
@@ -51,9 +57,16 @@ def test_quantizing_with_no_photographs_is_refused_and_writes_nothing(
     empty = tmp_path / "empty"
     (empty / "images").mkdir(parents=True)
     (empty / "labels").mkdir()
-    models = tmp_path / "models"
-    models.mkdir()
-    shutil.copy(MODELS_DIR / LOCATOR_FILE, models / LOCATOR_FILE)
-    assert main(["--data", str(empty), "--models", str(models)]) == 2
+    args = _float_locators(tmp_path)
+    assert main([*args, "--data", str(empty)]) == 2
     assert "no photographs to measure the 8-bit copy's ranges on" in capsys.readouterr().err
-    assert not eight_bit_copy(models / LOCATOR_FILE).exists()
+    assert not list(tmp_path.rglob(eight_bit_copy(Path(LOCATOR_FILE)).name))
+
+
+def test_quantizing_without_onnx_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import fails, as if not installed
+    assert main(_float_locators(tmp_path)) == 2
+    assert "needs onnx (pip install onnx onnxruntime)" in capsys.readouterr().err
+    assert not list(tmp_path.rglob(eight_bit_copy(Path(LOCATOR_FILE)).name))

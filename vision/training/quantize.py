@@ -11,12 +11,11 @@ it beside every locator it trains. Needs onnx (with ONNX Runtime): development o
 The weights take all 8 bits. On x86 processors without VNNI (AVX2 or SSE only) ONNX Runtime
 multiplies 8-bit numbers in pairs whose sums can overflow: there the copy's maps differ a
 little from this machine's, which has VNNI (the Pi's ARM kernels widen the products first:
-not run here); 7-bit weights
-(``reduce_range``) would read alike everywhere, but lost two of the bench's 20 big frames
-(docs/dice-reader-log.md). The first and last layers stay in floats. The first looks at the
-photograph itself, whose range no set of photographs bounds (8 bits set by the dev
-photographs clipped the bright dice of the simulator's dark glass, and touching pairs were
-read as one die); the last gives the dice's sizes and places.
+not run here); 7-bit weights (``reduce_range``) would read alike everywhere, but lost two of
+the bench's 20 big frames (docs/dice-reader-log.md). The first and last layers stay in
+floats. The first looks at the photograph itself, whose range no set of photographs bounds
+(8 bits set by the dev photographs clipped the bright dice of the simulator's dark glass,
+and touching pairs were read as one die); the last gives the dice's sizes and places.
 """
 
 from __future__ import annotations
@@ -109,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for folder, trained_on in jobs:
             copy = quantize_locator(folder / LOCATOR_FILE, trained_on)
             logger.info("wrote %s (ranges from %d photographs)", copy, len(trained_on))
+    except ImportError as err:
+        print(f"quantize: error: needs {err.name or 'onnx'} (pip install onnx onnxruntime)",
+              file=sys.stderr)
+        return 2
     except (ValueError, OSError) as err:
         print(f"quantize: error: {err}", file=sys.stderr)
         return 2
