@@ -112,9 +112,10 @@ def check_counts(
 ) -> list[int]:
     """The faces that count for ``call``, once the reveal shows every die it must.
 
-    ``partial``: the boxed edition's reveal of a doubt, cups lifted one by one until the bid
-    is reached; the players still under their cups then need not show (``wild``: whether
-    aces count toward the bid). IllegalAction names who differs from the tracked counts.
+    ``partial``: the boxed edition's reveal of a doubt, cups lifted one by one from the
+    caller's left until the bid is reached; the players still under their cups then need not
+    show (``wild``: whether aces count toward the bid). IllegalAction names who differs from
+    the tracked counts, or whose cup must come up before the ones shown.
     """
     if call.kind == "pass":
         expected = {call.target: dice[call.target]}
@@ -131,10 +132,15 @@ def check_counts(
         return faces
     by_seat = shown.by_seat
     if partial and call.kind == "dudo" and not expected.keys() <= by_seat.keys():
-        if _reaches_the_bid(by_seat, call, wild):
+        seat = _cup_still_needed(by_seat, expected, call, wild, len(dice))
+        if seat is None:
             expected = {seat: n for seat, n in expected.items() if seat in by_seat}
+        elif _reaches_the_bid(by_seat, call, wild):
+            raise IllegalAction(
+                f"reveal shows no dice for {names[seat]}, who has {dice[seat]}: the cups are"
+                f" lifted one by one from {names[call.caller]}'s left until the bid is reached"
+            )
         else:
-            seat = next(seat for seat in expected if seat not in by_seat)
             raise IllegalAction(
                 f"reveal shows no dice for {names[seat]}, who has {dice[seat]}: the dice shown"
                 f" do not reach the bid, so more cups must be lifted"
@@ -157,6 +163,28 @@ def check_counts(
     for seat in expected:
         counted += by_seat[seat]
     return counted
+
+
+def _cup_still_needed(
+    by_seat: Mapping[int, list[int]],
+    expected: Mapping[int, int],
+    call: Call,
+    wild: bool,
+    seats: int,
+) -> int | None:
+    """The first cup from the caller's left (clockwise) that must still come up before the
+    count reaches the bid, or None when the cups shown in that order reach it."""
+    count = 0
+    for step in range(1, seats + 1):
+        seat = (call.caller + step) % seats
+        if seat not in expected:
+            continue
+        if seat not in by_seat:
+            return seat
+        count += count_matching(by_seat[seat], call.face, wild=wild)
+        if count >= call.quantity:
+            return None
+    return None
 
 
 def _reaches_the_bid(by_seat: Mapping[int, list[int]], call: Call, wild: bool) -> bool:
