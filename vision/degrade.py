@@ -4,7 +4,8 @@
 every photograph changed so: a stand-in for the cameras and tables the dev set lacks. Each
 change keeps the dice where they are, or scales the whole photograph (labels are relative to
 its size), so the labels still hold. The table changes lift the labelled dice off the dev
-set's light tray (``cv2.grabCut`` from each label) and lay them on a wooden or cloth table.
+set's light tray (``cv2.grabCut`` from each label) and lay them on a wooden or cloth table;
+the lamp gives each cut die a hard shadow of its own shape.
 """
 
 from __future__ import annotations
@@ -122,23 +123,23 @@ def _speckle(h: int, w: int, rng: np.random.Generator, sigma: float) -> np.ndarr
     return np.asarray(cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), sigma))
 
 
-def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray:
-    """The photograph's dice cut out of it and laid on ``table`` (an image of the same
-    size), lit as the tray around them was.
+def cut_dice(image: np.ndarray, dice: Dice) -> list[tuple[int, int, np.ndarray]]:
+    """Each die cut from the tray: (x0, y0, mask), ``mask`` true where the die is in the
+    square of the photograph from (x0, y0) around it.
 
-    Each die is cut from the tray by GrabCut, started from where its label puts it: die
-    within a third of a die of its centre, maybe die out to 0.72 (a turned die's corners),
-    tray beyond. GrabCut draws on OpenCV's own random numbers, which carry over from one
-    call to the next: they are seeded afresh for each die, so that its cut depends on its
-    own pixels alone, not on what was cut before in the same process.
+    GrabCut, started from where the die's label puts it: die within a third of a die of its
+    centre, maybe die out to 0.72 (a turned die's corners), tray beyond. GrabCut draws on
+    OpenCV's own random numbers, which carry over from one call to the next: they are seeded
+    afresh for each die, so that its cut depends on its own pixels alone, not on what was cut
+    before in the same process.
     """
-    h, w = image.shape[:2]
-    tray_seen = np.ones((h, w), np.float32)
+    cuts = []
     for x, y, size in dice:
         r = int(0.9 * size)
         x0, y0 = max(int(x) - r, 0), max(int(y) - r, 0)
         roi = np.ascontiguousarray(image[y0 : int(y) + r, x0 : int(x) + r])
         if min(roi.shape[:2]) < 4:
+            cuts.append((x0, y0, np.zeros(roi.shape[:2], bool)))
             continue
         mask = np.full(roi.shape[:2], cv2.GC_BGD, np.uint8)
         cv2.circle(mask, (int(x) - x0, int(y) - y0), int(0.72 * size), (cv2.GC_PR_FGD,), -1)
@@ -146,8 +147,17 @@ def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray
         tray_model, die_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
         cv2.setRNGSeed(0)
         cv2.grabCut(roi, mask, (0, 0, 1, 1), tray_model, die_model, 4, cv2.GC_INIT_WITH_MASK)
-        die = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
-        tray_seen[y0 : y0 + roi.shape[0], x0 : x0 + roi.shape[1]][die] = 0.0
+        cuts.append((x0, y0, (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)))
+    return cuts
+
+
+def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray:
+    """The photograph's dice cut out of it (``cut_dice``) and laid on ``table`` (an image of
+    the same size), lit as the tray around them was."""
+    h, w = image.shape[:2]
+    tray_seen = np.ones((h, w), np.float32)
+    for x0, y0, die in cut_dice(image, dice):
+        tray_seen[y0 : y0 + die.shape[0], x0 : x0 + die.shape[1]][die] = 0.0
     tray_seen = np.asarray(cv2.GaussianBlur(tray_seen, (0, 0), 0.8), np.float32)[:, :, None]
     # The tray's light and the dice's shadows on it, as a share of the bare tray's light.
     size = float(np.median([s for _, _, s in dice])) if len(dice) else 0.06 * max(h, w)
@@ -159,6 +169,45 @@ def lay_on_table(image: np.ndarray, dice: Dice, table: np.ndarray) -> np.ndarray
     light = np.clip(image.mean(axis=2) / np.maximum(bare, 1.0), 0, 1.1)[:, :, None]
     laid = tray_seen * table * light + (1 - tray_seen) * image
     return np.clip(laid, 0, 255).astype(np.uint8)
+
+
+def under_a_lamp(
+    image: np.ndarray,
+    dice: Dice,
+    foot: tuple[float, float],
+    length: float,
+    darkness: float,
+    softness: float,
+    falloff: float,
+) -> np.ndarray:
+    """The dice lit by one lamp whose foot is at ``foot`` (often beyond the photograph): each
+    casts a hard shadow of its own shape (``cut_dice``) ``length`` pixels away from the lamp,
+    taking ``darkness`` of the light, its edge blurred by ``softness`` pixels, and the light
+    falls off by ``falloff`` at the farthest corner from the lamp's foot."""
+    h, w = image.shape[:2]
+    on_dice, shadows = np.zeros((h, w), np.float32), np.zeros((h, w), np.float32)
+    for (x, y, _), (x0, y0, die) in zip(dice, cut_dice(image, dice), strict=True):
+        on_dice[y0 : y0 + die.shape[0], x0 : x0 + die.shape[1]][die] = 1.0
+        away = np.array([x - foot[0], y - foot[1]])
+        dx, dy = away / max(float(np.hypot(*away)), 1.0) * length
+        shift = np.array([[1.0, 0.0, x0 + dx], [0.0, 1.0, y0 + dy]], np.float32)
+        np.maximum(shadows, cv2.warpAffine(die.astype(np.float32), shift, (w, h)), out=shadows)
+    shadows = np.asarray(cv2.GaussianBlur(shadows, (0, 0), max(softness, 0.3)), np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    far = np.hypot(xx - foot[0], yy - foot[1])
+    light = (1.0 - darkness * shadows * (1.0 - on_dice)) * (1.0 - falloff * (far / far.max()) ** 2)
+    return np.clip(image * light[:, :, None], 0, 255).astype(np.uint8)
+
+
+def _lamp(image: np.ndarray, dice: Dice) -> np.ndarray:
+    """A lamp low and off to a side: shadows a quarter to a half of a die long, taking 60%
+    of the light, and 65% of the light left far from the lamp."""
+    rng = _seeded(image)
+    h, w = image.shape[:2]
+    size = float(np.median([s for _, _, s in dice])) if len(dice) else 0.06 * max(h, w)
+    fx, fy = rng.uniform(-0.5, 1.5, 2) * (w, h)
+    length = float(rng.uniform(0.25, 0.45)) * size
+    return under_a_lamp(image, dice, (fx, fy), length, 0.6, 0.06 * size, 0.35)
 
 
 def _table(
@@ -208,6 +257,10 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     ),
     "wood": ("the dice on a wooden table (grain of one of three stains)", _table(_wood)),
     "cloth": ("the dice on felt (green, blue or red)", _table(_cloth)),
+    "lamp": (
+        "under a lamp off to a side: hard shadows a quarter to half a die long, light falling off",
+        _lamp,
+    ),
 }
 
 

@@ -290,6 +290,20 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     # Wood has a grain, and is brown: more red than blue.
     wood = seen["wood"][far["wood"]]
     assert wood.std() > 10 and wood[:, 2].mean() > wood[:, 0].mean()
+    # Under a lamp each die casts a dark shadow on the table beside it; the dice themselves
+    # and the table away from them only lose the lamp's falloff.
+    lit = seen["lamp"].astype(float).mean(axis=2) / np.maximum(photo.astype(float).mean(axis=2), 1)
+    yy, xx = np.mgrid[0:h, 0:w]
+    shaded = 0
+    for x, y, size in dice:
+        assert np.median(lit[int(y) - 2 : int(y) + 3, int(x) - 2 : int(x) + 3]) > 0.6
+        beside = (np.hypot(xx - x, yy - y) > 0.6 * size) & (np.hypot(xx - x, yy - y) < size)
+        shaded += np.percentile(lit[beside], 5) < 0.5
+    assert shaded >= 0.8 * len(dice)
+    far = np.ones((h, w), bool)
+    for x, y, size in dice:
+        far &= np.hypot(xx - x, yy - y) > 2 * size
+    assert np.median(lit[far]) > 0.6 and np.percentile(lit[far], 99) <= 1.01
     with pytest.raises(ValueError, match="'fog'.*small, large"):
         degrade(photo, "fog")
 
