@@ -300,10 +300,10 @@ def test_each_degradation_changes_the_photograph_as_it_says(
         beside = (np.hypot(xx - x, yy - y) > 0.6 * size) & (np.hypot(xx - x, yy - y) < size)
         shaded += np.percentile(lit[beside], 5) < 0.5
     assert shaded >= 0.8 * len(dice)
-    far = np.ones((h, w), bool)
+    away = np.ones((h, w), bool)
     for x, y, size in dice:
-        far &= np.hypot(xx - x, yy - y) > 2 * size
-    assert np.median(lit[far]) > 0.6 and np.percentile(lit[far], 99) <= 1.01
+        away &= np.hypot(xx - x, yy - y) > 2 * size
+    assert np.median(lit[away]) > 0.6 and np.percentile(lit[away], 99) <= 1.01
     with pytest.raises(ValueError, match="'fog'.*small, large"):
         degrade(photo, "fog")
 
