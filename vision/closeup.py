@@ -9,7 +9,8 @@ photograph's side, until a look finds a die other than an ace (an ace may be a l
 pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
 margin of its own edge's colour, as a die on a wider table. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
-corner), and nothing else inside is read surely, they were its pips: the die replaces them.
+corner, or some of them, inside an outline all round the die), and nothing else inside is
+read surely, they were its pips: the die replaces them.
 Where nothing was sure, the die must also have an outline all round it: two small dice far
 apart on a plain table, none read surely, are not the pips of a die the colour of the table.
 A die the first pass already read surely, twice the aces' size or more, takes the aces
@@ -42,7 +43,8 @@ _DIE_PER_PIP = (3.5, 2.5)
 _INSIDE = 0.42
 # ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart
 # (0.33 of the size the locator gives it). Two dice side by side, which a pass this coarse
-# may take for one die read as a 2 or a 3, span less.
+# may take for one die read as a 2 or a 3, span less. Where fewer of the pips are seen as
+# aces, a die with an outline all round it is a die all the same.
 _SPREAD = 0.33
 # A die already read, its size seen short this close: its pips lie within this share of it.
 _READ_INSIDE = 0.5
@@ -163,7 +165,10 @@ def _dice_seen_whole(
         if (len(pips) < 2 and not nothing_sure) or any(
                 faces[i].probability >= SURE for i in inside if i not in pips):
             continue
-        if len(pips) >= 2 and _spread(candidates, pips) < _SPREAD * big.size:
+        # Not every pip of a close die is seen as an ace (a 3's middle and one corner): an
+        # outline all round the die stands for the pips' spread.
+        if len(pips) >= 2 and _spread(candidates, pips) < _SPREAD * big.size and not _outlined(
+                image, big):
             continue
         read = _read_large(image, big, nets)
         # No more of its pips seen as aces than it has; and where nothing was sure, a die's
