@@ -3,8 +3,8 @@
 In a photograph taken close, a die fills much of the frame; shrunk for the locator, its
 pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
-that a die 3.5 times a pip's size (then 2.5 times, if that finds none) is seen at the
-locator's size; where nothing at all is read surely, dice 25%, then 45%, then 70% of the
+that a die 3.5 times a pip's size (then 2.5 times, then 6 times, while none is found) is
+seen at the locator's size; where nothing at all is read surely, dice 25%, then 45%, then 70% of the
 photograph's side, until a look finds a die other than an ace (an ace may be a larger die's
 pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
 margin of its own edge's colour, as a die on a wider table. Where that die is read
@@ -37,8 +37,9 @@ from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
 # of a few pixels a size of 12-19 px). Looked at as a die 3.5 times a pip, the
 # die is seen at 12-27 px, where the locator sees it whole; where that finds nothing, 2.5
 # times (pips seen at more than twice their size: dice a third of the side, first seen
-# by a look as coarse as vision.locate's first).
-_DIE_PER_PIP = (3.5, 2.5)
+# by a look as coarse as vision.locate's first); then 6 times (a die half the photograph's
+# side or more, its pips seen at their size by the first pass: the die 6-8 times that).
+_DIE_PER_PIP = (3.5, 2.5, 6.0)
 # The pips of a die lie within 0.35 of its side from its centre...
 _INSIDE = 0.42
 # ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart
