@@ -443,3 +443,31 @@ def test_a_refusal_through_the_table_changes_nothing(table: Table) -> None:
     assert not outcome.ok
     assert outcome.error == "only Ana declares this palifico round"
     assert table.state() == before
+
+
+# -- Two points RULES.md leaves open, as the README's decisions settle them -------------------
+
+
+def test_losing_the_difference_a_wrong_cruzado_costs_its_caller_one_die(play: Script) -> None:
+    """RULES.md, Variants: cruzado "wrong: they lose one", beside the difference for "a failed
+    doubt" (README, decisions: one die)."""
+    game = game_of("perudo", dice=3, loss="difference", cruzado=True)
+    # One 4 bid, six on the table: Caro's out-of-turn doubt fails by five, and costs one.
+    play(game, "Ana 1x4; Caro dudo; reveal Ana:444 Ben:444 Caro:666")
+    assert dice_counts(game) == {"Ana": 3, "Ben": 3, "Caro": 2}
+
+
+def test_spot_on_counts_a_leaver_s_dice_among_the_starting_dice(play: Script) -> None:
+    """RULES.md, spot on: "only while more than half of the starting dice are still on the
+    table"; Leaving: "their dice leave play" (README, decisions: they still count among the
+    dice at the start). Four players of two dice: 8 at the start, Dan leaves with 2."""
+    game = game_of("dudo", FOUR, dice=2)
+    play(game, "Dan leave")
+    play(game, "Ana 1x5; Ben dudo; reveal Ana:66 Ben:66 Caro:66")  # Ana loses one: 5 in play
+    play(game, "Ana 1x5; Ben dudo; reveal Ana:6 Ben:66 Caro:66")  # Ana is out: 4 in play
+    assert dice_counts(game) == {"Ana": 0, "Ben": 2, "Caro": 2, "Dan": 0}
+    # 4 of 8 is not more than half (of the 6 the three players started with, it would be).
+    opener = game.turn
+    assert opener == "Ben"
+    play(game, "Ben 1x5")
+    refused(game, {"action": "calza", "player": "Caro"}, "half")
