@@ -4,9 +4,9 @@ In a photograph taken close, a die fills much of the frame; shrunk for the locat
 pips are the size of the dice it knows, and the face reader, shown one pip, sees an ace.
 The die itself is seen whole by one more pass of the locator over the photograph scaled so
 that a die 3.5 times a pip's size (then 2.5 times, then 6 times, while none is found) is
-seen at the locator's size; where nothing at all is read surely, dice 25%, then 45%, then 70% of the
-photograph's side, until a look finds a die other than an ace (an ace may be a larger die's
-pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
+seen at the locator's size; where nothing at all is read surely, dice 25%, then 45%, then
+70% of the photograph's side, until a look finds a die other than an ace (an ace may be a
+larger die's pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
 margin of its own edge's colour, as a die on a wider table. Where that die is read
 surely, the aces inside it are no more than its pips and lie as they do (from corner to
 corner, or some of them, inside an outline all round the die), and nothing else inside is
