@@ -7,12 +7,12 @@ that a die 3.5 times a pip's size (then 2.5 times, then 6 times, while none is f
 seen at the locator's size; where nothing at all is read surely, dice 25%, then 45%, then
 70% of the photograph's side, until a look finds a die other than an ace (an ace may be a
 larger die's pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
-margin of its own edge's colour, as a die on a wider table. Where that die is read
-surely, the aces inside it are no more than its pips and lie as they do (from corner to
-corner, or some of them, inside an outline all round the die), and nothing else inside is
-read surely, they were its pips: the die replaces them.
-Where nothing was sure, the die must also have an outline all round it: two small dice far
-apart on a plain table, none read surely, are not the pips of a die the colour of the table.
+margin of its own edge's colour, as a die on a wider table. Where that die has an outline
+all round it and is read surely, the aces inside it are no more than its pips, and nothing
+else inside is read surely, they were its pips: the die replaces them. Not every pip of a
+close die is seen as an ace (of a 3, perhaps its middle and one corner), and two small dice
+far apart on a plain table, each read as an ace or as nothing sure, are not the pips of a
+die the colour of the table: the outline tells them apart, not where the aces lie.
 A die the first pass already read surely, twice the aces' size or more, takes the aces
 lying as pips within half its size for its own (seen this close, its size comes out short).
 On the dev photographs and their 17 degradations this changes no reading; on close views
@@ -43,9 +43,8 @@ _DIE_PER_PIP = (3.5, 2.5, 6.0)
 # The pips of a die lie within 0.35 of its side from its centre...
 _INSIDE = 0.42
 # ...and those of a 2 to a 6 reach from corner to corner, at least 0.4 of its side apart
-# (0.33 of the size the locator gives it). Two dice side by side, which a pass this coarse
-# may take for one die read as a 2 or a 3, span less. Where fewer of the pips are seen as
-# aces, a die with an outline all round it is a die all the same.
+# (0.33 of the size the locator gives it): aces inside a die already read, spread less, are
+# dice beside it.
 _SPREAD = 0.33
 # A die already read, its size seen short this close: its pips lie within this share of it.
 _READ_INSIDE = 0.5
@@ -140,9 +139,9 @@ def _dice_seen_whole(
     die: float,
     nothing_sure: bool,
 ) -> tuple[list[tuple[Candidate, FaceRead]], set[int]]:
-    """The large dice a look for dice of size ``die`` finds and reads surely, and the
-    candidates inside them (their pips; ``dice``: the candidates read as dice): none where
-    the look would be no coarser than the first pass."""
+    """The large dice a look for dice of size ``die`` finds, outlined all round, and reads
+    surely, and the candidates inside them (their pips; ``dice``: the candidates read as
+    dice): none where the look would be no coarser than the first pass."""
     found: list[tuple[Candidate, FaceRead]] = []
     gone: set[int] = set()
     if die <= DETECT_DIE_PX:
@@ -166,16 +165,13 @@ def _dice_seen_whole(
         if (len(pips) < 2 and not nothing_sure) or any(
                 faces[i].probability >= SURE for i in inside if i not in pips):
             continue
-        # Not every pip of a close die is seen as an ace (a 3's middle and one corner): an
-        # outline all round the die stands for the pips' spread.
-        if len(pips) >= 2 and _spread(candidates, pips) < _SPREAD * big.size and not _outlined(
-                image, big):
+        # A die has an outline all round it; two dice far apart on a plain table, each read
+        # as an ace or as nothing sure, have bare table between them.
+        if not _outlined(image, big):
             continue
         read = _read_large(image, big, nets)
-        # No more of its pips seen as aces than it has; and where nothing was sure, a die's
-        # outline round it (two dice far apart on a plain table are no die's pips).
-        if read_surely(read) and len(pips) <= read.pips and (
-                not nothing_sure or _outlined(image, big)):
+        # No more of its pips seen as aces than it has.
+        if read_surely(read) and len(pips) <= read.pips:
             found.append((big, read))
             gone.update(inside)
     # The look may see a die and, beside it, its pips as aces: no die lies inside another.

@@ -112,6 +112,26 @@ def test_one_die_filling_most_of_a_photograph_taken_close_is_read(share: float, 
     assert right >= len(COLOURS) - 1, right  # all 8 at each share
 
 
+@pytest.mark.parametrize("seed", [50, 187, 202, 235, 238, 250])
+def test_ace_dice_far_apart_are_not_taken_for_the_pips_of_one_die(seed: int) -> None:
+    # Two to four dice, each showing an ace to a camera above, 24-150 px, far apart (or a
+    # pair touching) on the dark, light or grey glass, no die size given: each ace read
+    # surely, the close-up looks for a die 3.5, 2.5 and 6 times an ace, and one look found
+    # two aces and the glass between them as one die showing two or four pips, read surely.
+    # A die has an outline all round it; the glass between two dice has none.
+    rng = np.random.default_rng(seed)
+    count = 2 + seed % 3
+    size = float(np.exp(rng.uniform(np.log(24), np.log(150))))
+    width, height = (640, 480) if seed % 2 else (960, 720)
+    scene = render_dice([1] * count, colours=[COLOURS[(i + seed) % 8] for i in range(count)],
+                        seed=seed, width=width, height=height,
+                        die_size=min(size, height / (2.2 + count)),
+                        background=("dark", "light", "grey")[seed % 3], view="above",
+                        touching_pairs=1 if seed % 4 == 0 else 0)
+    reading = read_dice(scene.image, view="above")
+    assert [d.face for d in reading.dice] == [1] * count, reading.dice
+
+
 @pytest.mark.parametrize("seed", [10, 22])
 def test_a_die_and_its_pips_seen_in_one_look_are_one_die(seed: int) -> None:
     # A black 5 seen from below (two white pips) on the grey glass, 40% of a close
