@@ -6,14 +6,14 @@ The die itself is seen whole by one more pass of the locator over the photograph
 that a die 3.5 times a pip's size (then 2.5 times, then 6 times, while none is found) is
 seen at the locator's size; where nothing at all is read surely, dice 25%, then 45%, then
 70% of the photograph's side, until a look finds a die other than an ace (an ace may be a
-larger die's pip). A pass that coarse shows the photograph a few dozen pixels across: it is set in a
-margin of its own edge's colour, as a die on a wider table. Where that die has an outline
-all round it and is read surely, the aces inside it are no more than its pips, and nothing
-else inside is read surely, they were its pips: the die replaces them. Not every pip of a
-close die is seen as an ace (of a 3, perhaps its middle and one corner), and two small dice
-far apart on a plain table, each read as an ace or as nothing sure, are not the pips of a
-die the colour of the table: the outline tells them apart, not where the aces lie.
-A die the first pass already read surely, twice the aces' size or more, takes the aces
+larger die's pip). A pass that coarse shows the photograph a few dozen pixels across: it is
+set in a margin of its own edge's colour, as a die on a wider table. Where that die has an
+outline all round it and is read surely, the aces inside it are no more than its pips, and
+nothing else inside is read surely, they were its pips: the die replaces them. Not every
+pip of a close die is seen as an ace (of a 3, perhaps its middle and one corner), and two
+small dice far apart on a plain table, each read as an ace or as nothing sure, are not the
+pips of a die the colour of the table: the outline tells them apart, not where the aces
+lie. A die the first pass already read surely, twice the aces' size or more, takes the aces
 lying as pips within half its size for its own (seen this close, its size comes out short).
 On the dev photographs and their 17 degradations this changes no reading; on close views
 of them it turns most misreadings into the right die (README, "Close views and wide
