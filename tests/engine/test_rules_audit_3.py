@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from companion.cli import main
+from companion.game import Game
 from tests.engine.conftest import Script, dice_counts, refused
 from tests.engine.test_rules_audit import FOUR, game_of
 
@@ -29,6 +30,13 @@ def reveal(**dice: str) -> dict[str, Any]:
 # Four players, Ana bids two 5s and Ben doubts: the cups come up Caro, Dan, Ana, Ben.
 
 
+@pytest.fixture
+def ben_doubts_two_fives(play: Script) -> Game:
+    game = game_of("payroodo", FOUR)
+    play(game, "Ana 2x5; Ben dudo")
+    return game
+
+
 @pytest.mark.parametrize(
     ("shown", "skipped"),
     [({"Ana": "55234"}, "Caro"),
@@ -38,10 +46,9 @@ def reveal(**dice: str) -> dict[str, Any]:
          "a gap before the cup that reaches the bid"],
 )  # fmt: skip
 def test_partial_reveal_no_cup_on_the_callers_left_is_skipped(
-    shown: dict[str, str], skipped: str, play: Script
+    shown: dict[str, str], skipped: str, ben_doubts_two_fives: Game
 ) -> None:
-    game = game_of("payroodo", FOUR)
-    play(game, "Ana 2x5; Ben dudo")
+    game = ben_doubts_two_fives
     # The dice shown reach the bid, but not from Ben's left cup by cup.
     refused(game, reveal(**shown), f"no dice for {skipped}, who has 5: .* from Ben's left")
     assert game.phase == "reveal"
@@ -54,10 +61,9 @@ def test_partial_reveal_no_cup_on_the_callers_left_is_skipped(
     ids=["the first cup reaches it", "the second cup reaches it", "the third cup"],
 )  # fmt: skip
 def test_partial_reveal_the_cups_from_the_callers_left_settle_the_doubt(
-    shown: dict[str, str], count: int, play: Script
+    shown: dict[str, str], count: int, ben_doubts_two_fives: Game
 ) -> None:
-    game = game_of("payroodo", FOUR)
-    play(game, "Ana 2x5; Ben dudo")
+    game = ben_doubts_two_fives
     game.apply(reveal(**shown))
     # The bid stands: Ben the caller loses a die and opens the next round.
     assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5, "Dan": 5}
