@@ -213,8 +213,8 @@ def test_black_dice_on_the_dark_glass_are_read_nearly_die_for_die() -> None:
 
 def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
     # Today's level over the 20 frames of 2028x1520 (the camera's half-resolution still),
-    # 30 dice each, some touching: 598/600 dice and 18 frames exact (a black die on the dark
-    # glass is now and then seen as a die and a piece of it).
+    # 30 dice each, some touching: 597/600 dice and 17 frames exact (a black die on the dark
+    # glass is now and then seen as a die and a piece of it, or read wrong).
     t = tally("large")
     assert t.right >= 0.98 * t.dice and t.exact >= 16, t.errors
 
