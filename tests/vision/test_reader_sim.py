@@ -222,7 +222,7 @@ def test_large_frames_of_thirty_dice_are_read_nearly_die_for_die() -> None:
 # Not yet: the sun (a disc ringed with twelve short rays) seen from above is still read as a 3
 # or a 4 now and then, some confidently (from below it is read right since session 20); a big
 # pip from above is now and then not taken for a die at all, or read doubtfully as a 5
-# (simscore big-pip: 234/240 dice, none of the misreads sure). In both the locator takes the
+# (simscore big-pip: 234/240 dice, none of the misreads sure). In both, the locator takes the
 # big symbol for the whole die (session 37, the log).
 _NOT_YET = pytest.mark.xfail(strict=True, reason="this ace is not yet read surely")
 _ACES_NOT_YET = {("sun", "above"), ("big pip", "above")}
