@@ -206,7 +206,10 @@ def _from_source(
                 input("Clear the glass (no dice), then press Enter: ")
             empty_frame = source.capture()
         if dice_frame is None and interactive:
-            answer = input("Put 5 or more dice on the glass, press Enter (s to skip): ")
+            # Thrown, the dice lie turned as at a reveal; the die size is the median of their
+            # upright boxes, which dice lined up square would make their side alone.
+            answer = input("Throw 5 or more dice onto the glass as in a game (not lined up),"
+                           " press Enter (s to skip): ")
             if answer.strip().lower() != "s":
                 dice_frame = source.capture()
         elif dice_frame is None:

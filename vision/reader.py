@@ -47,6 +47,13 @@ _SPECK = 0.7
 # gave it, but within a fifth of the table's die size. Two dice pushed together come out of
 # the locator too large, and a dark die on a dark table too small (only its pips are seen).
 _SIZE_BAND = (0.8, 1.2)
+# The table's die size is the median size of the dice the locator is sure of, where it is
+# sure of at least this many; the calibrated size only where it is sure of fewer. The
+# locator measures a die's upright box, 1 to 1.41 times its side as it lies turned, and a
+# table calibrated with its dice lined up square holds the side: against that, a Perudo
+# sun or a big pip, taken by the locator for the whole die, was cut out too small and its
+# rays read as pips (session 38, the log).
+_OWN_SIZE_DICE = 3
 # A frame smeared more than this (``vision.smear``) has every die doubted. The dev
 # photographs (dice about 41 px) are at 0.35 at most, 0.40 scaled; out of focus or
 # foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 25 and 103 are.
@@ -94,7 +101,10 @@ def read_dice(
     located = [c for c in locate_dice(image, config, nets, are_dice, sure_faces)
                if c.score >= config.min_detection]
     sizes = [c.size for c in located if c.score >= 0.5]
-    die_px = config.die_size or (float(np.median(sizes)) if sizes else 0.0)
+    if len(sizes) >= _OWN_SIZE_DICE or config.die_size is None:
+        die_px = float(np.median(sizes)) if sizes else 0.0
+    else:
+        die_px = config.die_size
     t = _lap(ms, "locate", t)
 
     source, seen, shrink = _face_source(image, located, sizes)

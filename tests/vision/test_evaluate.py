@@ -243,6 +243,8 @@ def test_the_simulator_score_prints_each_kind_it_is_asked_for(
     assert exact, line
     # Today's level on the --sim table's reveals (19 of 20).
     assert int(exact.group(1)) >= 18, line
+    assert simscore(["--calibrated", "sim-table"]) == 0
+    assert capsys.readouterr().out.startswith("sim-table: dice right ")
     with pytest.raises(SystemExit):
         simscore(["blak"])
     assert "unknown kind 'blak'" in capsys.readouterr().err
