@@ -207,7 +207,7 @@ def _from_source(
             empty_frame = source.capture()
         if dice_frame is None and interactive:
             # Thrown, the dice lie turned as at a reveal; the die size is the median of their
-            # upright boxes, which dice lined up square would make their side alone.
+            # upright boxes, which dice lined up square make smaller.
             answer = input("Throw 5 or more dice onto the glass as in a game (not lined up),"
                            " press Enter (s to skip): ")
             if answer.strip().lower() != "s":

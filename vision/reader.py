@@ -50,9 +50,9 @@ _SIZE_BAND = (0.8, 1.2)
 # The table's die size is the median size of the dice the locator is sure of, where it is
 # sure of at least this many; the calibrated size only where it is sure of fewer. The
 # locator measures a die's upright box, 1 to 1.41 times its side as it lies turned, and a
-# table calibrated with its dice lined up square holds the side: against that, a Perudo
-# sun or a big pip, taken by the locator for the whole die, was cut out too small and its
-# rays read as pips (session 38, the log).
+# calibration holds the boxes of the dice it saw, as they lay: against a size as small as
+# the side, a Perudo sun or a big pip, taken by the locator for the whole die, was cut out
+# too small and its rays read as pips (session 38, the log).
 _OWN_SIZE_DICE = 3
 # Likewise the locator looks at a reveal again at the size of its own dice where they are
 # smaller than this share of the calibrated size: calibrated on dice lying more turned than

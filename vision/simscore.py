@@ -5,8 +5,8 @@ touching pairs, large frames of 30 dice, the ``--sim`` table of three players, b
 dice on the dark glass, Perudo sets whose ace is a symbol and sets whose ace is one big
 pip; and the few dice left at the end of a game. Prints, per kind, the dice read right
 and the frames read exactly. ``--calibrated``: each frame is read with ``[vision] die_size``
-set as at the table, to what ``dudo calibrate`` measures of dice lined up square to the
-picture's edges: their side (dice lying turned measure up to 1.41 times it).
+given, as at the table, at the dice's side: the least ``dudo calibrate`` measures of them (it
+measures their upright boxes, up to 1.41 times the side of a die lying turned).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.simscore", description=__doc__)
     parser.add_argument("--config", help="TOML config ([vision] model_path, detector_path)")
     parser.add_argument("--calibrated", action="store_true",
-                        help="give the die size, as measured of dice lined up square")
+                        help="give the die size, at the dice's side")
     parser.add_argument("kinds", nargs="*", help=f"any of {', '.join(KINDS)} (default: all)")
     args = parser.parse_args(argv)
     unknown = [k for k in args.kinds if k not in KINDS]

@@ -254,11 +254,11 @@ def test_a_set_s_ace_symbol_is_read_as_an_ace(ace: str, view: str) -> None:
 
 
 @pytest.mark.parametrize("ace", ACE_SYMBOLS)
-def test_a_table_calibrated_with_its_dice_lined_up_reads_every_ace_symbol(ace: str) -> None:
-    # `dudo calibrate` measures the dice's upright boxes: of dice lined up square, their
-    # side, smaller than most dice lying turned (up to 1.41 times). Cut out within a fifth
-    # of that side, a sun the locator took for the whole die was read surely as three pips,
-    # and a big pip taken for no die, until the reveal's own dice set the size (session 38).
+def test_a_table_calibrated_at_its_dice_s_side_reads_every_ace_symbol(ace: str) -> None:
+    # `dudo calibrate` measures the dice's upright boxes, up to 1.41 times the side of a die
+    # lying turned; at the least, their side. Cut out within a fifth of that side, a sun the
+    # locator took for the whole die was read surely as three pips, and a big pip taken for
+    # no die, until the reveal's own dice set the size (session 38).
     scene = render_dice([6] * 6 + [1, 2, 3, 4, 5, 6], colours=COLOURS[:6] * 2, seed=5,
                         width=960, height=720, die_size=52, ace=ace, view="below")
     reading = read_dice(scene.image, ReaderConfig(die_size=52.0), view="below")
@@ -268,8 +268,8 @@ def test_a_table_calibrated_with_its_dice_lined_up_reads_every_ace_symbol(ace: s
 
 
 def test_a_calibrated_table_reads_sets_whose_ace_is_one_big_pip() -> None:
-    # Today's level over simscore's 20 reveals of big-pip sets, the die size calibrated as
-    # of dice lined up square: 239/240 dice, 19 frames exact (231 and 12 before session 38).
+    # Today's level over simscore's 20 reveals of big-pip sets, the die size calibrated at
+    # the dice's side: 239/240 dice, 19 frames exact (231 and 12 before session 38).
     t = tally("big-pip", calibrated=True)
     assert t.right >= 0.98 * t.dice and t.exact >= 17, t.errors
 
