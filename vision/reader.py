@@ -54,6 +54,10 @@ _SIZE_BAND = (0.8, 1.2)
 # the side, a Perudo sun or a big pip, taken by the locator for the whole die, was cut out
 # too small and its rays read as pips (session 38, the log).
 _OWN_SIZE_DICE = 3
+# Where it is sure of fewer (the end of a game), a die is cut out at no less than the
+# calibrated size: every die on the glass is of the table's set, and a calibration of dice
+# lying square measures them small (at the least, their side; session 38, the log).
+_FEW_DICE_BAND = (1.0, _SIZE_BAND[1])
 # Likewise the locator looks at a reveal again at the size of its own dice where they are
 # smaller than this share of the calibrated size: calibrated on dice lying more turned than
 # these, its one pass saw them under 15 px, where touching dice run together (1.15 times the
@@ -113,13 +117,13 @@ def read_dice(
             and float(np.median(sizes)) < _LOCATED_AGAIN_BELOW * config.die_size):
         located, sizes = located_with(replace(config, die_size=float(np.median(sizes))))
     if len(sizes) >= _OWN_SIZE_DICE or config.die_size is None:
-        die_px = float(np.median(sizes)) if sizes else 0.0
+        die_px, band = (float(np.median(sizes)) if sizes else 0.0), _SIZE_BAND
     else:
-        die_px = config.die_size
+        die_px, band = config.die_size, _FEW_DICE_BAND
     t = _lap(ms, "locate", t)
 
     source, seen, shrink = _face_source(image, located, sizes)
-    faces = read_faces(source, [_in_band(c, die_px * shrink) for c in seen], nets)
+    faces = read_faces(source, [_in_band(c, die_px * shrink, band) for c in seen], nets)
     seen, faces = join_split_dice(source, seen, faces, nets)
     if config.die_size is None:
         # A photograph taken close: the locator may have seen the pips of a large die as dice.
@@ -137,7 +141,7 @@ def read_dice(
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
     candidates_kept = [c for c, _ in kept]
-    colours = name_colours(source, [_in_band(c, die_px * shrink) for c in candidates_kept])
+    colours = name_colours(source, [_in_band(c, die_px * shrink, band) for c in candidates_kept])
     t = _lap(ms, "colour", t)
 
     dice, places = [], []
@@ -322,12 +326,12 @@ def _on_a_mark(x: float, y: float, size: float, marks: tuple[tuple[float, float]
     return any(math.hypot(x - mx, y - my) <= 0.5 * size for mx, my in marks)
 
 
-def _in_band(c: Candidate, die_px: float) -> Candidate:
-    """The candidate with its size brought within ``_SIZE_BAND`` of the table's die size
+def _in_band(c: Candidate, die_px: float, band: tuple[float, float]) -> Candidate:
+    """The candidate with its size brought within ``band`` (shares) of the table's die size
     (if known)."""
     if not die_px:
         return c
-    return replace(c, size=min(max(c.size, _SIZE_BAND[0] * die_px), _SIZE_BAND[1] * die_px))
+    return replace(c, size=min(max(c.size, band[0] * die_px), band[1] * die_px))
 
 
 def _lap(ms: dict[str, float], stage: str, since: float) -> float:

@@ -267,6 +267,25 @@ def test_a_table_calibrated_at_its_dice_s_side_reads_every_ace_symbol(ace: str) 
     assert result.confident_errors == 0, result.errors
 
 
+@pytest.mark.parametrize("ace", ["sun", "big pip"])
+@pytest.mark.parametrize("seed", [1, 6, 9, 17, 19])
+def test_the_last_dice_of_a_game_show_their_ace_symbol_to_a_calibrated_table(
+    ace: str, seed: int
+) -> None:
+    # One or two dice, too few to measure their own size: each is cut out at no less than
+    # the calibrated size. Cut at 0.8 of the dice's side (session 37's reader), the sun was
+    # read surely as three pips and the big pip missed, in each of these reveals.
+    rng = np.random.default_rng(seed)
+    side = float(rng.uniform(40, 64))
+    faces = [6] if seed % 2 == 0 else [6, int(rng.integers(1, 7))]
+    scene = render_dice(faces, colours=[COLOURS[(seed + i) % 8] for i in range(len(faces))],
+                        seed=seed, width=960, height=720, die_size=side, ace=ace, view="below")
+    reading = read_dice(scene.image, ReaderConfig(die_size=side), view="below")
+    result = score(scene, reading)
+    assert reading.counts == scene.counts, result.errors
+    assert result.confident_errors == 0, result.errors
+
+
 def test_a_calibrated_table_reads_sets_whose_ace_is_one_big_pip() -> None:
     # Today's level over simscore's 20 reveals of big-pip sets, the die size calibrated at
     # the dice's side: 239/240 dice, 19 frames exact (231 and 12 before session 38).
