@@ -220,6 +220,32 @@ def _table(
     return lay
 
 
+def _sharpened(image: np.ndarray) -> np.ndarray:
+    """A phone's sharpening: an unsharp mask of radius 2 px, at full strength (halos)."""
+    soft = cv2.GaussianBlur(image.astype(np.float32), (0, 0), 2.0)
+    return np.clip(2.0 * image.astype(np.float32) - soft, 0, 255).astype(np.uint8)
+
+
+def _denoised(image: np.ndarray) -> np.ndarray:
+    """A phone's noise reduction in dim light: edges of little contrast smoothed away."""
+    return np.asarray(cv2.bilateralFilter(image, 9, 60, 7))
+
+
+def _upscaled(image: np.ndarray) -> np.ndarray:
+    """A camera of half the resolution, its photograph enlarged back (bicubic)."""
+    h, w = image.shape[:2]
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.resize(half, (w, h), interpolation=cv2.INTER_CUBIC))
+
+
+def _vignette(image: np.ndarray) -> np.ndarray:
+    """A lens's vignetting: the light falling to 45% in the corners."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    reach = (((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2) / 2
+    return np.clip(image * (1.0 - 0.55 * reach)[:, :, None], 0, 255).astype(np.uint8)
+
+
 def _photo(change: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, Dice], np.ndarray]:
     """A change of the whole photograph, wherever the dice are."""
     return lambda image, _dice: change(image)
@@ -255,6 +281,10 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
         "a cooler white balance (shade: red x0.7, green x0.95, blue x1.15)",
         _photo(_white_balance(1.15, 0.95, 0.7)),
     ),
+    "sharpened": ("a phone's sharpening (unsharp mask, 2 px, full strength)", _photo(_sharpened)),
+    "denoised": ("a phone's noise reduction in dim light (bilateral filter)", _photo(_denoised)),
+    "upscaled": ("a camera of half the resolution, enlarged back", _photo(_upscaled)),
+    "vignette": ("a lens's vignetting (45% of the light in the corners)", _photo(_vignette)),
     "wood": ("the dice on a wooden table (grain of one of three stains)", _table(_wood)),
     "cloth": ("the dice on felt (green, blue or red)", _table(_cloth)),
     "lamp": (

@@ -10,6 +10,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -278,6 +279,24 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     assert seen["warm"][:, :, blue].mean() < 0.7 * photo[:, :, blue].mean()
     assert seen["cool"][:, :, red].mean() < 0.75 * photo[:, :, red].mean()
     assert seen["cool"][:, :, blue].mean() > photo[:, :, blue].mean()
+    # Sharpened, the photograph's fine detail is stronger; denoised or enlarged from half
+    # the resolution, weaker; each stays near the photograph.
+    def detail(image: np.ndarray) -> float:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(cv2.Laplacian(grey, cv2.CV_32F)).mean())
+
+    assert detail(seen["sharpened"]) > 1.5 * detail(photo)
+    for name in ("denoised", "upscaled"):
+        assert detail(seen[name]) < 0.8 * detail(photo), name
+    for name in ("sharpened", "denoised", "upscaled"):
+        assert seen[name].shape == photo.shape
+        assert 0.5 < np.abs(seen[name].astype(int) - photo).mean() < 20.0, name
+    # Vignetting darkens the corners, not the middle.
+    assert seen["vignette"].shape == photo.shape
+    corner, middle = (slice(0, h // 8), slice(0, w // 8)), (slice(h // 2 - 20, h // 2 + 20),
+                                                             slice(w // 2 - 20, w // 2 + 20))
+    assert seen["vignette"][corner].mean() < 0.65 * photo[corner].mean()
+    assert seen["vignette"][middle].mean() > 0.97 * photo[middle].mean()
     # The harder the compression, the further from the photograph.
     assert np.abs(seen["jpeg"].astype(int) - photo).mean() > np.abs(
         seen["jpeg-50"].astype(int) - photo
