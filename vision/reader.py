@@ -60,8 +60,9 @@ _OWN_SIZE_DICE = 3
 _FEW_DICE_BAND = (1.0, _SIZE_BAND[1])
 # Likewise the locator looks at a reveal again at the size of its own dice where they are
 # smaller than this share of the calibrated size: calibrated on dice lying more turned than
-# these, its one pass saw them under 15 px, where touching dice run together (1.15 times the
-# dev photographs' own dice size: 5 dice missed, none now; session 38, the log).
+# these, its one pass saw them under 15 px, where touching dice run together (held out, the
+# dev photographs with a die size 1.3 times their dice's own: 1,042 dice read right, 1,055
+# now; session 38, the log).
 _LOCATED_AGAIN_BELOW = 15.0 / 16.0
 # A frame smeared more than this (``vision.smear``) has every die doubted. The dev
 # photographs (dice about 41 px) are at 0.35 at most, 0.40 scaled; out of focus or
