@@ -7,7 +7,9 @@ photograph is mirrored and its labels become 7 - x, as a camera under the glass 
 Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
 on the ace and the median time per image; ``--csv`` writes one row per image with its error.
 ``--degrade NAME`` first changes every photograph as another camera or table would
-(``vision.degrade``).
+(``vision.degrade``). ``--calibrated [FACTOR]`` reads each photograph as a calibrated table
+does: with ``[vision] die_size`` set to the median size of the dice it shows when read
+without one (times FACTOR, for a calibration of dice lying otherwise).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import statistics
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -228,11 +230,14 @@ def evaluate_folder(
     config: ReaderConfig | None = None,
     names: Sequence[str] | None = None,
     degradation: str | None = None,
+    calibrated: float | None = None,
 ) -> Summary:
     """Read every image of a folder (or only ``names``) and score each one against its
     labels (none: a table with no dice).
 
     ``degradation``: each photograph is first changed so (see ``vision.degrade``).
+    ``calibrated``: each photograph is read with the die size its own dice measure, read
+    without one, times this (``calibrated_size``).
     """
     import cv2
 
@@ -266,13 +271,31 @@ def evaluate_folder(
             if labelled:
                 labels = load_labels(label_path, image.shape[1], image.shape[0], view)
         try:
-            reading = read_dice(image, config, view)
+            seen_with = config
+            if calibrated is not None:
+                seen_with = replace(config, die_size=calibrated_size(image, config, view,
+                                                                    calibrated))
+            reading = read_dice(image, seen_with, view)
         except UnreadableImage as err:  # decoded, but no photograph to read (10 x 10 pixels)
             raise UnreadableImage(f"{path}: {err}") from None
         score = score_image(path.name, labels, reading)
         score.labelled = labelled
         scores.append(score)
     return Summary(scores)
+
+
+def calibrated_size(
+    image: np.ndarray, config: ReaderConfig, view: str, factor: float = 1.0
+) -> float | None:
+    """The die size a calibration on this photograph's own dice measures (``dudo
+    calibrate``: the median size of the dice read without one), times ``factor``, within
+    the sizes a config allows; None where no die is read."""
+    from vision.reader import read_dice
+
+    dice = read_dice(image, replace(config, die_size=None), view).dice
+    if not dice:
+        return None
+    return min(max(factor * float(statistics.median(d.size for d in dice)), 8.0), 1000.0)
 
 
 def _dice_listed(path: Path) -> dict[str, int]:
@@ -340,6 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="change every photograph first, as another camera would: "
         + "; ".join(f"{name}: {what}" for name, (what, _) in DEGRADATIONS.items()),
     )
+    add_calibrated_option(parser)
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -356,13 +380,14 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         if args.csv:
             _check_csv_target(args.csv)
-        summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade)
+        summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade,
+                                  calibrated=args.calibrated)
     except (ValueError, OSError) as err:  # UnreadableImage is a ValueError
         kind = "unreadable image" if isinstance(err, UnreadableImage) else "error"
         print(f"evaluate: {kind}: {err}", file=sys.stderr)
         return 2
-    degraded = f", degraded: {args.degrade}" if args.degrade else ""
-    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{degraded})")))
+    read_as = how_read(args.degrade, args.calibrated)
+    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{read_as})")))
     if args.csv:
         try:
             write_csv(summary, args.csv)
@@ -371,6 +396,33 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         print(f"  per-image rows: {args.csv}")
     return 0
+
+
+def add_calibrated_option(parser: argparse.ArgumentParser) -> None:
+    """``--calibrated [FACTOR]``, shared with ``vision.training.heldout``."""
+
+    def factor(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0.1 <= value <= 10.0:
+            raise argparse.ArgumentTypeError(f"{text}: must be 0.1..10 (times the dice's size)")
+        return value
+
+    parser.add_argument(
+        "--calibrated", nargs="?", const=1.0, type=factor, metavar="FACTOR",
+        help="read each photograph with the die size its own dice measure (times FACTOR, "
+        "default 1), as a calibrated table reads",
+    )
+
+
+def how_read(degradation: str | None, calibrated: float | None) -> str:
+    """The words a summary's title adds for a degradation and a calibrated die size."""
+    degraded = f", degraded: {degradation}" if degradation else ""
+    if calibrated is None:
+        return degraded
+    return degraded + (", calibrated" if calibrated == 1.0 else f", calibrated x{calibrated:g}")
 
 
 def _check_csv_target(out: Path) -> None:

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.config import ReaderConfig
 from vision.evaluate import LabelledDie, load_labels, main, score_image
 from vision.reading import Die, Reading
 
@@ -341,6 +342,33 @@ def test_the_command_scores_degraded_photographs_against_their_labels(
     # matched. Today, of these 49 dice: 48 small, 48 large, 48 bright, 44 grey, 45 JPEG,
     # 49 on wood.
     assert sum(int(r["right"]) for r in rows) >= 0.85 * sum(int(r["dice"]) for r in rows), rows
+
+
+def test_a_folder_is_read_as_a_calibrated_table_reads_it_when_asked(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.evaluate import calibrated_size
+    from vision.reader import load_image
+
+    # The die size a calibration on a photograph's own dice gives: near its labels' median,
+    # and none for an empty table.
+    path = sorted((small_folder / "images").iterdir())[0]
+    image = load_image(path)
+    labels = load_labels(small_folder / "labels" / (path.stem + ".txt"), 640, 640, "above")
+    size = calibrated_size(image, ReaderConfig(), "above")
+    assert size == pytest.approx(np.median([lab.size for lab in labels]), rel=0.25)
+    assert calibrated_size(image, ReaderConfig(), "above", 1.3) == pytest.approx(1.3 * size)
+    assert calibrated_size(np.full_like(image, 200), ReaderConfig(), "above") is None
+    assert main([str(small_folder), "--calibrated"]) == 0
+    out = capsys.readouterr().out
+    assert "(view above, calibrated)" in out
+    done, total = (int(n) for n in out.split("dice right: ")[1].split(" ")[0].split("/"))
+    assert done >= 0.9 * total
+    assert main([str(small_folder), "--degrade", "small", "--calibrated", "1.3"]) == 0
+    assert "(view above, degraded: small, calibrated x1.3)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([str(small_folder), "--calibrated", "0"])
+    assert "0: must be 0.1..10" in capsys.readouterr().err
 
 
 def test_an_unknown_degradation_is_refused_with_the_known_ones(

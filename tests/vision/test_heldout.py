@@ -57,6 +57,18 @@ def test_each_fold_reads_its_own_photographs_and_the_scores_are_summed(
     assert sum(int(r["right"]) for r in rows) >= 0.9 * labelled[2]
 
 
+def test_the_folds_read_as_a_calibrated_table_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folds = small_folds(tmp_path, per_fold=1)
+    assert main([str(DEV), "--folds", str(folds), "--view", "above", "--calibrated", "1.3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "all held out (view above, calibrated x1.3)" in lines
+    right = [line for line in lines if "dice right" in line][-1]
+    done, total = (int(n) for n in right.split("dice right: ")[1].split(" ")[0].split("/"))
+    assert done >= 0.9 * total
+
+
 @pytest.mark.parametrize("model", [FACE_FILE, SECOND_FILE])
 def test_each_fold_uses_its_own_models(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str

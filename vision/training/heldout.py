@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vision.config import ReaderConfig, load_config
-from vision.evaluate import Summary, evaluate_folder, write_csv
+from vision.evaluate import Summary, add_calibrated_option, evaluate_folder, how_read, write_csv
 from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
 
 FOLDS_DIR = Path(__file__).with_name("folds")
@@ -80,6 +80,7 @@ def score_held_out(
     config: ReaderConfig | None = None,
     degradation: str | None = None,
     partial: bool = False,
+    calibrated: float | None = None,
 ) -> list[tuple[str, Summary]]:
     """Each fold's summary on its held-out photographs, then ("all", their sum); ``partial``:
     on those of them ``root`` holds (ValueError if it holds none)."""
@@ -90,7 +91,8 @@ def score_held_out(
         raise ValueError(f"{root / 'images'}: none of the folds' photographs")
     for fold, names in dealt:
         fold_config = with_models_of(fold, config)
-        summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation)
+        summaries.append((fold.name, evaluate_folder(root, view, fold_config, names, degradation,
+                                                     calibrated)
                           if names else Summary([])))
     everything = Summary([image for _, summary in summaries for image in summary.images])
     return [*summaries, ("all", everything)]
@@ -116,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--partial", action="store_true",
         help="DIR holds only some of the photographs (close views: python -m vision.closer)",
     )
+    add_calibrated_option(parser)
     args = parser.parse_args(argv)
     if args.csv and not args.view:
         parser.error("--csv needs --view (one row per image of one view)")
@@ -125,12 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(args.config)
         for view in [args.view] if args.view else ["above", "below"]:
-            degraded = f", degraded: {args.degrade}" if args.degrade else ""
             scores = score_held_out(
-                args.folder, view, args.folds, config, args.degrade, args.partial
+                args.folder, view, args.folds, config, args.degrade, args.partial, args.calibrated
             )
             for name, summary in scores:
-                title = f"{name} held out (view {view}{degraded})"
+                title = f"{name} held out (view {view}{how_read(args.degrade, args.calibrated)})"
                 print("\n".join(summary.lines(title)), flush=True)
             if args.csv:
                 write_csv(scores[-1][1], args.csv)  # every fold's photographs
