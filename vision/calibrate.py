@@ -118,8 +118,7 @@ def calibrate(
         reader = dataclasses.replace(reader, marks=marks)
         tables["vision"] = vision
     if dice_frame is not None:
-        unsized = dataclasses.replace(reader, die_size=None)
-        vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", unsized, lines)
+        vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", reader, lines)
         config_from_dict(vision, source=str(path))  # still a valid [vision] table
         tables["vision"] = vision
     zones = calibration.seats
@@ -266,18 +265,24 @@ def _check_empty(
     return camera, marks
 
 
-def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
-    """The median side of the dice seen, in pixels."""
+def measured_sizes(frame: np.ndarray, reader: ReaderConfig, view: str = "below") -> list[int]:
+    """The sizes of the dice read in ``frame`` with no die size given, in pixels: what a
+    calibration measures (its die size is their median)."""
     from vision.reader import read_dice
 
-    reading = read_dice(frame, reader, view="below")
-    if reading.total == 0:
+    unsized = dataclasses.replace(reader, die_size=None)
+    return [d.size for d in read_dice(frame, unsized, view=view).dice]
+
+
+def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
+    """The median side of the dice seen, in pixels."""
+    sizes = measured_sizes(frame, reader)
+    if not sizes:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
-    sizes = [d.size for d in reading.dice]
     size = round(float(statistics.median(sizes)), 1)
     spread = (max(sizes) - min(sizes)) / size if size else 0.0
     lines.append(
-        f"die size: {size:.1f} px (median of {reading.total} dice, {min(sizes)}..{max(sizes)} px)"
+        f"die size: {size:.1f} px (median of {len(sizes)} dice, {min(sizes)}..{max(sizes)} px)"
     )
     if spread > 0.5:
         lines.append("warning: the dice sizes differ a lot: check that no die is on its edge")

@@ -287,15 +287,15 @@ def evaluate_folder(
 def calibrated_size(
     image: np.ndarray, config: ReaderConfig, view: str, factor: float = 1.0
 ) -> float | None:
-    """The die size a calibration on this photograph's own dice measures (``dudo
-    calibrate``: the median size of the dice read without one), times ``factor``, within
-    the sizes a config allows; None where no die is read."""
-    from vision.reader import read_dice
+    """The die size a calibration on this photograph's own dice measures
+    (``vision.calibrate.measured_sizes``, their median), times ``factor``, within the sizes a
+    config allows; None where no die is read."""
+    from vision.calibrate import measured_sizes
 
-    dice = read_dice(image, replace(config, die_size=None), view).dice
-    if not dice:
+    sizes = measured_sizes(image, config, view)
+    if not sizes:
         return None
-    return min(max(factor * float(statistics.median(d.size for d in dice)), 8.0), 1000.0)
+    return min(max(factor * float(statistics.median(sizes)), 8.0), 1000.0)
 
 
 def _dice_listed(path: Path) -> dict[str, int]:
