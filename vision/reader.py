@@ -34,13 +34,14 @@ _FACE_SOURCE_DIE_PX = 40.0
 # the dice then fall short of those the referee expects.
 _MIN_DIE_PROBABILITY = 0.5
 _MIN_CONFIDENCE = 0.3
-# A place read as an ace less surely than _SPECK_CONFIDENCE, taken for a die less surely than
-# _SPECK_DIE, smaller than _SPECK of the table's die (the median size of the dice read
-# surely) and alone is a speck or a hole in the table, clipped to white in an overexposed
-# frame: a die lies at the table's size and is surely a die, whatever its face. Held out
-# (README, "Other cameras and tables"), no die was such a place; a big-pip ace seen alone
-# is, but surely a die (0.96-0.98), and a die squeezed among others is not alone.
-_SPECK_CONFIDENCE = 0.5
+# A place read doubtfully (less surely than _SPECK_CONFIDENCE, whatever its face), taken for
+# a die less surely than _SPECK_DIE, smaller than _SPECK of the table's die (the median size
+# of the dice read surely) and alone is a speck or a hole in the table (clipped to white in
+# an overexposed frame, or given an edge by a phone's sharpening), not a die: a die lies at
+# the table's size and is surely a die, whatever its face. Held out (README, "Other cameras
+# and tables"), no die was such a place; a big-pip ace seen alone is, but surely a die
+# (0.96-0.98), and a die squeezed among others is not alone.
+_SPECK_CONFIDENCE = 0.8
 _SPECK_DIE = 0.9
 _SPECK = 0.7
 # The dice of one table are of one size: a die's face is cut out at the size the locator
@@ -191,13 +192,12 @@ def read_dice(
 def _a_speck(
     c: Candidate, f: FaceRead, confidence: float, table_die: float | None, dice: list[Candidate]
 ) -> bool:
-    """Whether a place read as an ace is a speck or a hole in the table, not a die: read
-    doubtfully, not surely a die at all, smaller than the table's die (``table_die``), and
-    lying alone, more than a table's die from any of ``dice`` (a die squeezed between its
-    neighbours may come out as small)."""
+    """Whether a place is a speck or a hole in the table, not a die: read doubtfully, not
+    surely a die at all, smaller than the table's die (``table_die``), and lying alone, more
+    than a table's die from any of ``dice`` (a die squeezed between its neighbours may come
+    out as small)."""
     return (
-        f.pips == 1
-        and confidence < _SPECK_CONFIDENCE
+        confidence < _SPECK_CONFIDENCE
         and f.die_probability < _SPECK_DIE
         and table_die is not None
         and c.size < _SPECK * table_die
