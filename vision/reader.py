@@ -31,9 +31,13 @@ _FACE_SOURCE_DIE_PX = 40.0
 # A candidate is a die when the face reader says so more often than not, and can name its
 # face with at least this confidence: below it, a "die" is more often a mark on the table or
 # the glass than a die (on held-out photographs), and the players are asked either way, as
-# the dice then fall short of those the referee expects.
+# the dice then fall short of those the referee expects. Unless it is surely a die
+# (_SURELY_A_DIE), whatever its face: held out, such places were dice 75 times in 75 (from
+# 0.95, 87 in 89: a hole in an overexposed tray), shown to the players as doubtful dice
+# where they lie, the face a guess for them to correct.
 _MIN_DIE_PROBABILITY = 0.5
 _MIN_CONFIDENCE = 0.3
+_SURELY_A_DIE = 0.97
 # A place read doubtfully (less surely than _SPECK_CONFIDENCE, whatever its face), taken for
 # a die less surely than _SPECK_DIE, smaller than _SPECK of the table's die (the median size
 # of the dice read surely) and alone is a speck or a hole in the table (clipped to white in
@@ -154,7 +158,7 @@ def read_dice(
         confidence = f.probability * min(1.0, c.score / 0.6)
         if not f.agree:
             confidence = min(confidence, 0.5)
-        if confidence < _MIN_CONFIDENCE:
+        if confidence < _MIN_CONFIDENCE and f.die_probability < _SURELY_A_DIE:
             continue
         if _a_speck(c, f, confidence, table_die, candidates_kept):
             continue
