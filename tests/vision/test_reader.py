@@ -165,6 +165,19 @@ def _models_that_never_saw(name: str) -> ReaderConfig:
     return with_models_of(fold, ReaderConfig())
 
 
+def _read_held_out(name: str, degradation: str, view: str) -> tuple[Reading, list]:
+    """Dev photograph ``name``, degraded and seen from ``view``, read by the models that never
+    saw it; and its labels, for the degraded photograph's size."""
+    from vision.degrade import degrade
+
+    image = degrade(load_image(DEV / "images" / name), degradation)
+    if view == "below":
+        image = np.ascontiguousarray(cv2.flip(image, 1))
+    h, w = image.shape[:2]
+    labels = load_labels(DEV / "labels" / (Path(name).stem + ".txt"), w, h, view)
+    return read_dice(image, _models_that_never_saw(name), view=view), labels
+
+
 @pytest.mark.parametrize("view", ["above", "below"])
 @pytest.mark.parametrize(
     ("name", "share"),
@@ -206,15 +219,7 @@ def test_two_dice_far_apart_are_not_taken_for_the_pips_of_one_die(
     # in other colours, neither is read surely, so the close-up look seeks dice 25-70% of the
     # side, and its 45% look read the tray as a white die with the two dice for its pips: one
     # 2 (0.79-0.83). A die has an outline all round it; the bare tray there has none.
-    from vision.degrade import degrade
-
-    name = "IMG_20191208_112648.jpg"
-    image = degrade(load_image(DEV / "images" / name), degradation)
-    if view == "below":
-        image = np.ascontiguousarray(cv2.flip(image, 1))
-    h, w = image.shape[:2]
-    labels = load_labels(DEV / "labels" / "IMG_20191208_112648.txt", w, h, view)
-    reading = read_dice(image, _models_that_never_saw(name), view=view)
+    reading, labels = _read_held_out("IMG_20191208_112648.jpg", degradation, view)
     assert sorted(d.face for d in reading.dice) == sorted(lab.face for lab in labels)
     assert all(d.size < 2 * lab.size for d in reading.dice for lab in labels)
 
@@ -262,14 +267,7 @@ def test_a_speck_a_phone_has_sharpened_is_not_read_as_a_die(name: str, view: str
     # Sharpened, as a phone does, a speck of dust on the white tray gets a dark edge and is
     # read doubtfully as a die (an ace, or once a 2, at 0.39-0.62 by the models that never
     # saw the photograph): no die, under 0.7 of the table's dice across and alone.
-    from vision.degrade import degrade
-
-    path = DEV / "images" / f"IMG_20191208_{name}.jpg"
-    image = degrade(load_image(path), "sharpened")
-    if view == "below":
-        image = np.ascontiguousarray(cv2.flip(image, 1))
-    reading = read_dice(image, _models_that_never_saw(path.name), view=view)
-    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, view)
+    reading, labels = _read_held_out(f"IMG_20191208_{name}.jpg", "sharpened", view)
     assert reading.counts == {f: sum(lab.face == f for lab in labels) for f in range(1, 7)}
 
 
@@ -282,16 +280,9 @@ def test_a_die_whose_face_cannot_be_named_is_shown_doubted_where_it_lies(
     # photograph are sure it is a die (0.98 and more) but name its face under 0.3. It was
     # left out, and the total fell short; now it is a die, doubted, where it lies, for the
     # players to correct its face.
-    from vision.degrade import degrade
-
-    path = DEV / "images" / f"IMG_20191208_{name}.jpg"
-    image = degrade(load_image(path), "jpeg")
-    if view == "below":
-        image = np.ascontiguousarray(cv2.flip(image, 1))
-    reading = read_dice(image, _models_that_never_saw(path.name), view=view)
-    labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, view)
+    reading, labels = _read_held_out(f"IMG_20191208_{name}.jpg", "jpeg", view)
     assert reading.total == len(labels)
-    score = score_image(path.name, labels, reading)
+    score = score_image(name, labels, reading)
     assert score.missed == score.extra == 0
     assert any(d.confidence < 0.3 for d in reading.doubtful)
 
@@ -300,11 +291,7 @@ def test_an_ace_squeezed_between_dice_is_no_speck() -> None:
     # IMG_20191208_112404, out of focus, held out: a blue ace wedged between three dice comes
     # out smaller than the table's dice and is read doubtfully, as a speck is; but it lies
     # among dice, where no speck is taken for one.
-    from vision.degrade import degrade
-
-    name = "IMG_20191208_112404.jpg"
-    image = degrade(load_image(DEV / "images" / name), "blur")
-    reading = read_dice(image, _models_that_never_saw(name), view="above")
+    reading, _ = _read_held_out("IMG_20191208_112404.jpg", "blur", "above")
     assert any(abs(d.x - 296) < 10 and abs(d.y - 243) < 10 and d.face == 1 for d in reading.dice)
 
 
