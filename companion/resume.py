@@ -1,9 +1,11 @@
 """Resuming after a restart: the journal's most recent game replayed through the engine.
 
 The last row of a game may be torn by a power cut (its checksum or JSON is bad, or the
-engine refuses it): it was never acknowledged, so it is moved aside with a warning and the
-game resumes without it. A bad row before the last is damage, not a torn write: the resume
-stops with a clear message and the journal is kept exactly as it is.
+engine refuses it: an SD card may lose the last write it reported done): it is moved aside,
+kept in the journal's ``dropped`` table, and the game resumes without it, the page saying
+which action was left out, so that the players enter it again if it was made. A bad row
+before the last is damage, not a torn write: the resume stops with a clear message and the
+journal is kept exactly as it is.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Resumed:
-    """What the journal gave back: the game and its id, or why there is none (``fault``)."""
+    """What the journal gave back: the game and its id, or why there is none (``fault``);
+    ``left_out``: what the players are told of a torn last row the game resumed without."""
 
     game: Game | None = None
     game_id: int | None = None
     fault: str | None = None
+    left_out: str | None = None
 
 
 def resume_latest(journal: Journal) -> Resumed:
@@ -42,6 +46,7 @@ def resume_latest(journal: Journal) -> Resumed:
         game = Game.from_header(saved.header)
     except ValueError as err:
         return Resumed(fault=f"cannot resume game {saved.id}: its header is refused: {err}")
+    left_out = None
     for i, row in enumerate(saved.rows):
         problem = row.problem()
         if problem is None and row.seq != i + 1:
@@ -60,9 +65,14 @@ def resume_latest(journal: Journal) -> Resumed:
             )
             logger.error("%s", fault)
             return Resumed(fault=fault)
-        # The last write was torn by a power cut: it was never acknowledged.
+        # The last write was torn by a power cut: the game goes on without it, and says so.
         logger.warning(
             "journal: the torn last row %d of game %d is dropped: %s", row.seq, saved.id, problem
+        )
+        left_out = (
+            f"the last action recorded before the restart could not be read back ({problem}):"
+            f" the game goes on without it; enter it again if it was made"
+            f" (kept aside in the journal: {row.body[:80]!r})"
         )
         try:
             journal.drop(row, problem)
@@ -77,4 +87,4 @@ def resume_latest(journal: Journal) -> Resumed:
     logger.info(
         "resumed game %d after %d actions: %s", saved.id, len(game.actions), game.notation()
     )
-    return Resumed(game, saved.id)
+    return Resumed(game, saved.id, left_out=left_out)

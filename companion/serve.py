@@ -87,9 +87,7 @@ def serve_command(args: argparse.Namespace) -> int:
         threading.Thread(
             target=_say_ready, args=(config, watchdog), name="ready", daemon=True
         ).start()
-        if companion.table.state().get("phase") == "reveal" and companion.camera is not None:
-            # Resumed in the middle of a reveal: the cups are up, take the picture now.
-            companion.table.retake()
+        companion.table.resume_reveal()  # resumed in the middle of a reveal: the cups are up
         logger.info("serving on %s:%d", config.host, config.port)
         server.run()  # returns on SIGTERM / Ctrl-C (waitress closes on SystemExit)
     logger.info("stopped")
@@ -230,6 +228,7 @@ def _create_server(companion: Companion, config: Config) -> Any:
         {
             "TABLE_PIN": companion.pin,
             "SECRET_KEY": _secret_key(config.data),
+            "SESSIONS_FILE": Path(config.data) / "sessions.json",
             "JOURNAL": companion.journal,
             "SIM_DRIVER": companion.driver,
             "SIM_CUPS": companion.cups,

@@ -210,6 +210,7 @@ class Table:
             logger.info("new game %s: %s", game_id, encode(game.header))
             self._games_started += 1
             self._set_fault("journal", None)
+            self._set_fault("left_out", None)
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
             self._capture_token = None
@@ -281,6 +282,23 @@ class Table:
             self._emit("state")
             return Outcome(True, None, self.state())
 
+    def resume_reveal(self) -> bool:
+        """After a restart in the middle of a reveal, take its picture if it is still due;
+        whether one was started.
+
+        It is due when the call (or a player leaving while the cups were up) was the last
+        action: the cups are up on the dice it was made on. Not after an undo back into the
+        reveal: that reveal was photographed before, and its dice may have been rolled again
+        since, hidden under the cups; the players type them in, or ask for a new picture.
+        """
+        with self._lock:
+            game = self._game
+            if game is None or game.phase != "reveal" or self.camera is None:
+                return False
+            if game.actions and game.actions[-1].get("action") == "undo":
+                return False
+            return self.retake().ok
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
         return self._photographer is None or self._photographer.wait_idle(timeout)
@@ -326,6 +344,7 @@ class Table:
             self._emit("state")
             return Outcome(False, f"internal error: {err}; nothing was changed", self.state())
         self._set_fault("journal", None)
+        self._set_fault("left_out", None)
         self._after_action(action, phase_before, reading)
         self._mark_finished(phase_before)
         self._publish()
@@ -537,6 +556,8 @@ class Table:
         resumed = resume_latest(journal)
         if resumed.fault is not None:
             self._set_fault("resume", resumed.fault)
+        if resumed.left_out is not None:
+            self._set_fault("left_out", resumed.left_out)  # until the next accepted action
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0

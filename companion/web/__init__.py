@@ -5,6 +5,8 @@
 
 - ``TABLE_PIN``: the PIN that gives control (None: phones can only watch).
 - ``SECRET_KEY``: signs the session cookie (default: random for this run).
+- ``SESSIONS_FILE``: where the control sessions opened with the PIN are kept (a ``Path``;
+  default None: for this run only).
 - ``JOURNAL``: the journal whose games the page lists (default: ``table.journal``).
 - ``SIM_DRIVER``: a ``hardware.sim.MockPanelDriver`` for ``--sim`` (enables ``/api/sim/*``).
 - ``SIM_CUPS``: the simulated cups (``--sim``); the app never reads them, tests do.
@@ -25,6 +27,7 @@ from flask import Flask
 
 DEFAULTS: dict[str, Any] = {
     "TABLE_PIN": None,
+    "SESSIONS_FILE": None,
     "JOURNAL": None,
     "SIM_DRIVER": None,
     "SIM_CUPS": None,

@@ -1,21 +1,26 @@
 """Who may change the game from a phone: the table PIN, its rate limit, sessions and CSRF.
 
 Control is given by the ``X-Table-Pin`` header (scripts, the benchmark) or by a cookie
-session opened with the PIN on the page. A cookie is sent by the browser on its own, so every
-state-changing request that relies on it must also carry the page's CSRF token
-(``X-CSRF-Token``). The header path carries the secret itself and needs no token.
+session opened with the PIN on the page; the table keeps the list of those sessions, so
+that a logout ends one for good (a copy of its cookie is refused too). A cookie is sent by
+the browser on its own, so every state-changing request that relies on it must also carry
+the page's CSRF token (``X-CSRF-Token``). The header path carries the secret itself and
+needs no token.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import logging
+import os
 import secrets
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
@@ -74,6 +79,62 @@ class PinLimiter:
             self._failures[client] = failures
 
 
+class ControlSessions:
+    """The control sessions opened with the PIN, each named by a random id in its cookie.
+
+    A logout closes its session here, not only on the phone that sent it. Kept in ``path``
+    (beside the session key in the data directory: phones stay signed in across restarts);
+    None keeps them for this run only. The newest ``keep`` are kept.
+    """
+
+    def __init__(self, path: Path | None = None, keep: int = 256) -> None:
+        self.path = path
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._opened: dict[str, float] = self._load()
+
+    def open(self) -> str:
+        """A new session's id."""
+        sid = secrets.token_urlsafe(18)
+        with self._lock:
+            self._opened[sid] = time.time()
+            for old in sorted(self._opened, key=self._opened.__getitem__)[: -self.keep]:
+                del self._opened[old]
+            self._save()
+        return sid
+
+    def close(self, sid: object) -> None:
+        """End a session for good (any copy of its cookie has no control after)."""
+        with self._lock:
+            if isinstance(sid, str) and self._opened.pop(sid, None) is not None:
+                self._save()
+
+    def __contains__(self, sid: object) -> bool:
+        with self._lock:
+            return isinstance(sid, str) and sid in self._opened
+
+    def _load(self) -> dict[str, float]:
+        if self.path is None or not self.path.exists():
+            return {}
+        try:
+            opened = json.loads(self.path.read_text(encoding="utf-8"))
+            return {str(sid): float(at) for sid, at in dict(opened).items()}
+        except (OSError, ValueError, TypeError) as err:
+            log.warning("cannot read the sessions in %s (%s): phones sign in again", self.path, err)
+            return {}
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        part = self.path.with_name(self.path.name + ".part")
+        try:
+            part.write_text(json.dumps(self._opened), encoding="utf-8")
+            os.replace(part, self.path)
+        except OSError as err:
+            log.warning("cannot keep the sessions in %s (%s): phones sign in again after a"
+                        " restart", self.path, err)
+
+
 def _error(message: str, status: int, **headers: str) -> Response:
     response = jsonify(error=message)
     response.status_code = status
@@ -83,6 +144,11 @@ def _error(message: str, status: int, **headers: str) -> Response:
 
 def _client() -> str:
     return request.remote_addr or "unknown"
+
+
+def _sessions() -> ControlSessions:
+    sessions: ControlSessions = current_app.extensions["dudo"].sessions
+    return sessions
 
 
 def _limiter() -> PinLimiter:
@@ -127,8 +193,9 @@ def csrf_token() -> str:
 
 
 def has_control() -> bool:
-    """Whether this browser session was opened with the table PIN (cookie path only)."""
-    return session.get("control") is True
+    """Whether this browser session was opened with the table PIN and not closed since
+    (cookie path only)."""
+    return session.get("control") is True and session.get("sid") in _sessions()
 
 
 def control_required(view: Callable[P, R]) -> Callable[P, R | Response]:
@@ -175,8 +242,10 @@ def login() -> Response:
     refused = check_pin(body["pin"])
     if refused is not None:
         return refused
+    _sessions().close(session.get("sid"))
     session.clear()  # a fresh session (and token) for the new holder of the PIN
     session["control"] = True
+    session["sid"] = _sessions().open()
     return jsonify(control=True, csrf=csrf_token())
 
 
@@ -186,6 +255,7 @@ def logout() -> Response:
     forged = check_csrf()
     if forged is not None:
         return forged
+    _sessions().close(session.pop("sid", None))
     session.pop("control", None)
     return jsonify(control=False, csrf=csrf_token())
 

@@ -1,4 +1,5 @@
-"""What the views share: the table, the live-feed broker, the PIN limiter, the journal.
+"""What the views share: the table, the live-feed broker, the PIN limiter and control
+sessions, the journal.
 
 One :class:`WebContext` per app, kept in ``app.extensions["dudo"]`` (no module globals). It
 also turns the table's state into what the page receives: the public state plus the
@@ -14,7 +15,7 @@ from typing import Any
 
 from flask import Response
 
-from companion.web.auth import PinLimiter
+from companion.web.auth import ControlSessions, PinLimiter
 from companion.web.events import Broker
 from companion.web.replies import error
 
@@ -58,6 +59,7 @@ class WebContext:
 
     table: Any
     limiter: PinLimiter
+    sessions: ControlSessions
     journal: Any = None
     sim_driver: Any = None
     broker: Broker = field(init=False)
@@ -69,6 +71,7 @@ class WebContext:
         return cls(
             table=table,
             limiter=PinLimiter(int(config["PIN_ATTEMPTS"]), float(config["PIN_WINDOW_S"])),
+            sessions=ControlSessions(config.get("SESSIONS_FILE")),
             journal=config.get("JOURNAL") or getattr(table, "journal", None),
             sim_driver=config.get("SIM_DRIVER"),
         )

@@ -83,7 +83,7 @@ def test_a_game_cut_in_the_middle_of_a_reveal_resumes_in_the_reveal(
     ],
     ids=["checksum", "half a line of JSON", "an action the engine refuses"],
 )
-def test_a_torn_last_write_is_dropped_with_a_log_line_and_the_game_goes_on(
+def test_a_torn_last_write_is_dropped_the_page_says_so_and_the_game_goes_on(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
     opening: list[dict[str, Any]], play: Any, caplog: pytest.LogCaptureFixture,
     torn_body: str, fix_checksum: bool, reason: str,
@@ -97,13 +97,17 @@ def test_a_torn_last_write_is_dropped_with_a_log_line_and_the_game_goes_on(
     try:
         state = resumed.state()
         assert state["round"] == 2 and state["bid"] is None and state["turn"] == "Ben"
-        assert state["faults"] == {}
+        # The players are told an action was left out, to enter it again.
+        told = state["faults"]["left_out"]
+        assert "could not be read back" in told and "enter it again" in told
+        assert torn_body[:30] in told
         assert "torn last row 4 of game 1" in caplog.text and reason in caplog.text
         assert [seq for seq, _ in rows(data_dir)] == [1, 2, 3]
         assert rows(data_dir, "dropped") == [(4, torn_body)]  # kept aside, not lost
-        # The next action takes the dropped row's place in the journal.
+        # The next action takes the dropped row's place in the journal, and the notice goes.
         assert resumed.submit({"action": "bid", "player": "Ben", "quantity": 2, "face": 6}).ok
         assert [seq for seq, _ in rows(data_dir)] == [1, 2, 3, 4]
+        assert resumed.state()["faults"] == {}
     finally:
         journal2.close()
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from companion.journal import Journal
 from companion.reveal import VisionReader
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
@@ -565,3 +566,70 @@ def test_a_called_pass_waits_for_the_players_when_whose_die_is_whose_is_unknown(
         assert dice == {"Ana": 5, "Ben": 4, "Caro": 5}  # a full house: the caller loses
     finally:
         table.close()
+
+
+# -- a restart in the middle of a reveal ---------------------------------------------------
+
+ROLLED = {"Ana": [1, 4, 4, 5, 6], "Ben": [2, 3, 3, 6, 6], "Caro": [1, 1, 2, 5, 6]}
+ROLLED_AGAIN = {"Ana": [6, 6, 6, 6, 6], "Ben": [5, 5, 5, 5], "Caro": [2, 2, 2, 2, 2]}
+
+
+def restarted(camera: SimulatedCamera, data_dir: Path) -> tuple[Table, Journal]:
+    """A table taken up from the journal in ``data_dir``, as ``dudo serve`` starts it."""
+    journal = Journal.in_directory(data_dir)
+    return Table(journal=journal, camera=camera, reader=TruthReader(camera, None)), journal
+
+
+def test_a_restart_just_after_a_call_photographs_the_reveal_at_once(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    camera = SimulatedCamera(seed=1)
+    camera.start()
+    camera.set_dice(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    table.cups_up_s = 30.0
+    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+    table.close()  # the power goes while the cups come up: no picture yet
+    journal.close()
+    assert camera.last_scene is None
+
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert table.state()["phase"] == "reveal"
+        assert table.resume_reveal() and table.wait_idle(60)
+        state = table.state()
+        assert state["round"] == 2 and state["reading"]["applied"]
+        assert state["last_result"]["dice"] == ROLLED
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice_rolled_again(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    camera = SimulatedCamera(seed=1)
+    camera.start()
+    camera.set_dice(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+    assert table.wait_idle(60) and table.state()["round"] == 2
+    looked = camera.last_scene
+    camera.set_dice(ROLLED_AGAIN)  # the next round's dice, hidden under the cups
+    assert table.submit({"action": "undo"}).ok  # the reveal is taken back
+    table.close()
+    journal.close()
+
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert camera.last_scene is looked  # the camera did not look again
+        state = table.state()
+        assert (state["phase"], state["round"], state["capturing"]) == ("reveal", 1, False)
+        assert "reading" not in state and table.reveal_picture() is None
+        # The players type the dice in.
+        assert table.submit({"action": "reveal", "dice": ROLLED}).ok
+        assert table.state()["round"] == 2
+    finally:
+        table.close()
+        journal.close()

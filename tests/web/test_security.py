@@ -134,6 +134,41 @@ def test_logging_out_gives_control_back(client: FlaskClient, game: dict[str, Any
     assert client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token}).status_code == 401
 
 
+def test_a_logout_ends_the_session_for_every_copy_of_its_cookie(
+    app: Flask, table: Table, game: dict[str, Any]
+) -> None:
+    phone = app.test_client()
+    token = login(phone).get_json()["csrf"]
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    copy = app.test_client()  # the same cookie, copied before the logout
+    copy.set_cookie("dudo_session", cookie.value)
+    assert copy.get("/api/session").get_json()["control"] is True
+    assert phone.post("/api/logout", json={}, headers={"X-CSRF-Token": token}).status_code == 200
+    assert copy.get("/api/session").get_json()["control"] is False
+    before = table.state()
+    refused = copy.post("/api/actions", json=BID, headers={"X-CSRF-Token": token})
+    assert refused.status_code == 401 and table.state() == before
+
+
+def test_phones_stay_signed_in_across_a_restart_until_they_log_out(
+    table: Table, tmp_path: Any
+) -> None:
+    config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
+              "SESSIONS_FILE": tmp_path / "sessions.json"}
+    phone = create_app(table, config).test_client()
+    token = login(phone).get_json()["csrf"]
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    again = create_app(table, config).test_client()  # the table restarted
+    again.set_cookie("dudo_session", cookie.value)
+    assert again.get("/api/session").get_json()["control"] is True
+    assert again.post("/api/logout", json={}, headers={"X-CSRF-Token": token}).status_code == 200
+    once_more = create_app(table, config).test_client()
+    once_more.set_cookie("dudo_session", cookie.value)
+    assert once_more.get("/api/session").get_json()["control"] is False
+
+
 def test_the_session_cookie_is_httponly_and_samesite_strict(client: FlaskClient) -> None:
     answer = login(client)
     cookie = answer.headers["Set-Cookie"]
