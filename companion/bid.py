@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from companion.errors import MalformedAction
+from companion.errors import MalformedAction, shown
 
 FACES = range(1, 7)
 _TEXT = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
@@ -26,9 +26,9 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
     """Return ``(quantity, face)`` as ints, or raise MalformedAction naming what is wrong."""
     # bool is an int subclass: ``true`` in a record is not a quantity.
     if type(quantity) is not int:
-        raise MalformedAction(f"malformed bid: quantity {quantity!r} is not a whole number")
+        raise MalformedAction(f"malformed bid: quantity {shown(quantity)} is not a whole number")
     if type(face) is not int:
-        raise MalformedAction(f"malformed bid: face {face!r} is not a whole number")
+        raise MalformedAction(f"malformed bid: face {shown(face)} is not a whole number")
     if not 1 <= face <= 6:
         raise MalformedAction(f"malformed bid: face {face} (faces are 1-6)")
     if quantity < 1:

@@ -15,3 +15,13 @@ class MalformedAction(ValueError):
 
 class IllegalAction(ValueError):
     """The action is well-formed but the rules forbid it in the current position."""
+
+
+def shown(value: object) -> str:
+    """A value as a message names it: JSON's own words for null, true and false (the input
+    is JSON), Python's ``repr`` for the rest (``'poker'``, ``2.0``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)

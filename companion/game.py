@@ -34,7 +34,7 @@ from companion.actions import (
 from companion.announcement import Announcement
 from companion.bid import Bid
 from companion.calls import Call
-from companion.errors import MalformedAction
+from companion.errors import MalformedAction, shown
 from companion.rules import Rules, make_rules
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -129,9 +129,13 @@ class Game:
         """A new game from a record header line (``{"game": "dudo-record/1", ...}``)."""
         if not isinstance(header, Mapping):
             raise MalformedAction("the header must be a JSON object")
-        if header.get("game") != RECORD_FORMAT:
+        if "game" not in header:
             raise MalformedAction(
-                f"not a dudo record: header 'game' is {header.get('game')!r}, "
+                f"not a dudo record: the header has no 'game' (expected {RECORD_FORMAT!r})"
+            )
+        if header["game"] != RECORD_FORMAT:
+            raise MalformedAction(
+                f"not a dudo record: header 'game' is {shown(header['game'])}, "
                 f"expected {RECORD_FORMAT!r}"
             )
         if "players" not in header:

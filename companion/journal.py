@@ -156,6 +156,9 @@ class Journal:
     def in_directory(cls, data_dir: str | Path) -> Journal:
         """Open (or create) the journal in a data directory, creating the directory too."""
         directory = Path(data_dir)
+        if directory.exists() and not directory.is_dir():
+            raise JournalError(f"cannot create the data directory {directory}: it is a file,"
+                               " not a folder")
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as err:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.errors import MalformedAction
+from companion.errors import MalformedAction, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
     An unknown preset, option name or value is a MalformedAction naming it and what is allowed.
     """
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise MalformedAction(f"unknown preset {preset!r} (presets: {', '.join(PRESETS)})")
+        raise MalformedAction(f"unknown preset {shown(preset)} (presets: {', '.join(PRESETS)})")
     if options is None:
         return PRESETS[preset]
     if not isinstance(options, Mapping):

@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -81,7 +84,8 @@ def scan_one(
     """
     from vision.reader import load_image, read_dice
 
-    image = load_image(name)
+    with _decoders_quiet():
+        image = load_image(name)
     try:
         reading = read_dice(image, config, view=view)
     except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)
@@ -94,6 +98,22 @@ def scan_one(
     if annotate_dir is not None:
         _write_annotated(name, image, reading, annotated_path(name, annotate_dir, taken))
     return reading
+
+
+@contextmanager
+def _decoders_quiet() -> Iterator[None]:
+    """Keep the image libraries' own warnings (libjpeg's "Corrupt JPEG data...", libpng's
+    errors), which they write from C to the process's stderr, off the terminal while a file is
+    decoded: an image that cannot be read is this command's one line, naming the file."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def describe(name: str, reading: Reading) -> str:

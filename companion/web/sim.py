@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
+from companion.errors import shown
 from companion.web.auth import control_required
 from companion.web.replies import error, json_body
 
@@ -38,6 +39,8 @@ def press() -> Response:
     if unknown:
         names = ", ".join(sorted(unknown))
         return error(f"unknown field(s) {names}: send button, seat, hold_s", 400)
+    if "button" not in body:
+        return error('send the button to press: {"button": "dudo", "seat": 2}', 400)
     button, seat, hold_s = body.get("button"), body.get("seat"), body.get("hold_s", 0)
     # A long hold ties up a server thread; the panel's own checks do the rest.
     if type(hold_s) in (int, float) and not 0 <= hold_s <= MAX_HOLD_S:
@@ -60,7 +63,8 @@ def dial() -> Response:
         return error('send only the steps to turn: {"steps": 3}', 400)
     steps = body["steps"]
     if type(steps) is not int or steps == 0 or abs(steps) > MAX_STEPS:
-        return error(f"steps {steps!r}: a whole number of steps, 1 to {MAX_STEPS} either way", 400)
+        return error(f"steps {shown(steps)}: a whole number of steps, 1 to {MAX_STEPS} either way",
+                     400)
     try:
         _driver().turn(steps)
     except ValueError as err:

@@ -30,7 +30,7 @@ def game_after(script: str, play: Script, preset: str = "perudo", **options: Any
         ({**BID, "face": 0}, "malformed bid: face 0 (faces are 1-6)"),
         ({**BID, "quantity": 0}, "malformed bid: quantity 0 (quantities start at 1)"),
         ({**BID, "quantity": "3"}, "malformed bid: quantity '3' is not a whole number"),
-        ({**BID, "quantity": True}, "malformed bid: quantity True is not a whole number"),
+        ({**BID, "quantity": True}, "malformed bid: quantity true is not a whole number"),
         ({**BID, "face": 2.0}, "malformed bid: face 2.0 is not a whole number"),
         ({**BID, "player": "Zed"}, "unknown player 'Zed'"),
         ({"action": "bid", "quantity": 3, "face": 4}, "bid needs a 'player'"),
@@ -110,6 +110,9 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
     [
         ({"game": "chess/1", "players": THREE}, "not a dudo record: header 'game' is 'chess/1'"),
         ({"game": "dudo-record/1"}, "the header needs 'players'"),
+        ({"players": THREE}, "not a dudo record: the header has no 'game'"),
+        ({"game": None, "players": THREE}, "not a dudo record: header 'game' is null"),
+        ({"game": "dudo-record/1", "rules": None, "players": THREE}, "unknown preset null"),
         ({"game": "dudo-record/1", "rules": "poker", "players": THREE},
          "unknown preset 'poker' (presets: perudo, dudo, payroodo, jinto)"),
         ({"game": "dudo-record/1", "options": {"jokers": True}, "players": THREE},

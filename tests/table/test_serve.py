@@ -225,3 +225,13 @@ def test_a_data_directory_that_cannot_be_made_stops_serve_with_a_clear_message(
     assert code == 2
     err = capsys.readouterr().err
     assert "cannot create the data directory" in err and "use --data DIR" in err
+
+
+def test_a_data_directory_that_is_a_file_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "card").write_text("a file, not a directory")
+    code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(free_port()), "--data",
+                      str(tmp_path / "card")])
+    assert code == 2
+    assert "it is a file, not a folder" in capsys.readouterr().err

@@ -231,6 +231,28 @@ def test_images_that_cannot_be_read_are_named_and_the_others_still_read(
     ]
 
 
+def test_a_damaged_photograph_is_one_line_on_stderr_not_the_image_library_s_too(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    good = cv2.imencode(".jpg", render_dice([2, 5], seed=3).image)[1].tobytes()
+    scrambled = tmp_path / "scrambled.jpg"  # libjpeg: "Corrupt JPEG data: ... extraneous bytes"
+    middle = len(good) // 2
+    scrambled.write_bytes(good[:middle] + bytes(range(256)) * 8 + good[middle + 2048:])
+    png = cv2.imencode(".png", render_dice([3], seed=4).image)[1].tobytes()
+    cut_png = tmp_path / "cut.png"  # libpng: "PNG input buffer is incomplete"
+    cut_png.write_bytes(png[: len(png) // 2])
+    flipped = tmp_path / "flipped.png"  # libpng: "invalid chunk type"
+    flipped.write_bytes(png[:37] + b"\x00" + png[38:])
+    code = main(["scan", str(scrambled), str(cut_png), str(flipped)])
+    captured = capfd.readouterr()
+    assert code == 1
+    assert [line.split(":")[0] for line in captured.out.splitlines()] == [str(scrambled)]
+    assert captured.err.splitlines() == [
+        f"dudo scan: {cut_png}: not an image OpenCV can decode (corrupt or unknown format)",
+        f"dudo scan: {flipped}: not an image OpenCV can decode (corrupt or unknown format)",
+    ]
+
+
 def test_a_phone_photo_with_a_video_after_its_end_is_read_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

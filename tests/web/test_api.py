@@ -111,25 +111,27 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
 
 
 @pytest.mark.parametrize(
-    ("path", "body", "content_type", "status"),
+    ("path", "body", "content_type", "status", "reason"),
     [
-        ("/api/actions", b'{"action": "bid", ', "application/json", 400),
-        ("/api/actions", b'["bid", 3, 4]', "application/json", 400),
-        ("/api/actions", b'"dudo"', "application/json", 400),
-        ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 415),
-        ("/api/game", b"{players: [Ana]}", "application/json", 400),
-        ("/api/game", b"", "text/plain", 415),
-        ("/api/reading", b"[]", "application/json", 400),
+        ("/api/actions", b'{"action": "bid", ', "application/json", 400, "not valid JSON"),
+        ("/api/actions", b'["bid", 3, 4]', "application/json", 400, "must be a JSON object"),
+        ("/api/actions", b'"dudo"', "application/json", 400, "must be a JSON object"),
+        ("/api/actions", b"null", "application/json", 400, "must be a JSON object"),
+        ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 415,
+         "send JSON"),
+        ("/api/game", b"{players: [Ana]}", "application/json", 400, "not valid JSON"),
+        ("/api/game", b"", "text/plain", 415, "send JSON"),
+        ("/api/reading", b"[]", "application/json", 400, "must be a JSON object"),
     ],
 )
 def test_a_malformed_body_is_a_clear_4xx_and_changes_nothing(
     client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
-    path: str, body: bytes, content_type: str, status: int,
+    path: str, body: bytes, content_type: str, status: int, reason: str,
 ) -> None:
     before = table.state()
     answer = client.post(path, data=body, content_type=content_type, headers=pin)
     assert answer.status_code == status
-    assert answer.get_json()["error"]
+    assert reason in answer.get_json()["error"]
     assert table.state() == before
 
 

@@ -135,6 +135,8 @@ def test_the_one_die_players_seat_held_plays_the_palifico_round_open(
         ("/api/sim/dial", {"steps": 0}, "steps"),
         ("/api/sim/dial", {"steps": 1.5}, "steps"),
         ("/api/sim/dial", {"turns": 2}, "steps"),
+        ("/api/sim/dial", {"steps": True}, "steps true:"),
+        ("/api/sim/press", {"seat": 2}, "send the button to press"),
     ],
 )
 def test_a_bad_press_is_refused_and_presses_nothing(
