@@ -43,7 +43,17 @@ READY_TIMEOUT_S = 60.0
 
 
 class StartError(Exception):
-    """A configuration problem that stops the companion at start, with a clear message."""
+    """A configuration problem that stops the companion at start, with a clear message
+    (exit status 2: systemd does not start it again until the config is mended)."""
+
+    status = 2
+
+
+class CannotListenYet(StartError):
+    """The address or port cannot be taken now (the network not up yet, the port still held
+    by the last run): exit status 1, so that systemd tries again."""
+
+    status = 1
 
 
 @dataclass
@@ -77,7 +87,7 @@ def serve_command(args: argparse.Namespace) -> int:
             server = _create_server(companion, config)
         except StartError as err:
             print(f"dudo serve: {err}", file=sys.stderr)
-            return 2
+            return err.status
         previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
         stack.callback(signal.signal, signal.SIGTERM, previous)
         stack.callback(lambda: notify.notify("STOPPING=1"))
@@ -191,7 +201,7 @@ def _read_pin_map(config: Config) -> tuple[Any, str | None]:
 
         return pin_map_from_config(config.path), None
     except ValueError as err:
-        raise StartError(f"pin map: {err}") from err
+        raise StartError(str(err)) from err
     except ImportError as err:
         return None, f"the table's buttons and lights cannot be used ({err})"
 
@@ -246,7 +256,9 @@ def _create_server(companion: Companion, config: Config) -> Any:
             app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo"
         )
     except OSError as err:
-        raise StartError(f"cannot listen on {config.host}:{config.port}: {err.strerror}") from err
+        raise CannotListenYet(
+            f"cannot listen on {config.host}:{config.port}: {err.strerror}"
+        ) from err
     except ValueError as err:  # waitress: a host name that does not resolve
         raise StartError(f"cannot listen on {config.host}:{config.port}: {err}") from err
 

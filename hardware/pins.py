@@ -8,7 +8,8 @@ the pin is wired::
     bounce_time = 0.05                    # seconds of software debounce for every button
     dudo = 5                              # a button to ground, the Pi's pull-up
     pass = {pin = 13, pull_up = false}    # a button to 3.3 V, the Pi's pull-down
-    buzzer = {pin = 18, tonal = true}     # a passive piezo: TonalBuzzer on PWM
+    buzzer = 18                           # a passive piezo: TonalBuzzer on PWM (tonal = false:
+                                          # an active buzzer that only beeps)
     light = {pin = 21, active_high = false}  # a relay board switched on by a low pin
 
 ``load_pin_map`` checks the whole map before any pin is touched, so a wiring mistake is
@@ -17,6 +18,7 @@ one clear ``ValueError`` at start-up, never a half-built panel.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -163,6 +165,8 @@ def load_pin_map(source: str | Path | Mapping[str, Any]) -> PinMap:
                 data: Mapping[str, Any] = tomllib.load(f)
         except OSError as e:
             raise ValueError(f"pin map {path}: cannot read it: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"pin map {path}: not UTF-8 text") from None
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"pin map {path}: not valid TOML: {e}") from None
         where = f"pin map {path}"
@@ -183,15 +187,23 @@ def default_pin_map() -> PinMap:
 
 def pin_map_from_config(path: str | Path | None) -> PinMap:
     """The pin map of the companion's config file: its ``[pins]`` table, or the default
-    panel when there is no file or the file has no ``[pins]`` table."""
+    panel when there is no file or the file has no ``[pins]`` table (a table named nearly
+    so, such as ``[Pins]``, is a ValueError: the wiring asked for would not be the one used)."""
     if path is None:
         return default_pin_map()
     try:
         with Path(path).open("rb") as f:
-            has_pins = "pins" in tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
-        has_pins = True  # let load_pin_map say what is wrong with the file
-    return load_pin_map(path) if has_pins else default_pin_map()
+            tables = tomllib.load(f)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return load_pin_map(path)  # it says what is wrong with the file
+    if "pins" in tables:
+        return load_pin_map(path)
+    near = difflib.get_close_matches("pins", [str(k).lower() for k in tables], n=1, cutoff=0.7)
+    if near:
+        named = next(str(k) for k in tables if str(k).lower() == near[0])
+        raise ValueError(f"pin map {path}: no [pins] table, but a [{named}] table: name it"
+                         " [pins] (or leave it out for the default panel)")
+    return default_pin_map()
 
 
 def with_every_input(pins: PinMap) -> PinMap:
@@ -277,6 +289,10 @@ def _spec(name: str, entry: object, where: str) -> PinSpec:
     if pin not in BCM_RANGE:
         raise ValueError(f"{where}: {name!r} = {pin} is out of range: "
                          f"BCM pins are {BCM_RANGE.start}-{BCM_RANGE.stop - 1}")
+    if name == "buzzer":
+        # The panel's buzzer is a passive piezo, silent without PWM tones (an active buzzer
+        # still sounds when played tones); a buzzer driven low-active is an active one.
+        fields.setdefault("tonal", fields.get("active_high", True))
     if fields.get("tonal") and fields.get("active_high") is False:
         raise ValueError(f"{where}: a tonal buzzer is driven by a square wave: "
                          f"{name}.active_high = false does not apply")

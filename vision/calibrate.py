@@ -63,6 +63,9 @@ def calibrate_command(args: argparse.Namespace) -> int:
         print(f"dudo calibrate: {err}", file=sys.stderr)
         print(f"dudo calibrate: nothing written to {path}", file=sys.stderr)
         return 1
+    except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C at a prompt
+        print(f"\ndudo calibrate: stopped: nothing written to {path}", file=sys.stderr)
+        return 1
     for line in lines:
         print(line)
     return 0

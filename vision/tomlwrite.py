@@ -54,10 +54,16 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a file beside it, renamed over it once on disk."""
+    """Write ``text`` to ``path`` through a file beside it, renamed over it once on disk.
+
+    The file beside it is readable by its owner alone until it is written: the config holds
+    the table's PIN. It then takes the old file's mode and owner (a new file, the umask's).
+    """
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as f:
+        tmp.unlink(missing_ok=True)  # a copy left by a run cut short keeps its own mode
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w",
+                       encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -66,6 +72,10 @@ def _replace(path: Path, text: str) -> None:
             os.chmod(tmp, stat.S_IMODE(old.st_mode))
             if (old.st_uid, old.st_gid) != (tmp.stat().st_uid, tmp.stat().st_gid):
                 os.chown(tmp, old.st_uid, old.st_gid)
+        else:
+            umask = os.umask(0o022)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         tmp.replace(path)
     except OSError as err:
         with contextlib.suppress(OSError):

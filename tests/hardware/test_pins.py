@@ -128,6 +128,32 @@ def test_the_config_file_gives_its_pins_or_else_the_default_panel(tmp_path: Path
     assert pin_map_from_config(None) == default_pin_map()
 
 
+@pytest.mark.parametrize("table", ["Pins", "PINS", "pin"])
+def test_a_pins_table_misnamed_is_an_error_not_the_default_panel(
+    tmp_path: Path, table: str
+) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(f"[{table}]\ndudo = 5\ncalza = 5\n")
+    with pytest.raises(ValueError, match=rf"^pin map {path}: no \[pins\] table, but a \[{table}\]"):
+        pin_map_from_config(path)
+
+
+def test_a_config_not_in_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_bytes(b"[pins]\ndudo = 5 # \xff\n")
+    with pytest.raises(ValueError, match=f"^pin map {path}: not UTF-8 text$"):
+        pin_map_from_config(path)
+
+
+@pytest.mark.parametrize(
+    ("entry", "tonal"),
+    [(18, True), ({"pin": 18}, True), ({"pin": 18, "tonal": False}, False),
+     ({"pin": 18, "active_high": False}, False)],
+)
+def test_a_plain_buzzer_is_the_passive_piezo_played_in_tones(entry: object, tonal: bool) -> None:
+    assert load_pin_map({"buzzer": entry})["buzzer"].tonal is tonal
+
+
 @pytest.mark.parametrize("panel", ["default", "example"])
 def test_the_simulated_panel_has_every_input_and_keeps_the_wired_pins(panel: str) -> None:
     pins = default_pin_map() if panel == "default" else load_pin_map(example_pin_map_path())

@@ -202,8 +202,18 @@ def test_a_port_in_use_is_a_clear_message(
         port = taken.getsockname()[1]
         code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(port), "--data",
                           str(tmp_path / "data")])
-    assert code == 2
+    assert code == 1  # not a config mistake: systemd tries again (the last run may hold it)
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_an_address_the_pi_does_not_have_yet_is_tried_again_by_systemd(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A host set to the Pi's address on the Wi-Fi, at boot before the Wi-Fi is up.
+    code = run_serve(["--sim", "--host", "192.0.2.77", "--port", str(free_port()), "--data",
+                      str(tmp_path / "data")])
+    assert code == 1
+    assert "cannot listen on 192.0.2.77:" in capsys.readouterr().err
 
 
 def test_a_host_that_is_no_address_is_a_clear_message(

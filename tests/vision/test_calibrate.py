@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import tomllib
 from collections.abc import Callable
@@ -100,6 +101,28 @@ def test_saving_keeps_each_comment_with_its_table_and_the_files_permissions(
     assert "# the panel's wiring: keep this with [pins]\n[pins]\ndudo = 17\n" in text
     assert "# the seats as the last calibration drew them\n[seats]\ncount = 4\n" in text
     assert tomllib.loads(text)["seats"]["count"] == 4
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["dudo.toml"]
+
+
+def test_the_config_being_saved_is_never_readable_by_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text('[server]\npin = "4821"\n')
+    path.chmod(0o640)
+    (tmp_path / "dudo.toml.tmp").write_text("left by a run cut short")
+    (tmp_path / "dudo.toml.tmp").chmod(0o644)
+    modes: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:  # the moment a power cut would leave the copy on disk
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
+    assert modes == [0o600]
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["dudo.toml"]
 
@@ -223,6 +246,28 @@ def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
     assert calibration.camera.brightness is not None and calibration.camera.brightness > 150
     # Not at a terminal, nobody can put the dice down: it says the die size was not measured.
     assert "the die size is not measured" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stop", [EOFError, KeyboardInterrupt], ids=["ctrl-d", "ctrl-c"])
+def test_stopping_at_a_prompt_writes_nothing_and_says_so(
+    tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], stop: type[BaseException],
+) -> None:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    photos[0].rename(folder / "frame.png")
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+
+    def prompt(text: str) -> str:
+        raise stop
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", prompt)
+    assert main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"]) == 1
+    err = capsys.readouterr().err
+    assert f"dudo calibrate: stopped: nothing written to {config}" in err
+    assert "Traceback" not in err and config.read_text() == OTHER_TABLES
 
 
 @pytest.mark.parametrize(
