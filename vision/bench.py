@@ -40,8 +40,10 @@ def bench_photographs(
 ) -> list[Reading]:
     """Read every photograph of the folder ``repeat`` times (view above)."""
     from vision.reader import load_image, read_dice
+    from vision.reading import IMAGE_SUFFIXES
 
-    images = [load_image(p) for p in sorted((folder / "images").glob("*.jpg"))]
+    names = sorted(p for p in (folder / "images").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    images = [load_image(p) for p in names]
     if not images:
         raise ValueError(f"{folder}: no photographs in {folder / 'images'}")
     read_dice(images[0], config, view="above")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vision.config import read_toml
+from vision.reading import COLOUR_SPELLINGS, COLOURS
 from vision.tomlwrite import save_tables
 
 _CAMERA_KEYS = (
@@ -256,7 +257,11 @@ def _colours(table: dict[str, object], source: str) -> dict[str, str]:
     for player, colour in table.items():
         if not isinstance(colour, str) or not colour.strip():
             raise _bad(source, "colours", player, colour, 'must be a colour name such as "red"')
-        colours[player] = colour.strip().lower()
+        name = colour.strip().lower()
+        if COLOUR_SPELLINGS.get(name, name) not in COLOURS:
+            raise _bad(source, "colours", player, colour,
+                       f"the reader names dice {', '.join(COLOURS)} (no die would be theirs)")
+        colours[player] = name
     return colours
 
 

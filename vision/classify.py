@@ -10,12 +10,8 @@ import numpy as np
 
 from vision.locate import Candidate
 from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
+from vision.sure import settled
 
-# A first reading at least this sure is not read again.
-SURE = 0.9
-# Nor is a place the face reader takes for no die as surely as this: the second reading
-# settles a doubtful face, and held out it never made such a place a die.
-_NO_DIE = 0.8
 # A doubtful die the second reader reads, as first seen, at least this surely (a face, or
 # no die) is not looked at again: held out, its other four looks changed no image's score.
 SECOND_SURE = 0.95
@@ -78,23 +74,6 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
             )
         )
     return reads
-
-
-def read_surely(face: FaceRead) -> bool:
-    """Whether a reading names a die's face surely, every look at it agreeing."""
-    return face.probability >= SURE and face.agree and face.die_probability >= 0.5
-
-
-def sure_die_size(candidates: list[Candidate], faces: list[FaceRead]) -> float | None:
-    """The table's die size as a photograph shows it: the median size of the candidates read
-    surely (None where there is none)."""
-    sure = [c.size for c, f in zip(candidates, faces, strict=True) if read_surely(f)]
-    return float(np.median(sure)) if sure else None
-
-
-def settled(probabilities: np.ndarray) -> bool:
-    """Whether a reading needs no other look: a face read near certainly, or no die."""
-    return bool(probabilities.max() >= SURE or probabilities[NOT_A_DIE] >= _NO_DIE)
 
 
 def _probabilities(

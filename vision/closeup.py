@@ -27,10 +27,11 @@ import math
 import cv2
 import numpy as np
 
-from vision.classify import SURE, FaceRead, read_faces, read_surely
+from vision.classify import FaceRead, read_faces
 from vision.config import ReaderConfig
 from vision.locate import Candidate, locate_dice
 from vision.nets import CROP_DIE_PX, DETECT_DIE_PX, Nets
+from vision.sure import SURE, read_surely
 
 # A die is 2.4-6 times the size the locator gives one of its pips: six where the pips are
 # large enough to be seen as they are, less where they are small (the locator gives pips

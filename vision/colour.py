@@ -29,11 +29,11 @@ def name_colours(image: np.ndarray, candidates: list[Candidate]) -> list[str]:
             names.append("unknown")
             continue
         bgr = np.median(patch, axis=0).astype(np.uint8).reshape(1, 1, 3)
-        names.append(colour_name(bgr[0, 0]))
+        names.append(_colour_name(bgr[0, 0]))
     return names
 
 
-def colour_name(bgr: np.ndarray) -> str:
+def _colour_name(bgr: np.ndarray) -> str:
     """The name of one BGR colour."""
     hue, sat, val = (int(v) for v in cv2.cvtColor(bgr.reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0])
     if val < 50:

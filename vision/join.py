@@ -13,9 +13,10 @@ import math
 
 import numpy as np
 
-from vision.classify import FaceRead, read_faces, sure_die_size
+from vision.classify import FaceRead, read_faces
 from vision.locate import Candidate
 from vision.nets import Nets
+from vision.sure import sure_die_size
 
 # A fragment (or, for vision.pieces, a piece) is smaller than this share of the table's die
 # size...

@@ -10,10 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vision.calibration import Calibration
-from vision.reading import Die, Reading
-
-# Names the reader may give that a player may write differently in the config.
-_SYNONYMS = {"gray": "grey", "violet": "purple", "ivory": "white", "cream": "white"}
+from vision.reading import COLOUR_SPELLINGS, Die, Reading
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,7 @@ def assign_owners(
 
 def _normal(colour: str) -> str:
     colour = colour.strip().lower()
-    return _SYNONYMS.get(colour, colour)
+    return COLOUR_SPELLINGS.get(colour, colour)
 
 
 def _seats_in_order(expected: Mapping[str, int]) -> dict[str, int]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 
-from vision.classify import FaceRead, sure_die_size
+from vision.classify import FaceRead
 from vision.join import OVERLAP, SMALL
 from vision.locate import Candidate
+from vision.sure import sure_die_size
 
 
 def drop_pieces(

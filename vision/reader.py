@@ -85,7 +85,7 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
-    from vision.classify import read_faces, read_surely, sure_die_size
+    from vision.classify import read_faces
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
@@ -93,6 +93,7 @@ def read_dice(
     from vision.nets import load_nets
     from vision.pieces import drop_pieces
     from vision.smear import smear
+    from vision.sure import read_surely, sure_die_size
 
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")

@@ -10,6 +10,11 @@ VIEWS = ("above", "below")
 DEFAULT_DOUBT_THRESHOLD = 0.8
 # Why every die of a smeared photograph is doubted, in the players' words.
 SMEARED = "the picture is smeared (the camera or the table moved): take it again"
+# The colour names the reader gives a die's body, and the other spellings a player may write
+# in ``[colours]`` for them.
+COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
+           "purple", "pink")
+COLOUR_SPELLINGS = {"gray": "grey", "violet": "purple", "ivory": "white", "cream": "white"}
 # The photographs a folder may hold (what OpenCV decodes), for a folder source and evaluation.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 

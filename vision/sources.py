@@ -109,13 +109,14 @@ class PicameraSource:
         try:
             size = (self.settings.width, self.settings.height)
             # RGB888 is B, G, R in memory: exactly OpenCV's BGR, no conversion per frame.
+            # The calibrated exposure and white balance go in the configuration, so that they
+            # hold from the first frame (set after the start, they take a few frames).
+            locked = {"controls": self.locked_controls()} if self.settings.locked else {}
             config = camera.create_still_configuration(
-                main={"size": size, "format": "RGB888"}, buffer_count=2
+                main={"size": size, "format": "RGB888"}, buffer_count=2, **locked
             )
             camera.configure(config)
             camera.start()
-            if self.settings.locked:
-                camera.set_controls(self.locked_controls())
         except Exception as err:
             camera.close()
             raise CameraUnavailable(f"picamera2: could not start the camera: {err}") from err
@@ -168,8 +169,10 @@ class PicameraSource:
         """Stop and release the camera."""
         if self._camera is not None:
             camera, self._camera = self._camera, None
-            camera.stop()
-            camera.close()
+            try:
+                camera.stop()
+            finally:
+                camera.close()  # released even when stopping failed
 
 
 def _picamera2_class() -> Callable[[], Any]:

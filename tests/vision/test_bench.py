@@ -54,6 +54,20 @@ def test_frames_0_times_the_photographs_alone(
     assert line.startswith("640x640 dev photographs: 1 reads, median ")
 
 
+def test_photographs_in_any_format_the_evaluation_reads_are_timed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    (tmp_path / "images").mkdir()
+    first, second = sorted((DEV / "images").glob("*.jpg"))[:2]
+    cv2.imwrite(str(tmp_path / "images" / (first.stem + ".png")), cv2.imread(str(first)))
+    shutil.copy(second, tmp_path / "images" / (second.stem + ".JPEG"))
+    assert main(["--data", str(tmp_path), "--frames", "0"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("640x640 dev photographs: 2 reads, median ")
+
+
 def test_the_runtime_asked_for_runs_the_nets(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -150,6 +150,7 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
         ("[seats.zones]\nseat2 = [[0, 0], [1, 0], [1, 1]]\n", "seat1..seat1 without gaps"),
         ("[seats.zones]\nseat1 = [[0, 0], [1, 0]]\n", "a zone needs 3 or more"),
         ("[colours]\nAna = 3\n", r"\[colours\] Ana = 3: must be a colour name"),
+        ("[colours]\nAna = \"gold\"\n", r"\[colours\] Ana = 'gold': the reader names dice white,"),
         ("[camera\n", "not valid TOML"),
     ],
 )

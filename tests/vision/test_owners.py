@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import pytest
 
 from vision.calibration import Calibration, SeatZones, sector_zones
 from vision.owners import assign_owners
-from vision.reading import Die, Reading
+from vision.reading import COLOURS, Die, Reading
 
 # Four seats around a 400x400 picture: seat 1 at the bottom, 2 left, 3 top, 4 right.
 ZONES = sector_zones(4, 400, 400)
@@ -124,3 +125,18 @@ def test_colour_names_are_matched_whatever_their_case_or_spelling() -> None:
         "Ana": [2],
         "Ben": [5],
     }
+
+
+def test_every_colour_the_reader_names_may_be_written_in_the_config() -> None:
+    import numpy as np
+
+    from vision.colour import name_colours
+    from vision.locate import Candidate
+
+    named = set()
+    for hue in range(0, 180, 2):
+        for sat, val in ((255, 255), (255, 120), (20, 220), (20, 100), (0, 20)):
+            hsv = np.full((8, 8, 3), (hue, sat, val), np.uint8)
+            image = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+            named |= set(name_colours(image, [Candidate(4.0, 4.0, 8.0, 1.0)]))
+    assert named == set(COLOURS)

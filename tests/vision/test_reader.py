@@ -671,9 +671,10 @@ def test_a_vision_config_is_read_from_its_table(tmp_path: Path) -> None:
 
 
 def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reader() -> None:
-    from vision.classify import SECOND_SURE, SURE, _cut, _probabilities, read_faces, settled
+    from vision.classify import SECOND_SURE, _cut, _probabilities, read_faces
     from vision.locate import locate_dice
     from vision.nets import FACE_FILE, MODELS_DIR, SECOND_FILE, load_nets, normalise
+    from vision.sure import SURE, settled
 
     both = load_nets(ReaderConfig())
     assert both.second is not None  # the shipped reader has one

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.colour import colour_name
+from vision.colour import name_colours
+from vision.locate import Candidate
 from vision.simulate import (
     ACE_SYMBOLS,
     DIE_COLOURS,
@@ -100,7 +101,7 @@ def test_each_die_colour_is_named_as_the_reader_names_it(colour: str) -> None:
     ox, oy = 0.0, die.size * 0.27
     x = int(die.x + ox * math.cos(turn) - oy * math.sin(turn))
     y = int(die.y + ox * math.sin(turn) + oy * math.cos(turn))
-    assert colour_name(scene.image[y, x]) == colour
+    assert name_colours(scene.image, [Candidate(x + 0.5, y + 0.5, 4.0, 1.0)]) == [colour]
 
 
 @pytest.mark.parametrize("pips", sorted(PIP_COLOURS))

@@ -187,22 +187,36 @@ def test_picamera2_locks_exposure_and_white_balance_from_the_calibration() -> No
     camera = RecordingPicamera2()
     settings = CameraSettings(exposure_us=8000, analogue_gain=1.5, colour_gains=(1.9, 1.6))
     PicameraSource(settings, camera_factory=lambda: camera).start()
-    assert (
-        "set_controls",
-        {
-            "AeEnable": False,
-            "AwbEnable": False,
-            "ExposureTime": 8000,
-            "AnalogueGain": 1.5,
-            "ColourGains": (1.9, 1.6),
-        },
-    ) in camera.calls
+    # In the configuration: held from the first frame, not a few frames after the start.
+    assert camera.names()[:3] == ["create_still_configuration", "configure", "start"]
+    assert camera.calls[0][1]["controls"] == {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": 8000,
+        "AnalogueGain": 1.5,
+        "ColourGains": (1.9, 1.6),
+    }
 
 
 def test_picamera2_without_a_calibration_leaves_the_automatic_exposure_on() -> None:
     camera = RecordingPicamera2()
     PicameraSource(camera_factory=lambda: camera).start()
     assert "set_controls" not in camera.names()
+    assert "controls" not in camera.calls[0][1]
+
+
+def test_picamera2_is_released_even_when_stopping_it_fails() -> None:
+    camera = RecordingPicamera2()
+
+    def stop() -> None:
+        raise RuntimeError("camera stop failed")
+
+    camera.stop = stop  # type: ignore[method-assign]
+    source = PicameraSource(camera_factory=lambda: camera)
+    source.start()
+    with pytest.raises(RuntimeError):
+        source.close()
+    assert camera.names()[-1] == "close"
 
 
 def test_picamera2_reports_the_exposure_it_settled_on_for_calibration() -> None:
