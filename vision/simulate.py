@@ -101,8 +101,9 @@ def render_dice(
 class SimulatedCamera:
     """A frame source that renders the dice last given to ``set_dice`` (the simulated cups).
 
-    Each player sits at a seat (in the order players are first seen, or ``seats_order``)
-    and their dice lie in that seat's sector of the glass, in their colour. ``calibration``
+    Each player sits at a seat (in the order of ``seats_order``, or of the first dice set that
+    names a player not seated yet: a new game) and their dice lie in that seat's sector of
+    the glass, in their colour. ``calibration``
     gives the matching seat zones and colours; ``last_scene`` the truth of the last frame.
     """
 
@@ -146,9 +147,10 @@ class SimulatedCamera:
                 raise ValueError(
                     f"{player}: colour {colour!r} unknown (known: {', '.join(DIE_COLOURS)})"
                 )
-        for player in dice:
-            if player not in self._order:
-                self._order.append(player)
+        if any(player not in self._order for player in dice):
+            # Someone new at the glass: a new game, its players seated in its own order (the
+            # players of earlier games leave their seats: a long run would need dozens).
+            self._order = list(dice)
         self._dice = dice
         self._colours.update(colours or {})
 

@@ -245,7 +245,7 @@ function renderBanners(state) {
     if (opts.palifico_face_change === "one_die") rules.push("only players with one die may change the face");
     else rules.push("the face is locked");
     if (declared && declared.mode === "open") rules.push("open: each sees the others' dice, not their own");
-    pal.replaceChildren(h("strong", {text: "PALIFICO"}), mode ? h("span", {class: "pal-mode", text: mode}) : null,
+    pal.replaceChildren(h("strong", {text: "PALIFICO"}), ...(mode ? [h("span", {class: "pal-mode", text: mode})] : []),
       h("span", {text: state.palifico + " has one die: " + rules.join("; ")}));
     pal.hidden = false;
     const key = state.round + ":" + state.palifico;
@@ -343,6 +343,9 @@ function renderReveal(state) {
   const inReveal = state.phase === "reveal";
   // While the cups come up, before the camera looks, there is nothing yet to show in it.
   $("reveal").hidden = !(inReveal || reading || result) || cupsUpBeforeTheCamera(state);
+  // Into the next round, it is the last round's reveal: say which, above the new bids.
+  const shown = inReveal ? null : (reading && reading.round) || (result && result.round);
+  $("reveal-title").textContent = shown && shown < state.round ? "Last reveal (round " + shown + ")" : "Reveal";
   const img = $("reveal-img");
   const pending = inReveal && reading && !reading.applied;
   if (reading) {
@@ -492,7 +495,9 @@ function renderControls(state) {
   const names = activePlayers(state).map((p) => p.name);
   const keep = caller.value;
   caller.replaceChildren(...names.map((n) => h("option", {value: n, text: n})));
-  caller.value = names.includes(keep) && keep !== state.turn && caller.dataset.manual === "yes" ? keep : (state.turn || names[0] || "");
+  // A caller picked by hand holds until the next move; then it is the player to act again.
+  const picked = caller.dataset.manual === state.game_id + "/" + state.moves;
+  caller.value = names.includes(keep) && keep !== state.turn && picked ? keep : (state.turn || names[0] || "");
   renderCalls(state);
   renderPicker();
 }
@@ -504,6 +509,12 @@ function renderCalls(state) {
   $("call-dudo").disabled = !mayCall(state, "dudo", who);
   $("call-dudo").title = passer && !state.bid ? "call " + passer + "'s pass" : "";
   $("call-calza").disabled = !mayCall(state, "calza", who);
+  // Why the calls are greyed out when the caller was picked by hand: say so, in words.
+  const anyCall = !$("call-dudo").disabled || (!$("call-calza").hidden && !$("call-calza").disabled);
+  const hint = $("call-hint");
+  hint.hidden = anyCall || !who || who === state.turn || !(state.bid || passer);
+  hint.textContent = hint.hidden ? "" : who + " may not call now: pick the caller below, or "
+    + (state.turn || "the player to act") + " calls";
   $("call-pass").disabled = !mayCall(state, "pass", state.turn);
   renderOffline();
 }
@@ -571,7 +582,11 @@ $("call-dudo").addEventListener("click", () => act({action: "dudo", player: $("c
 $("call-calza").addEventListener("click", () => act({action: "calza", player: $("caller").value}));
 $("call-pass").addEventListener("click", () => act({action: "pass", player: page.state.turn}));
 $("undo").addEventListener("click", () => act({action: "undo"}));
-$("caller").addEventListener("change", () => { $("caller").dataset.manual = "yes"; if (page.state) renderCalls(page.state); });
+$("caller").addEventListener("change", () => {
+  const s = page.state;
+  $("caller").dataset.manual = s ? s.game_id + "/" + s.moves : "";
+  if (s) renderCalls(s);
+});
 document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventListener("click", () =>
   act({action: "palifico", player: page.state.palifico, mode: b.dataset.mode})));
 

@@ -38,6 +38,8 @@ function renderSim(state) {
   wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
   // At a table where the one-die player chooses: their seat held plays the round open.
   $("sim-open").hidden = !(state.options || {}).palifico_choice;
+  // The dial's push held starts a new game only once this one is over (before, a push bids).
+  $("sim-again").hidden = state.phase !== "over";
   $("sim-open").disabled = !state.palifico || !openSeat(state);
 }
 

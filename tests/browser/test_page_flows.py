@@ -306,3 +306,25 @@ def test_coloured_text_is_readable_in_the_light_theme(spectator: Any, server: st
         assert found is not None
         colour, background, where = found
         assert contrast(rgb(colour), rgb(background)) >= 4.5, found
+
+
+def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    expect(phone.locator("#caller")).to_have_value("Ben")
+    expect(phone.locator("#call-dudo")).to_be_enabled()
+    expect(phone.locator("#call-hint")).to_be_hidden()
+    # Picked by hand: Ana made the standing bid and may not doubt it; the page says so.
+    phone.select_option("#caller", "Ana")
+    expect(phone.locator("#call-dudo")).to_be_disabled()
+    expect(phone.locator("#call-hint")).to_have_text(
+        "Ana may not call now: pick the caller below, or Ben calls")
+    shot(phone, "12-caller-may-not-call")
+    # The next move hands the calls back to the player to act: Caro, not Ana kept.
+    act(server, action="bid", player="Ben", quantity=2, face=3)
+    expect(phone.locator("#caller")).to_have_value("Caro")
+    expect(phone.locator("#call-dudo")).to_be_enabled()
+    expect(phone.locator("#call-hint")).to_be_hidden()

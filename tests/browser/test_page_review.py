@@ -26,6 +26,7 @@ from tests.browser.conftest import (
     get_state,
     new_game,
     open_page,
+    settled,
     shot,
     start_serve,
     stop_serve,
@@ -47,6 +48,10 @@ CALLS = """() => [...document.querySelectorAll("#calls .call")].filter((b) => !b
 
 # Whether the page scrolls sideways (something wider than the screen).
 OVERFLOW = "() => document.documentElement.scrollWidth > window.innerWidth"
+# What sticks out past the screen's right edge (to name it when OVERFLOW fails).
+WIDE = """() => [...document.querySelectorAll("main *, header *")]
+    .filter((el) => el.offsetParent && el.getBoundingClientRect().right > innerWidth + 0.5)
+    .map((el) => el.id || el.className || el.tagName)"""
 
 
 def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record(
@@ -334,15 +339,28 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     # The phone's larger-text setting: the page's text is sized from it, in rem.
     small.add_style_tag(content="html { font-size: 200%; }")
     assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
-    wide = small.evaluate("""() => [...document.querySelectorAll("main *, header *")]
-        .filter((el) => el.offsetParent && el.getBoundingClientRect().right > innerWidth + 0.5)
-        .map((el) => el.id || el.className || el.tagName)""")
-    assert not small.evaluate(OVERFLOW), wide
+    assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
     for part in ("#lock", "#bid", "#turn", "#call-dudo", "#place-bid"):
         box = small.locator(part).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, (part, box)
     small.evaluate("window.scrollTo(0, 0)")
     shot(small, "30-phone-text-200")
+    # The reveal's counts, and the next round's odds under each face, fit too.
+    act(server, action="dudo", player="Zoë")
+    settled(server)
+    expect(small.locator("#counts .count-face")).to_have_count(6)
+    assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
+    small.locator(".reading-die.doubt, #counts").first.scroll_into_view_if_needed()
+    shot(small, "31-phone-text-200-reveal")
+    finish_the_reveal(server)
+    expect(small.locator("#faces small", has_text="%").first).to_be_visible()
+    assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
+    for face in small.locator("#faces .face-btn").all():  # each face's odds inside its button
+        button, odds = face.bounding_box(), face.locator("small").bounding_box()
+        assert button and odds and odds["x"] >= button["x"] - 0.5
+        assert odds["x"] + odds["width"] <= button["x"] + button["width"] + 0.5
+    small.locator("#faces").scroll_into_view_if_needed()
+    shot(small, "32-phone-text-200-next-round")
     small.context.close()
 
 

@@ -218,6 +218,19 @@ def test_a_player_keeps_their_seat_when_only_some_players_show_dice() -> None:
     )
 
 
+def test_game_after_game_of_new_players_each_is_seated_afresh() -> None:
+    # `dudo serve --sim` runs for hours: five games of three new players each is fifteen
+    # names, more than the glass has seats (12); each game seats its own players.
+    camera = SimulatedCamera(seed=6)
+    for game in range(5):
+        players = [f"P{game}{i}" for i in range(3)]
+        camera.set_dice({p: [1, 2] for p in players})
+        assert camera.seat_of() == {p: i for i, p in enumerate(players, start=1)}
+        assert camera.calibration.seats.count == 6
+        camera.capture()
+        assert camera.last_scene is not None and len(camera.last_scene.dice) == 6
+
+
 def test_a_bad_face_from_the_cups_changes_nothing() -> None:
     camera = SimulatedCamera(seed=5)
     camera.set_dice({"Ana": [2, 2]})
