@@ -14,6 +14,7 @@ const page = {
   simSeat: null,     // seat pressed on the simulated panel before a call
   rules: null,       // presets and options from /api/rules
   lastPalifico: null,
+  anotherGame: false, // the new-game form asked for while a game is on (set up wrong)
   readingKey: null,  // which picture the picks below belong to
   picks: {},         // faces the players set on a pending reading, by die index
   capturing: false,  // a picture is being taken and read
@@ -195,7 +196,11 @@ function render(state) {
   renderReveal(state);
   renderControls(state);
   renderSim(state);
-  $("setup").hidden = !page.control || !(state.phase === "over" || !state.players || !state.players.length);
+  const noGameOn = state.phase === "over" || !state.players || !state.players.length;
+  $("setup").hidden = !page.control || !(noGameOn || page.anotherGame);
+  // A game set up wrong (players, rules, dice) is left unfinished for a new one, on purpose.
+  $("another-game").hidden = !page.control || noGameOn;
+  $("another-game").textContent = page.anotherGame ? "Keep playing this game" : "Start another game instead\u2026";
   // With no game there is no record to download (the link would lead to an error).
   $("record-link").hidden = !state.game_id;
   renderOffline();

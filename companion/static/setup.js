@@ -106,7 +106,14 @@ $("new-game").addEventListener("submit", async (ev) => {
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
   if ($("first").value) header.first = $("first").value;
   const data = await api("POST", "/api/game", header);
-  if (data) { $("history").replaceChildren(); applyAnswer(data); loadGames(); window.scrollTo(0, 0); }
+  if (data) { page.anotherGame = false; $("history").replaceChildren(); applyAnswer(data); loadGames(); window.scrollTo(0, 0); }
+});
+
+$("another-game").addEventListener("click", () => {
+  if (!page.anotherGame && !confirm("Leave this game unfinished and set up a new one? It stays in the list of games.")) return;
+  page.anotherGame = !page.anotherGame;
+  if (page.state) render(page.state);
+  if (page.anotherGame) $("setup").scrollIntoView();
 });
 
 // ---------- start ----------

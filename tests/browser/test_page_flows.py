@@ -328,3 +328,29 @@ def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     expect(phone.locator("#caller")).to_have_value("Caro")
     expect(phone.locator("#call-dudo")).to_be_enabled()
     expect(phone.locator("#call-hint")).to_be_hidden()
+
+
+def test_a_game_set_up_wrong_is_left_for_a_new_one_only_when_the_phone_confirms(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    started = get_state(server)["game_id"]
+    expect(phone.locator("#setup")).to_be_hidden()
+    asked: list[str] = []
+    phone.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    phone.click("#another-game")  # a tap by mistake: nothing changes
+    expect(phone.locator("#setup")).to_be_hidden()
+    assert asked and "unfinished" in asked[0]
+    phone.once("dialog", lambda dialog: dialog.accept())
+    phone.click("#another-game")
+    expect(phone.locator("#setup")).to_be_visible()
+    expect(phone.locator("#another-game")).to_have_text("Keep playing this game")
+    shot(phone, "13-another-game", full=True)
+    phone.fill("#dice-each", "3")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#setup")).to_be_hidden()
+    expect(phone.locator("#dice-totals")).to_contain_text("dice in play \u00b7 0 lost")
+    state = get_state(server)
+    assert state["game_id"] != started and state["round"] == 1
+    expect(phone.locator("#games")).to_contain_text("(unfinished)")
