@@ -574,6 +574,14 @@ ROLLED = {"Ana": [1, 4, 4, 5, 6], "Ben": [2, 3, 3, 6, 6], "Caro": [1, 1, 2, 5, 6
 ROLLED_AGAIN = {"Ana": [6, 6, 6, 6, 6], "Ben": [5, 5, 5, 5], "Caro": [2, 2, 2, 2, 2]}
 
 
+def glass_with(dice: dict[str, list[int]]) -> SimulatedCamera:
+    """The simulated camera under the glass, these dice on it."""
+    camera = SimulatedCamera(seed=1)
+    camera.start()
+    camera.set_dice(dice)
+    return camera
+
+
 def restarted(camera: SimulatedCamera, data_dir: Path) -> tuple[Table, Journal]:
     """A table taken up from the journal in ``data_dir``, as ``dudo serve`` starts it."""
     journal = Journal.in_directory(data_dir)
@@ -583,9 +591,7 @@ def restarted(camera: SimulatedCamera, data_dir: Path) -> tuple[Table, Journal]:
 def test_a_restart_just_after_a_call_photographs_the_reveal_at_once(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
-    camera = SimulatedCamera(seed=1)
-    camera.start()
-    camera.set_dice(ROLLED)
+    camera = glass_with(ROLLED)
     table, journal = restarted(camera, tmp_path)
     table.cups_up_s = 30.0
     assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
@@ -608,9 +614,7 @@ def test_a_restart_just_after_a_call_photographs_the_reveal_at_once(
 def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice_rolled_again(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
-    camera = SimulatedCamera(seed=1)
-    camera.start()
-    camera.set_dice(ROLLED)
+    camera = glass_with(ROLLED)
     table, journal = restarted(camera, tmp_path)
     assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
     assert table.wait_idle(60) and table.state()["round"] == 2

@@ -229,14 +229,20 @@ def test_a_calibration_that_cannot_be_saved_keeps_the_earlier_empty_glass_pictur
         ["table.toml", "table-empty.png", *(p.name for p in photos)])
 
 
+def camera_folder(tmp_path: Path, frame: Path) -> Path:
+    """A folder source whose one frame is ``frame`` (moved there)."""
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    frame.rename(folder / "frame.png")
+    return folder
+
+
 @pytest.mark.parametrize("named", ["absolute", "relative"])
 def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
     tmp_path: Path, photos: tuple[Path, Path], named: str, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    folder = tmp_path / "camera"
-    folder.mkdir()
-    photos[0].rename(folder / "frame.png")
+    folder = camera_folder(tmp_path, photos[0])
     config = tmp_path / "dudo.toml"
     monkeypatch.chdir(tmp_path)
     spec = f"folder:{folder}" if named == "absolute" else "folder:camera"
@@ -254,9 +260,7 @@ def test_stopping_at_a_prompt_writes_nothing_and_says_so(
     tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str], stop: type[BaseException],
 ) -> None:
-    folder = tmp_path / "camera"
-    folder.mkdir()
-    photos[0].rename(folder / "frame.png")
+    folder = camera_folder(tmp_path, photos[0])
     config = tmp_path / "dudo.toml"
     config.write_text(OTHER_TABLES)
 
