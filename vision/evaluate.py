@@ -6,6 +6,8 @@ file shows no dice). With ``--view below`` every
 photograph is mirrored and its labels become 7 - x, as a camera under the glass sees them.
 Prints per-die accuracy, the share of images whose face counts are all exact, the accuracy
 on the ace and the median time per image; ``--csv`` writes one row per image with its error.
+A photograph that cannot be read is named on stderr and scored with every die of it missed,
+the others still read (exit status 1; 2 for a label file or counts.csv that cannot be read).
 ``--degrade NAME`` first changes every photograph as another camera or table would
 (``vision.degrade``). ``--calibrated [FACTOR]`` reads each photograph as a calibrated table
 does: with ``[vision] die_size`` set to the median size of the dice it shows when read
@@ -53,11 +55,13 @@ class ImageScore:
     or above the doubt threshold, or a missed die); ``confidently_wrong``: those of them
     that are a die read wrong or a die that is not there (a missed die still shows, as a
     total below the dice the referee expects). ``labelled``: the image had a label file (a
-    YOLO folder leaves it out for an image of no dice).
+    YOLO folder leaves it out for an image of no dice); ``readable``: the photograph could be
+    read at all (if not, every labelled die counts as missed, and ``errors`` says why).
     """
 
     image: str
     labelled: bool = True
+    readable: bool = True
     dice: int = 0
     found: int = 0
     right: int = 0
@@ -101,12 +105,16 @@ class Summary:
 
     def _unlabelled(self) -> str:
         k = sum(not s.labelled for s in self.images)
-        return f" ({k} without a label file, taken as tables with no dice)" if k else ""
+        notes = [f"{k} without a label file, taken as tables with no dice"] if k else []
+        bad = sum(not s.readable for s in self.images)
+        if bad:
+            notes.append(f"{bad} that could not be read, every die of them counted as missed")
+        return f" ({'; '.join(notes)})" if notes else ""
 
     def lines(self, title: str) -> list[str]:
         """The summary as printed by the command."""
         n = len(self.images)
-        ms = [s.ms for s in self.images]
+        ms = [s.ms for s in self.images if s.readable]
         return [
             f"{title}",
             f"  images: {n}, labelled dice: {self.dice}" + self._unlabelled(),
@@ -172,6 +180,13 @@ def _label_line(where: str, line: str) -> tuple[int, float, float, float, float]
             continue
         raise ValueError(f"{where}: {name} {text} is {problem}")
     return int(k) + 1, cx, cy, bw, bh
+
+
+def unreadable_score(name: str, labels: list[LabelledDie], why: str) -> ImageScore:
+    """The score of a photograph that could not be read: every labelled die missed."""
+    return ImageScore(name, readable=False, dice=len(labels), missed=len(labels),
+                      confident_errors=len(labels), aces=sum(lab.face == 1 for lab in labels),
+                      errors=[f"unreadable: {why}"])
 
 
 def score_image(name: str, labels: list[LabelledDie], reading: Reading) -> ImageScore:
@@ -254,9 +269,6 @@ def evaluate_folder(
     listed = _dice_listed(root / "counts.csv")
     scores = []
     for path in images:
-        image = load_image(path)
-        if view == "below":
-            image = np.ascontiguousarray(cv2.flip(image, 1))
         label_path = root / "labels" / (path.stem + ".txt")
         labelled = label_path.is_file()
         if not labelled and listed.get(path.name, 0):
@@ -264,6 +276,16 @@ def evaluate_folder(
                 f"{path.name}: no label file {label_path}, but counts.csv lists"
                 f" {listed[path.name]} dice"
             )
+        try:
+            image = load_image(path)
+        except UnreadableImage as err:
+            # One photograph that cannot be read is scored, not the end of the run.
+            labels = load_labels(label_path, 1, 1, view) if labelled else []
+            scores.append(unreadable_score(path.name, labels, str(err)))
+            scores[-1].labelled = labelled
+            continue
+        if view == "below":
+            image = np.ascontiguousarray(cv2.flip(image, 1))
         labels = load_labels(label_path, image.shape[1], image.shape[0], view) if labelled else []
         if degradation:
             image = degrade(image, degradation, [(lab.x, lab.y, lab.size) for lab in labels])
@@ -277,7 +299,9 @@ def evaluate_folder(
                                                                     calibrated))
             reading = read_dice(image, seen_with, view)
         except UnreadableImage as err:  # decoded, but no photograph to read (10 x 10 pixels)
-            raise UnreadableImage(f"{path}: {err}") from None
+            scores.append(unreadable_score(path.name, labels, f"{path}: {err}"))
+            scores[-1].labelled = labelled
+            continue
         score = score_image(path.name, labels, reading)
         score.labelled = labelled
         scores.append(score)
@@ -382,9 +406,8 @@ def _run(args: argparse.Namespace) -> int:
             _check_csv_target(args.csv)
         summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade,
                                   calibrated=args.calibrated)
-    except (ValueError, OSError) as err:  # UnreadableImage is a ValueError
-        kind = "unreadable image" if isinstance(err, UnreadableImage) else "error"
-        print(f"evaluate: {kind}: {err}", file=sys.stderr)
+    except (ValueError, OSError) as err:  # a label file or counts.csv that cannot be read
+        print(f"evaluate: error: {err}", file=sys.stderr)
         return 2
     read_as = how_read(args.degrade, args.calibrated)
     print("\n".join(summary.lines(f"{args.folder} (view {args.view}{read_as})")))
@@ -395,7 +418,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"evaluate: error: --csv {args.csv}: {err.strerror}", file=sys.stderr)
             return 2
         print(f"  per-image rows: {args.csv}")
-    return 0
+    unread = [s for s in summary.images if not s.readable]
+    for s in unread:  # scored as every die missed; named, as ``dudo scan`` names them
+        print(f"evaluate: {s.image}: {s.errors[0]}", file=sys.stderr)
+    return 1 if unread else 0
 
 
 def add_calibrated_option(parser: argparse.ArgumentParser) -> None:

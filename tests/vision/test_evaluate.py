@@ -198,8 +198,11 @@ def test_a_photograph_that_cannot_be_read_is_named(
         cv2.imwrite(str(path), np.zeros((10, 10, 3), np.uint8))
     else:
         path.write_bytes(_bomb_png())
-    assert main([str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith(f"evaluate: unreadable image: {path}: ")
+    assert main([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"evaluate: {name}: unreadable: ") and str(path) in err
+    assert "images: 1, labelled dice: 0 (1 without a label file, taken as tables with no dice;" \
+        " 1 that could not be read, every die of them counted as missed)" in out
 
 
 @pytest.mark.parametrize("view", ["above", "below"])
@@ -228,10 +231,18 @@ def test_a_folder_without_images_is_a_clear_error(
 def test_a_corrupt_photograph_in_the_folder_is_named(
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # One photograph that cannot be read is named and scored, every die of it missed: the
+    # others are still read (a folder from elsewhere may hold one such file).
     victim = sorted((small_folder / "images").iterdir())[1]
     victim.write_bytes(b"garbage")
-    assert main([str(small_folder)]) == 2
-    assert victim.name in capsys.readouterr().err
+    out = small_folder / "scores.csv"
+    assert main([str(small_folder), "--csv", str(out)]) == 1
+    assert f"evaluate: {victim.name}: unreadable: " in capsys.readouterr().err
+    rows = {r["image"]: r for r in csv.DictReader(out.open())}
+    assert len(rows) == 3
+    assert rows[victim.name]["missed"] == rows[victim.name]["dice"] != "0"
+    assert rows[victim.name]["error"].startswith("unreadable: ")
+    assert all(int(r["right"]) > 0 for name, r in rows.items() if name != victim.name)
 
 
 def test_the_simulator_score_prints_each_kind_it_is_asked_for(
