@@ -384,8 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--degrade",
         metavar="NAME",
         choices=DEGRADATIONS,
-        help="change every photograph first, as another camera would: "
-        + "; ".join(f"{name}: {what}" for name, (what, _) in DEGRADATIONS.items()),
+        help="change every photograph first, as another camera would: "  # % is argparse's
+        + "; ".join(f"{name}: {what}" for name, (what, _) in DEGRADATIONS.items())
+        .replace("%", "%%"),
     )
     add_calibrated_option(parser)
     args = parser.parse_args(argv)

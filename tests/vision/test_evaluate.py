@@ -430,3 +430,19 @@ def test_a_lost_label_file_of_an_image_with_dice_is_an_error(
     assert main([str(small_folder)]) == 2
     err = capsys.readouterr().err
     assert f"{label.stem}.jpg: no label file" in err and "counts.csv lists" in err
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["vision.evaluate", "vision.training.heldout", "vision.simscore", "vision.bench",
+     "vision.closer", "vision.simulate"],
+)
+def test_each_measuring_command_explains_itself(
+    module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    with pytest.raises(SystemExit) as done:
+        importlib.import_module(module).main(["--help"])
+    assert done.value.code == 0
+    assert "usage: python -m " + module in capsys.readouterr().out
