@@ -176,10 +176,9 @@ def exact_call_problem(game: Game, seat: int) -> str:
     if exact == "spot_on":
         in_play, start = sum(game._dice), game.rules.dice * game._n
         if 2 * in_play <= start:
-            return (
-                f"spot on needs more than half the starting dice in play "
-                f"({in_play} of {start} left)"
-            )
+            # Where the table hides how many dice remain, so does the reason.
+            left = f" ({in_play} of {start} left)" if game.rules.lost_dice_visible else ""
+            return f"spot on needs more than half the starting dice in play{left}"
     return ""
 
 

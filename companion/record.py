@@ -106,8 +106,8 @@ def describe(game: Game) -> str:
             notes.append("palifico used")
         if p["name"] == state["turn"]:
             notes.append("to act")
-        dice = "?" if p["dice"] is None else p["dice"]
-        lines.append(f"  {p['name']:<{width}}  {dice} dice  {', '.join(notes)}".rstrip())
+        dice = "? dice" if p["dice"] is None else "1 die" if p["dice"] == 1 else f"{p['dice']} dice"
+        lines.append(f"  {p['name']:<{width}}  {dice}  {', '.join(notes)}".rstrip())
     if state["dice_in_play"] is not None:
         lines.append(f"dice in play {state['dice_in_play']}, lost {state['dice_lost']}")
     if state["bid"]:

@@ -44,6 +44,7 @@ class SimulatedCups:
         self.seed = seed if seed is not None else secrets.randbits(32)
         self._lock = threading.Lock()
         self._dice: dict[str, list[int]] = {}
+        self._table = table
         self._unsubscribe = table.subscribe(self._on_event)
         self._roll_for(table.state())
 
@@ -70,10 +71,12 @@ class SimulatedCups:
         if state.get("phase") not in ("bidding", "reveal"):
             return
         game_id, round_number = state.get("game_id"), state.get("round")
+        # The counts from the table itself: the state leaves them out where they are hidden.
+        held = self._table.dice_under_cups()
         dice = {
-            player["name"]: self.roll(game_id, round_number, player["name"], player["dice"])
+            player["name"]: self.roll(game_id, round_number, player["name"], held[player["name"]])
             for player in state.get("players", [])
-            if not player.get("out") and player.get("dice", 0) > 0
+            if not player.get("out") and held.get(player["name"], 0) > 0
         }
         with self._lock:
             if dice == self._dice:

@@ -128,6 +128,14 @@ class Table:
         """
         return copy.deepcopy(self._snapshot)
 
+    def dice_under_cups(self) -> dict[str, int]:
+        """Each player's dice count, even where the table hides them: what each player holds
+        under their own cup (the simulated cups roll so many). Never served to a page."""
+        with self._lock:
+            if self._game is None:
+                return {}
+            return {p["name"]: p["dice"] for p in self._game.state(referee=True)["players"]}
+
     def legal_bids(self) -> list[Bid]:
         """Every legal next bid for the player to act, ascending (empty outside bidding)."""
         with self._lock:

@@ -203,6 +203,9 @@ function render(state) {
   $("another-game").textContent = page.anotherGame ? "Keep playing this game" : "Start another game instead\u2026";
   // With no game there is no record to download (the link would lead to an error).
   $("record-link").hidden = !state.game_id;
+  // Nor, at a table that hides how many dice remain, for a phone without the PIN while the
+  // game is on (the record would count them; the table refuses it).
+  if (state.dice_in_play === null && state.phase !== "over" && !page.control) $("record-link").hidden = true;
   renderOffline();
 }
 

@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
 from companion.journal import JournalError
-from companion.web.auth import control_required
+from companion.web.auth import PIN_HEADER, check_pin, control_required, has_control
 from companion.web.context import WebContext, announcement_json, bid_odds
 from companion.web.events import encode
 from companion.web.replies import error, json_body, number_arg
@@ -160,6 +160,9 @@ def record() -> Response:
     if text is None:
         return error("no game yet: start one first", 404)
     game_id = _ctx().table.state().get("game_id")
+    refused = _counts_kept_from(game_id)
+    if refused is not None:
+        return refused
     return _jsonl(text, f"dudo-game-{game_id}.jsonl")  # as the games list names it
 
 
@@ -196,11 +199,30 @@ def game_record(game_id: int) -> Response:
     journal = _ctx().journal
     if journal is None:
         return error("this table keeps no journal", 404)
+    refused = _counts_kept_from(game_id)
+    if refused is not None:
+        return refused
     try:
         text = journal.record(game_id)
     except JournalError as err:
         return error(str(err), 404)
     return _jsonl(text, f"dudo-game-{game_id}.jsonl")
+
+
+def _counts_kept_from(game_id: object) -> Response | None:
+    """None, or the refusal of the record of the game under way at a table that hides how
+    many dice remain: replayed, a record gives every count; it is for the PIN holder until
+    the game is over."""
+    state = _ctx().table.state()
+    if state.get("game_id") != game_id or state.get("phase") == "over":
+        return None
+    if state.get("dice_in_play") is not None or not state.get("players") or has_control():
+        return None
+    given = request.headers.get(PIN_HEADER)
+    if given is not None:
+        return check_pin(given)
+    return error("this table hides how many dice remain, and the record of the game under way"
+                 " would count them: it is for the PIN holder until the game is over", 403)
 
 
 def _jsonl(text: str, filename: str) -> Response:

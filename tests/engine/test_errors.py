@@ -154,3 +154,11 @@ def test_the_dudo_preset_seats_more_than_six_and_the_house_up_to_twenty() -> Non
 
 def test_both_kinds_of_error_are_value_errors() -> None:
     assert issubclass(MalformedAction, ValueError) and issubclass(IllegalAction, ValueError)
+
+
+def test_a_spot_on_refused_where_the_counts_are_hidden_gives_no_count(play: Any) -> None:
+    game = game_after("Caro leave; Ana 1x2; Ben dudo; reveal Ana:66 Ben:66; Ana 1x3", play,
+                      "dudo", dice=2, lost_dice_visible=False)
+    with pytest.raises(IllegalAction) as caught:
+        play(game, "Ben calza")
+    assert str(caught.value).endswith("spot on needs more than half the starting dice in play")

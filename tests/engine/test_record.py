@@ -106,6 +106,13 @@ def test_dudo_replay_prints_the_final_state_readably(capsys: pytest.CaptureFixtu
     assert out[-1] == "winner: Ben"
 
 
+def test_dudo_replay_says_one_die_not_one_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(GAMES / "dudo-open-on-aces-with-one-die.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert " 1 die " in out or out.count(" 1 die\n")
+    assert " 1 dice" not in out
+
+
 def test_dudo_replay_json_prints_one_object_the_games_state(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

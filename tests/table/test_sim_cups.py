@@ -78,3 +78,14 @@ def test_a_player_who_leaves_takes_their_dice_away(
     table, cups = cups_on_a_new_table(4, header)
     play(table, [{"action": "leave", "player": "Caro"}])
     assert sorted(cups.dice()) == ["Ana", "Ben"]
+
+
+def test_where_the_table_hides_the_counts_each_player_still_rolls_their_own_dice(
+    header: dict[str, Any], opening: list[dict[str, Any]], play: Any
+) -> None:
+    hidden = {**header, "options": {"lost_dice_visible": False}}
+    table, cups = cups_on_a_new_table(3, hidden)
+    assert all(p["dice"] is None for p in table.state()["players"])  # the page sees no count
+    assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 5, "Caro": 5}
+    play(table, opening)  # Ben loses a die: his cup holds four
+    assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 4, "Caro": 5}

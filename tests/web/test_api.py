@@ -326,3 +326,27 @@ def test_the_join_qr_code_is_an_svg_of_the_page_address(client: FlaskClient) -> 
     assert "http://192.0.2.7:8080/" in client.get("/", base_url="http://192.0.2.7:8080/").get_data(
         as_text=True
     )
+
+
+def test_where_the_counts_are_hidden_the_record_of_the_game_on_is_for_the_pin_holder(
+    client: FlaskClient, pin: dict[str, str], table: Table
+) -> None:
+    header = {**HEADER, "options": {"lost_dice_visible": False}, "players": ["Ana", "Ben"]}
+    assert client.post("/api/game", json=header, headers=pin).status_code == 201
+    game_id = table.state()["game_id"]
+    for action in ({"action": "bid", "player": "Ana", "quantity": 1, "face": 4},
+                   {"action": "dudo", "player": "Ben"},
+                   {"action": "reveal", "dice": {"Ana": [1, 2, 3, 5, 6], "Ben": [2] * 5}}):
+        assert client.post("/api/actions", json=action, headers=pin).status_code == 200
+    assert table.state()["players"][0]["dice"] is None  # the page is told no count
+    # Replayed, the record would count Ana's four dice: a watching phone is refused it.
+    for path in ("/api/record", f"/api/games/{game_id}/record"):
+        refused = client.get(path)
+        assert refused.status_code == 403 and "hides how many dice" in refused.get_json()["error"]
+        assert client.get(path, headers=pin).status_code == 200
+    # Once the game is over (Ben leaves the table: Ana wins) it is open to all.
+    leave = {"action": "leave", "player": "Ben"}
+    assert client.post("/api/actions", json=leave, headers=pin).status_code == 200
+    assert table.state()["phase"] == "over"
+    assert client.get("/api/record").status_code == 200
+    assert client.get(f"/api/games/{game_id}/record").status_code == 200
