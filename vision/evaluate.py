@@ -182,9 +182,11 @@ def _label_line(where: str, line: str) -> tuple[int, float, float, float, float]
     return int(k) + 1, cx, cy, bw, bh
 
 
-def unreadable_score(name: str, labels: list[LabelledDie], why: str) -> ImageScore:
+def unreadable_score(
+    name: str, labels: list[LabelledDie], labelled: bool, why: str
+) -> ImageScore:
     """The score of a photograph that could not be read: every labelled die missed."""
-    return ImageScore(name, readable=False, dice=len(labels), missed=len(labels),
+    return ImageScore(name, labelled, readable=False, dice=len(labels), missed=len(labels),
                       confident_errors=len(labels), aces=sum(lab.face == 1 for lab in labels),
                       errors=[f"unreadable: {why}"])
 
@@ -281,8 +283,7 @@ def evaluate_folder(
         except UnreadableImage as err:
             # One photograph that cannot be read is scored, not the end of the run.
             labels = load_labels(label_path, 1, 1, view) if labelled else []
-            scores.append(unreadable_score(path.name, labels, str(err)))
-            scores[-1].labelled = labelled
+            scores.append(unreadable_score(path.name, labels, labelled, str(err)))
             continue
         if view == "below":
             image = np.ascontiguousarray(cv2.flip(image, 1))
@@ -299,8 +300,7 @@ def evaluate_folder(
                                                                     calibrated))
             reading = read_dice(image, seen_with, view)
         except UnreadableImage as err:  # decoded, but no photograph to read (10 x 10 pixels)
-            scores.append(unreadable_score(path.name, labels, f"{path}: {err}"))
-            scores[-1].labelled = labelled
+            scores.append(unreadable_score(path.name, labels, labelled, f"{path}: {err}"))
             continue
         score = score_image(path.name, labels, reading)
         score.labelled = labelled

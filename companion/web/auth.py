@@ -195,7 +195,7 @@ def csrf_token() -> str:
 def has_control() -> bool:
     """Whether this browser session was opened with the table PIN and not closed since
     (cookie path only)."""
-    return session.get("control") is True and session.get("sid") in _sessions()
+    return session.get("sid") in _sessions()
 
 
 def control_required(view: Callable[P, R]) -> Callable[P, R | Response]:
@@ -244,7 +244,6 @@ def login() -> Response:
         return refused
     _sessions().close(session.get("sid"))
     session.clear()  # a fresh session (and token) for the new holder of the PIN
-    session["control"] = True
     session["sid"] = _sessions().open()
     return jsonify(control=True, csrf=csrf_token())
 
@@ -256,7 +255,6 @@ def logout() -> Response:
     if forged is not None:
         return forged
     _sessions().close(session.pop("sid", None))
-    session.pop("control", None)
     return jsonify(control=False, csrf=csrf_token())
 
 
