@@ -68,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module_name, function_name = HANDLERS[args.command].split(":")
     handler = getattr(importlib.import_module(module_name), function_name)
+    if sys.stdout is None:  # started with its output closed (`dudo scan photo.jpg >&-`)
+        if sys.stderr is not None:
+            print(f"dudo {args.command}: the standard output is closed", file=sys.stderr)
+        return 2
     try:
         return int(handler(args))
     except KeyboardInterrupt:

@@ -31,7 +31,7 @@ from vision.calibration import (
     calibration_tables,
     sector_zones,
 )
-from vision.config import ReaderConfig, config_from_dict, read_toml
+from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml, within_die_sizes
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
 
@@ -283,6 +283,11 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
     if not sizes:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
     size = round(float(statistics.median(sizes)), 1)
+    if size != within_die_sizes(size):
+        low, high = DIE_SIZES
+        raise CalibrationError(f"{name}: the dice measure {size:g} px across, where the reader"
+                               f" reads dice {low:g}..{high:g} px: move the camera"
+                               f" {'closer' if size < low else 'farther away'}")
     spread = (max(sizes) - min(sizes)) / size if size else 0.0
     lines.append(
         f"die size: {size:.1f} px (median of {len(sizes)} dice, {min(sizes)}..{max(sizes)} px)"

@@ -14,6 +14,15 @@ from vision.reading import DEFAULT_DOUBT_THRESHOLD
 RUNTIMES = ("auto", "onnxruntime", "opencv")
 
 
+# The sides of a die, in pixels, that ``die_size`` may give.
+DIE_SIZES = (8.0, 1000.0)
+
+
+def within_die_sizes(size: float) -> float:
+    """A die size measured on a photograph, brought within those a config may give."""
+    return min(max(size, DIE_SIZES[0]), DIE_SIZES[1])
+
+
 @dataclass(frozen=True)
 class ReaderConfig:
     """How to read dice.
@@ -49,8 +58,10 @@ class ReaderConfig:
         if self.runtime not in RUNTIMES:
             raise ValueError(f"[vision] runtime {self.runtime!r}: must be one of "
                              f"{', '.join(repr(r) for r in RUNTIMES)}")
-        if self.die_size is not None and not 8 <= self.die_size <= 1000:
-            raise ValueError(f"[vision] die_size {self.die_size}: must be 8..1000 px or absent")
+        low, high = DIE_SIZES
+        if self.die_size is not None and not low <= self.die_size <= high:
+            raise ValueError(f"[vision] die_size {self.die_size}: must be {low:g}..{high:g} px"
+                             " or absent")
         if not 0.0 <= self.doubt_threshold <= 1.0:
             raise ValueError(f"[vision] doubt_threshold {self.doubt_threshold}: must be 0..1")
         if not 0.0 < self.min_detection < 1.0:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.config import ReaderConfig, load_config
+from vision.config import ReaderConfig, load_config, within_die_sizes
 from vision.reading import FACES, IMAGE_SUFFIXES, Reading, UnreadableImage
 
 # The fields of a label line (YOLO).
@@ -319,7 +319,7 @@ def calibrated_size(
     sizes = measured_sizes(image, config, view)
     if not sizes:
         return None
-    return min(max(factor * float(statistics.median(sizes)), 8.0), 1000.0)
+    return within_die_sizes(factor * float(statistics.median(sizes)))
 
 
 def _dice_listed(path: Path) -> dict[str, int]:

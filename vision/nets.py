@@ -111,7 +111,7 @@ def locator_file(config: ReaderConfig) -> Path:
     """The locator the config runs: where ONNX Runtime runs it, its 8-bit copy if one lies
     beside it (unless ``eight_bit_locator`` is false); else the float net."""
     locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
-    copy = eight_bit_copy(locator)
+    copy = eight_bit_copy(locator) if locator.name else locator  # "/" has no copy beside it
     if config.eight_bit_locator and runtime_of(config.runtime) == "onnxruntime" and copy.is_file():
         return copy
     return locator
@@ -143,17 +143,55 @@ def _load(locator_path: str, face_path: str, second_path: str | None, runtime: s
     _keep_freed_memory()
     load = _onnxruntime_forward if runtime == "onnxruntime" else _opencv_forward
     nets: list[Forward | None] = []
-    for path in (locator_path, face_path, second_path):
+    for path, role in ((locator_path, LOCATOR), (face_path, FACE_READER),
+                       (second_path, FACE_READER)):
         if path is None:
             nets.append(None)
             continue
         if not Path(path).is_file():
+            if Path(path).is_dir():
+                raise FileNotFoundError(f"dice reader model {path}: a folder, not a model file")
             raise FileNotFoundError(f"dice reader model missing: {path}")
-        nets.append(load(path))
+        nets.append(_checked(load(path), path, role))
     locator, face, second = nets
     assert locator is not None and face is not None
     coarse = _opencv_forward(locator_path) if runtime == "opencv" else None
     return Nets(locator, face, threading.Lock(), second, coarse)
+
+
+@dataclass(frozen=True)
+class _Role:
+    """What a model is for: an input as the reader gives it (the locator one photograph, a
+    face reader a crop and its mirror image) and the output that input must give."""
+
+    name: str
+    given: tuple[int, int, int, int]
+    gives: tuple[int, ...]
+
+
+LOCATOR = _Role("die locator", (1, 3, 64, 64), (1, 4, 64 // STRIDE, 64 // STRIDE))
+FACE_READER = _Role("face reader", (2, 3, CROP_PX, CROP_PX), (2, NOT_A_DIE + 1))
+
+
+def _checked(net: Forward, path: str, role: _Role) -> Forward:
+    """The net, once it has read a blank input of its role as the reader will: a model made
+    for another role (a locator named as the face reader, say) is a clear ValueError here,
+    not a failure in the middle of a reading."""
+    try:
+        shape = tuple(np.asarray(net(np.zeros(role.given, np.float32))).shape)
+    except Exception as err:  # each runtime has its own errors, with no common base class
+        # The first line says what (ONNX Runtime's after its error code, "... : 2 : ... : ").
+        reason = str(err).strip().splitlines()[0].split(" : ")[-1] if str(err).strip() else ""
+        raise ValueError(f"dice reader model {path} is not a {role.name}: it cannot read a"
+                         f" {_dims(role.given)} input ({reason or type(err).__name__})") from None
+    if shape != role.gives:
+        raise ValueError(f"dice reader model {path} is not a {role.name}: a {_dims(role.given)}"
+                         f" input gives {_dims(shape)}, where it must give {_dims(role.gives)}")
+    return net
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
 
 
 def _onnxruntime_forward(path: str) -> Forward:

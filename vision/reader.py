@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.config import ReaderConfig
+from vision.config import ReaderConfig, within_die_sizes
 from vision.reading import VIEWS, Die, Reading, UnreadableImage
 
 if TYPE_CHECKING:
@@ -122,7 +127,8 @@ def read_dice(
     located, sizes = located_with(config)
     if (config.die_size is not None and len(sizes) >= _OWN_SIZE_DICE
             and float(np.median(sizes)) < _LOCATED_AGAIN_BELOW * config.die_size):
-        located, sizes = located_with(replace(config, die_size=float(np.median(sizes))))
+        located, sizes = located_with(
+            replace(config, die_size=within_die_sizes(float(np.median(sizes)))))
     if len(sizes) >= _OWN_SIZE_DICE or config.die_size is None:
         die_px, band = (float(np.median(sizes)) if sizes else 0.0), _SIZE_BAND
     else:
@@ -238,6 +244,8 @@ def load_image(path: str | Path) -> np.ndarray:
     """A photograph from a file as a BGR array; UnreadableImage names the file and why."""
     import cv2
 
+    if str(path) == "":
+        raise UnreadableImage("an empty file name: name a photograph")
     path = Path(path)
     if not path.exists():
         raise UnreadableImage(f"{path}: no such file")
@@ -250,7 +258,8 @@ def load_image(path: str | Path) -> np.ndarray:
     if data.size == 0:
         raise UnreadableImage(f"{path}: empty file")
     try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        with _decoder_messages() as messages:
+            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error as err:  # a header declaring more pixels than OpenCV decodes, and worse
         reason = "larger than OpenCV decodes" if "MAX_IMAGE_PIXELS" in str(err) else "corrupt"
         raise UnreadableImage(f"{path}: not an image OpenCV can decode ({reason})") from None
@@ -259,7 +268,37 @@ def load_image(path: str | Path) -> np.ndarray:
     if _truncated_jpeg(data.tobytes()):
         # OpenCV paints the missing part grey and goes on: the dice there would be lost.
         raise UnreadableImage(f"{path}: the JPEG data ends early (the file is cut short)")
+    damage = [m for m in messages if m.startswith(_DAMAGED) and not m.endswith(_HARMLESS)]
+    if damage:
+        # libjpeg decodes what it can and paints the rest: garbage there can look like dice.
+        raise UnreadableImage(f"{path}: the JPEG data is damaged ({damage[0][len(_DAMAGED):]})")
     return np.asarray(image)
+
+
+# libjpeg's warning for damaged coded data, and the one case of it that leaves every pixel
+# as written: bytes of padding just before the end-of-image marker.
+_DAMAGED = "Corrupt JPEG data: "
+_HARMLESS = "before marker 0xd9"
+
+
+@contextmanager
+def _decoder_messages() -> Iterator[list[str]]:
+    """Collect, instead of showing, what the image libraries write from C to the process's
+    stderr while a file is decoded (libjpeg's "Corrupt JPEG data: ...", libpng's errors): the
+    list holds the lines once the block ends. A file that cannot be read is the caller's one
+    message, naming the file."""
+    messages: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield messages
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            messages.extend(sink.read().decode("utf-8", "replace").splitlines())
 
 
 def _truncated_jpeg(data: bytes) -> bool:

@@ -15,8 +15,6 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -41,7 +39,10 @@ def scan_command(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"dudo scan: {err}", file=sys.stderr)
         return 2
-    annotate_dir = Path(args.annotate) if args.annotate else None
+    if args.annotate == "":
+        print("dudo scan: --annotate needs a folder, not an empty name", file=sys.stderr)
+        return 2
+    annotate_dir = Path(args.annotate) if args.annotate is not None else None
     if annotate_dir is not None:
         if annotate_dir.exists() and not annotate_dir.is_dir():
             print(f"dudo scan: --annotate {annotate_dir}: not a folder", file=sys.stderr)
@@ -84,36 +85,22 @@ def scan_one(
     """
     from vision.reader import load_image, read_dice
 
-    with _decoders_quiet():
-        image = load_image(name)
+    image = load_image(name)
     try:
         reading = read_dice(image, config, view=view)
     except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)
         raise UnreadableImage(f"{name}: {err}") from None
-    if as_json:
-        out.write(json.dumps(reading.to_json(name)) + "\n")
-    else:
-        out.write(describe(name, reading) + "\n")
-    out.flush()
+    line = json.dumps(reading.to_json(name)) if as_json else describe(name, reading)
+    try:
+        out.write(line + "\n")
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:  # a full disk or a device that takes nothing (`> /dev/full`)
+        raise OSError(f"cannot write the results to the output: {err.strerror}") from None
     if annotate_dir is not None:
         _write_annotated(name, image, reading, annotated_path(name, annotate_dir, taken))
     return reading
-
-
-@contextmanager
-def _decoders_quiet() -> Iterator[None]:
-    """Keep the image libraries' own warnings (libjpeg's "Corrupt JPEG data...", libpng's
-    errors), which they write from C to the process's stderr, off the terminal while a file is
-    decoded: an image that cannot be read is this command's one line, naming the file."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def describe(name: str, reading: Reading) -> str:
@@ -172,9 +159,13 @@ def _write_annotated(name: str, image: object, reading: Reading, target: Path) -
     ok, encoded = cv2.imencode(target.suffix, marked)
     if not ok:
         raise CannotWrite(f"{name}: could not encode the annotated image {target}")
+    # Written beside it, then renamed over it: a full disk leaves no half-written copy.
+    part = target.with_name(f".{target.name}.part")
     try:
-        target.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))
+        part.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))
+        os.replace(part, target)
     except OSError as err:
+        part.unlink(missing_ok=True)
         raise CannotWrite(f"{name}: could not write the annotated image {target}: "
                           f"{err.strerror}") from None
 

@@ -27,6 +27,8 @@ from vision.reader import load_image, read_dice
 from vision.reading import DEFAULT_DOUBT_THRESHOLD
 from vision.simulate import render_dice
 
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+
 OTHER_TABLES = """\
 # the table's own settings: calibrate must keep this comment
 [game]
@@ -348,6 +350,23 @@ def test_a_dice_picture_without_dice_is_refused(
     assert not config.exists()
 
 
+def test_dice_too_small_for_a_config_are_refused_not_written_as_a_config_that_cannot_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A camera far from the glass: the dev photograph's dice shrunk to about 7 px across.
+    photo = load_image(DEV / "images" / "IMG_20191208_111228.jpg")
+    far = cv2.copyMakeBorder(cv2.resize(photo, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA),
+                             100, 100, 100, 100, cv2.BORDER_REPLICATE)
+    dice = tmp_path / "far.png"
+    cv2.imwrite(str(dice), cv2.flip(far, 1))  # as the camera under the glass sees them
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--dice", str(dice)]) == 1
+    err = capsys.readouterr().err
+    assert "far.png: the dice measure 7 px across, where the reader reads dice 8..1000 px" in err
+    assert "move the camera closer" in err
+    assert not config.exists()
+
+
 def test_marks_on_the_empty_glass_are_never_counted_as_dice(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -358,10 +377,10 @@ def test_marks_on_the_empty_glass_are_never_counted_as_dice(
     # photograph of the dev set's tray, as a fixed camera sees it. Calibrated once from the
     # empty tray (a photograph with its dice painted over by the tray's colour), the sticker
     # is a mark, and later photographs of the tray show only their dice.
-    dev = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+
     at = (450, 450)  # bare tray in every photograph below
     empty_tray = table_without_dice("IMG_20191208_112127")
-    sticker = _a_sticker_the_reader_doubts(empty_tray, at, dev)
+    sticker = _a_sticker_the_reader_doubts(empty_tray, at, DEV)
     empty = tmp_path / "empty.png"
     cv2.imwrite(str(empty), _stuck(empty_tray, sticker, at))
     config = tmp_path / "dudo.toml"
@@ -370,8 +389,8 @@ def test_marks_on_the_empty_glass_are_never_counted_as_dice(
     marks = load_config(config).marks
     assert any(abs(x - at[0]) < 20 and abs(y - at[1]) < 20 for x, y in marks), marks
     for name in ("IMG_20191208_112014", "IMG_20191208_112122", "IMG_20191208_112239"):
-        photo = _stuck(load_image(dev / "images" / f"{name}.jpg"), sticker, at)
-        labels = load_labels(dev / "labels" / f"{name}.txt", 640, 640, "above")
+        photo = _stuck(load_image(DEV / "images" / f"{name}.jpg"), sticker, at)
+        labels = load_labels(DEV / "labels" / f"{name}.txt", 640, 640, "above")
         with_marks = read_dice(photo, load_config(config), view="above")
         assert score_image(name, labels, with_marks).exact, with_marks.dice
         assert with_marks.total == len(labels) < read_dice(photo, view="above").total

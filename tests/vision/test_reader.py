@@ -736,6 +736,20 @@ def test_a_broken_model_file_is_named(tmp_path: Path) -> None:
         read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(model_path=str(broken)))
 
 
+@pytest.mark.parametrize("runtime", ["auto", "opencv"])
+def test_a_model_made_for_another_part_of_the_reader_is_named_not_a_traceback(
+    tmp_path: Path, runtime: str
+) -> None:
+    locator, face = str(MODELS_DIR / LOCATOR_FILE), str(MODELS_DIR / "face.onnx")
+    blank = np.zeros((64, 64, 3), np.uint8)
+    with pytest.raises(ValueError, match=f"model {locator} is not a face reader: "):
+        read_dice(blank, ReaderConfig(model_path=locator, runtime=runtime))
+    with pytest.raises(ValueError, match=f"model {face} is not a die locator: "):
+        read_dice(blank, ReaderConfig(detector_path=face, runtime=runtime))
+    with pytest.raises(FileNotFoundError, match=f"model {tmp_path}: a folder, not a model file"):
+        read_dice(blank, ReaderConfig(second_model_path=str(tmp_path), runtime=runtime))
+
+
 def test_onnx_runtime_and_opencv_read_the_photographs_alike() -> None:
     # The two runtimes that can run the nets (ONNX Runtime where installed, else OpenCV's
     # dnn): the same dice, faces and confidences, in both views, from the same float nets.

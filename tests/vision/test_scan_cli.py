@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -143,6 +144,31 @@ def test_annotate_writes_each_picture_with_its_dice_outlined(
     assert (cv2.absdiff(marked, original).max(axis=2) > 60).mean() > 0.002
 
 
+def test_a_disk_that_fills_while_annotating_leaves_no_broken_copy_behind(
+    table: tuple[Path, Scene],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, _ = table
+    out_dir = tmp_path / "marked"
+    real_write_bytes = Path.write_bytes
+
+    def fills_up(self: Path, data: bytes) -> int:  # the card fills halfway through the file
+        real_write_bytes(self, data[: len(data) // 2])
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", fills_up)
+    code, lines, err = scan(capsys, str(path), "--annotate", str(out_dir))
+    assert code == 1 and len(lines) == 1  # the reading is given; its picture is not
+    assert err == (f"dudo scan: {path}: could not write the annotated image"
+                   f" {out_dir / 'table.png'}: No space left on device\n")
+    assert list(out_dir.iterdir()) == []
+    monkeypatch.undo()  # space freed: the next run writes the copy under its own name
+    assert scan(capsys, str(path), "--annotate", str(out_dir))[0] == 0
+    assert [p.name for p in out_dir.iterdir()] == ["table.png"]
+
+
 def test_annotate_never_writes_over_a_photograph_or_another_annotated_copy(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -246,11 +272,33 @@ def test_a_damaged_photograph_is_one_line_on_stderr_not_the_image_library_s_too(
     code = main(["scan", str(scrambled), str(cut_png), str(flipped)])
     captured = capfd.readouterr()
     assert code == 1
-    assert [line.split(":")[0] for line in captured.out.splitlines()] == [str(scrambled)]
-    assert captured.err.splitlines() == [
+    assert captured.out == ""
+    first, *others = captured.err.splitlines()
+    assert first.startswith(f"dudo scan: {scrambled}: the JPEG data is damaged (")
+    assert others == [
         f"dudo scan: {cut_png}: not an image OpenCV can decode (corrupt or unknown format)",
         f"dudo scan: {flipped}: not an image OpenCV can decode (corrupt or unknown format)",
     ]
+
+
+def test_a_photograph_whose_jpeg_data_is_damaged_is_refused_not_read_with_phantom_dice(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
+    # Sixty bytes of the coded data overwritten, as a failing card or a bad copy does:
+    # libjpeg paints blocks of garbage there and says so only on stderr.
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(photo[:24000] + b"\x55" * 60 + photo[24060:])
+    padded = tmp_path / "padded.jpg"  # padding before the end marker: every pixel is intact
+    padded.write_bytes(photo[:-2] + bytes(5) + photo[-2:])
+    code = main(["scan", "--json", str(damaged), str(padded)])
+    captured = capfd.readouterr()
+    assert code == 1
+    assert captured.err.splitlines() == [
+        f"dudo scan: {damaged}: the JPEG data is damaged (premature end of data segment)"
+    ]
+    assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [str(padded)]
+    assert json.loads(captured.out)["total"] == 22
 
 
 def test_a_phone_photo_with_a_video_after_its_end_is_read_whole(
@@ -294,8 +342,9 @@ def test_annotate_never_writes_over_a_file_it_did_not_write_but_updates_its_own(
         (["--config", "{folder}"], "{folder}: a folder, not a config file"),
         (["--config", "{latin1}"], "{latin1}: not UTF-8 text (byte 6): not valid TOML"),
         (["--config", "{model}"], "cannot be loaded"),
+        (["--annotate", ""], "--annotate needs a folder, not an empty name"),
     ],
-    ids=["annotate-file", "config-folder", "config-not-utf8", "model-not-onnx"],
+    ids=["annotate-file", "config-folder", "config-not-utf8", "model-not-onnx", "annotate-empty"],
 )
 def test_a_bad_option_is_one_clear_line_and_exit_2(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -312,6 +361,55 @@ def test_a_bad_option_is_one_clear_line_and_exit_2(
     assert (code, lines) == (2, [])
     assert len(err.splitlines()) == 1 and err.startswith("dudo scan: ")
     assert message.format(**names) in err
+
+
+def test_the_smallest_die_size_a_config_may_give_reads_every_photograph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Dice of 7 px: the reader looks again at the size it finds, below the 8 px a config may
+    # give; that is its own business, never the config's error stopping the run.
+    photo = load_image(DEV_SET / "images" / DEV_PHOTO)
+    far = tmp_path / "far.png"
+    cv2.imwrite(str(far), cv2.resize(photo, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA))
+    config = tmp_path / "dudo.toml"
+    config.write_text("[vision]\ndie_size = 8\n")
+    code, lines, err = scan(capsys, "--config", str(config), "--view", "above", str(far), str(far))
+    assert (code, err, len(lines)) == (0, "", 2)
+
+
+def test_a_scan_keeps_nothing_of_onnx_runtime_s_telemetry_and_says_nothing_of_it(
+    tmp_path: Path,
+) -> None:
+    # ONNX Runtime 1.29+ sends telemetry from Linux and keeps an identifier in ~/.cache;
+    # where the home cannot be written (here a file: not even root makes a folder in it) it
+    # warns on stderr at every start.
+    env = {key: value for key, value in os.environ.items() if key != "ORT_DISABLE_TELEMETRY"}
+    (tmp_path / "not-a-home").write_text("")
+    for home in (tmp_path, tmp_path / "not-a-home"):
+        run = subprocess.run(
+            [sys.executable, "-m", "companion.cli", "scan", str(DEV_SET / "images" / DEV_PHOTO)],
+            env={**env, "HOME": str(home)}, capture_output=True, text=True, timeout=120,
+        )
+        assert (run.returncode, run.stderr) == (0, "")
+        assert run.stdout.startswith(f"{DEV_SET / 'images' / DEV_PHOTO}: 22 dice")
+    assert [p.name for p in tmp_path.iterdir()] == ["not-a-home"]
+
+
+def test_an_output_that_takes_nothing_and_an_empty_name_are_each_one_clear_line(
+    table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = table
+    scan_to = [sys.executable, "-m", "companion.cli", "scan", str(path)]
+    closed = subprocess.run(scan_to, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert (closed.returncode, closed.stderr) == (2, "dudo scan: the standard output is closed\n")
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(scan_to, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (run.returncode, run.stderr) == (
+        2, "dudo scan: cannot write the results to the output: No space left on device\n")
+    code, lines, err = scan(capsys, "", str(path))
+    assert (code, len(lines)) == (1, 1)
+    assert err == "dudo scan: an empty file name: name a photograph\n"
 
 
 def test_a_reader_that_stops_reading_the_output_ends_the_scan_quietly(
