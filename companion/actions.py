@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from companion import bidding, rounds
 from companion.announcement import Announcement
-from companion.bid import bid_words, check_bid_fields
+from companion.bid import MAX_QUANTITY, bid_words, check_bid_fields
 from companion.calls import EXACT_CALL_NAMES, Call, describe_call
-from companion.errors import IllegalAction, MalformedAction
+from companion.errors import IllegalAction, MalformedAction, shown
+from companion.said import Said, in_order
 
 if TYPE_CHECKING:
     from companion.game import Game
@@ -32,7 +33,7 @@ def player_seat(game: Game, action: Mapping[str, Any]) -> int:
         raise MalformedAction(f"{action['action']} needs a 'player'")
     seat = game._seat.get(name) if isinstance(name, str) else None
     if seat is None:
-        raise MalformedAction(f"unknown player {name!r}")
+        raise MalformedAction(f"unknown player {shown(name)}")
     return seat
 
 
@@ -75,7 +76,8 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
     seat = game._seat.get(name) if type(name) is str else None
     # The common case in two tests (a known player, whole numbers, a face 1-6); anything
     # else takes the slow path that names what is wrong.
-    if seat is None or type(q) is not int or type(f) is not int or not 1 <= f <= 6 or q < 1:
+    if (seat is None or type(q) is not int or type(f) is not int or not 1 <= f <= 6
+            or not 1 <= q <= MAX_QUANTITY):
         seat = player_seat(game, action)
         if q is None or f is None:
             raise MalformedAction(f"bid needs a '{'quantity' if q is None else 'face'}'")
@@ -111,7 +113,7 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
 
 def do_bid(game: Game, seat: int, q: int, f: int) -> list[Announcement]:
     game._bid_q, game._bid_f, game._bidder, game._passer = q, f, seat, None
-    game._bids = (*game._bids, ("bid", seat, q, f))
+    game._bids = Said(game._bids, ("bid", seat, q, f))
     game._turn = game._next_active(seat, game._direction)
     name = game._names[seat]
     return [Announcement("bid", name, f"{name} bids {bid_words(q, f)}")]
@@ -199,7 +201,7 @@ def do_call(game: Game, call: Call) -> list[Announcement]:
     game._turn = None
     game._passer = None
     kind = "calza" if call.kind == "calza" else "dudo"  # the record's action
-    game._bids = (*game._bids, (kind, call.caller))
+    game._bids = Said(game._bids, (kind, call.caller))
     name = game._names[call.caller]
     return [Announcement(kind, name, describe_call(game.rules, call, game._names))]
 
@@ -234,7 +236,7 @@ def check_pass(game: Game, action: Mapping[str, Any]) -> Checked:
 def do_pass(game: Game, seat: int) -> list[Announcement]:
     game._passer = seat
     game._passed = game._passed | {seat}
-    game._bids = (*game._bids, ("pass", seat))
+    game._bids = Said(game._bids, ("pass", seat))
     game._turn = game._next_active(seat, game._direction)
     name = game._names[seat]
     return [Announcement("pass", name, f"{name} passes")]
@@ -247,7 +249,7 @@ def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
     seat = player_seat(game, action)
     mode = action.get("mode")
     if mode not in ("open", "closed"):
-        raise MalformedAction(f"palifico mode {mode!r} (modes: open, closed)")
+        raise MalformedAction(f"palifico mode {shown(mode)} (modes: open, closed)")
     _check_bidding(game, seat, "palifico declaration")
     name = game._names[seat]
     if not game.rules.palifico_choice:
@@ -256,7 +258,7 @@ def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
         raise IllegalAction("this round is not a palifico round")
     if seat != game._palifico:
         raise IllegalAction(f"only {game._names[game._palifico]} declares this palifico round")
-    if any(entry[0] == "palifico" for entry in game._bids):
+    if any(entry[0] == "palifico" for entry in in_order(game._bids)):
         raise IllegalAction(f"{name} has already declared the round {game._palifico_mode}")
     if game._bid_f:
         raise IllegalAction("too late: the palifico round's first bid is made")
@@ -266,7 +268,7 @@ def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
 
 def do_palifico(game: Game, seat: int, mode: str) -> list[Announcement]:
     game._palifico_mode = mode
-    game._bids = (*game._bids, ("palifico", seat, mode))
+    game._bids = Said(game._bids, ("palifico", seat, mode))
     name = game._names[seat]
     how = "open: each sees the others' dice, not their own" if mode == "open" else "closed"
     return [Announcement("palifico_choice", name, f"{name} plays the palifico round {how}")]

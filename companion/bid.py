@@ -14,6 +14,10 @@ from functools import lru_cache
 from companion.errors import MalformedAction, shown
 
 FACES = range(1, 7)
+# Bids have no upper bound in the rules (RULES.md); the referee takes any up to this, far past
+# any table's dice, so that every number it says (twice a bid and one, to leave the aces) is
+# short and a phone's page counts it exactly.
+MAX_QUANTITY = 999_999_999
 _TEXT = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
 _NUMBER_WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -33,6 +37,11 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
         raise MalformedAction(f"malformed bid: face {face} (faces are 1-6)")
     if quantity < 1:
         raise MalformedAction(f"malformed bid: quantity {quantity} (quantities start at 1)")
+    if quantity > MAX_QUANTITY:
+        raise MalformedAction(
+            f"malformed bid: quantity {shown(quantity)} (the referee takes bids of up to"
+            f" {MAX_QUANTITY:,} dice)"
+        )
     return quantity, face
 
 
@@ -60,7 +69,7 @@ class Bid:
         """Read a bid written ``QxF`` (``"5x3"``: five 3s)."""
         match = _TEXT.fullmatch(text) if isinstance(text, str) else None
         if match is None:
-            raise MalformedAction(f"malformed bid: {text!r} (write quantity x face, like 5x3)")
+            raise MalformedAction(f"malformed bid: {shown(text)} (write quantity x face, like 5x3)")
         return cls(int(match.group(1)), int(match.group(2)))
 
     def __str__(self) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
+import os
 import sys
 from collections.abc import Sequence
 
@@ -68,10 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module_name, function_name = HANDLERS[args.command].split(":")
     handler = getattr(importlib.import_module(module_name), function_name)
+    if sys.stderr is None:  # started with `2>&-`: print(file=None) would write to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the whole run)
     if sys.stdout is None:  # started with its output closed (`dudo scan photo.jpg >&-`)
-        if sys.stderr is not None:
-            print(f"dudo {args.command}: the standard output is closed", file=sys.stderr)
+        print(f"dudo {args.command}: the standard output is closed", file=sys.stderr)
         return 2
+    for stream in (sys.stdout, sys.stderr):  # a player's name the terminal cannot show
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return int(handler(args))
     except KeyboardInterrupt:

@@ -17,11 +17,21 @@ class IllegalAction(ValueError):
     """The action is well-formed but the rules forbid it in the current position."""
 
 
+# The most of a value a message shows: a message is one line, whatever the input held.
+_SHOWN_CHARACTERS = 60
+
+
 def shown(value: object) -> str:
     """A value as a message names it: JSON's own words for null, true and false (the input
-    is JSON), Python's ``repr`` for the rest (``'poker'``, ``2.0``)."""
+    is JSON), Python's ``repr`` for the rest (``'poker'``, ``2.0``), cut short past 60
+    characters (``'AnaAna…' (5000 characters)``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value)
+    if isinstance(value, int) and value.bit_length() > 64:  # Python writes out at most 4,300
+        return f"a number of about {value.bit_length() * 30103 // 100_000 + 1} digits"
+    text = repr(value)
+    if len(text) <= _SHOWN_CHARACTERS:
+        return text
+    return f"{text[:_SHOWN_CHARACTERS]}… ({len(text):,} characters)"

@@ -18,6 +18,7 @@ other one of the two opens the next round.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ from companion.bid import Bid
 from companion.calls import Call
 from companion.errors import MalformedAction, shown
 from companion.rules import Rules, make_rules
+from companion.said import Said
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -73,7 +75,7 @@ class Game:
     _bid_q: int
     _bid_f: int  # 0: no bid yet this round
     _bidder: int | None
-    _bids: tuple[tuple[Any, ...], ...]
+    _bids: Said | None  # what has been said this round, the last first (companion.said)
     _passed: frozenset[int]
     _passer: int | None  # set while the last act of the round is a pass
     _palifico: int | None
@@ -94,7 +96,7 @@ class Game:
         if first is None:
             first = names[0]
         elif first not in names:
-            raise MalformedAction(f"unknown player {first!r} named first")
+            raise MalformedAction(f"unknown player {shown(first)} named first")
         self.rules = rules
         self._names = names
         self._seat = {name: i for i, name in enumerate(names)}
@@ -116,7 +118,7 @@ class Game:
         self._direction = 1
         self._bid_q = self._bid_f = 0
         self._bidder = self._passer = self._palifico = self._winner = None
-        self._bids = ()
+        self._bids = None
         self._passed = frozenset()
         self._palifico_mode = None
         self._call = None
@@ -172,7 +174,7 @@ class Game:
         """How many dice ``player`` holds now (0 once out)."""
         seat = self._seat.get(player)
         if seat is None:
-            raise MalformedAction(f"unknown player {player!r}")
+            raise MalformedAction(f"unknown player {shown(player)}")
         return self._dice[seat]
 
     @property
@@ -314,30 +316,38 @@ class Game:
 def _checker(action: object) -> Callable[[Game, Mapping[str, Any]], Checked]:
     """The check for ``action``'s kind, or MalformedAction saying why there is none."""
     if not isinstance(action, Mapping):
-        raise MalformedAction(f"an action must be a JSON object, not {action!r}")
+        raise MalformedAction(f"an action must be a JSON object, not {shown(action)}")
     kind = action.get("action")
     check = CHECKS.get(kind) if isinstance(kind, str) else None
     if check is None:
         if kind is None:
             raise MalformedAction("missing field 'action'")
-        raise MalformedAction(f"unknown action {kind!r} (actions: {', '.join(ACTIONS)})")
+        raise MalformedAction(f"unknown action {shown(kind)} (actions: {', '.join(ACTIONS)})")
     return check
 
 
 def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(players, str) or not isinstance(players, Iterable):
-        raise MalformedAction(f"players must be a list of names, not {players!r}")
+    if not isinstance(players, (list, tuple)):
+        raise MalformedAction(f"players must be a list of names, not {shown(players)}")
     names = tuple(players)
+    looks: dict[str, str] = {}  # each name as it looks on a phone: its first holder
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise MalformedAction(f"a player's name must be a non-empty text, not {name!r}")
+            raise MalformedAction(f"a player's name must be a non-empty text, not {shown(name)}")
         if not name.isprintable():
             # A line break would split the one-line messages that name players; half a
             # character (a lone surrogate) cannot be saved at all.
-            raise MalformedAction(f"player name {name!r}: only printable characters")
-    if len(set(names)) != len(names):
-        twice = sorted({n for n in names if names.count(n) > 1})
-        raise MalformedAction(f"player {twice[0]!r} is listed twice")
+            raise MalformedAction(f"player name {shown(name)}: only printable characters")
+        if name != name.strip():
+            raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
+        # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
+        # diaeresis): names that look the same are one name.
+        look = unicodedata.normalize("NFC", name)
+        if look in looks:
+            seen = looks[look]
+            same = "is listed twice" if seen == name else f"looks the same as {shown(seen)}"
+            raise MalformedAction(f"player {shown(name)} {same}")
+        looks[look] = name
     low, high = rules.min_players, rules.max_players
     if len(names) < low or (high is not None and len(names) > high):
         raise MalformedAction(
@@ -349,12 +359,12 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
 def _colours(colours: object, players: list[str]) -> dict[str, str]:
     """The header's ``colours`` (each player's colour on the page, ``"#rrggbb"``), checked."""
     if not isinstance(colours, Mapping):
-        raise MalformedAction(f"header 'colours' must map players to colours, not {colours!r}")
+        raise MalformedAction(f"header 'colours' must map players to colours, not {shown(colours)}")
     for player, colour in colours.items():
         if player not in players:
-            raise MalformedAction(f"header 'colours': {player!r} is not a player")
+            raise MalformedAction(f"header 'colours': {shown(player)} is not a player")
         if not isinstance(colour, str) or not _COLOUR.match(colour):
             raise MalformedAction(
-                f"header 'colours': {player}'s colour {colour!r} is not a #rrggbb colour"
+                f"header 'colours': {player}'s colour {shown(colour)} is not a #rrggbb colour"
             )
     return dict(colours)

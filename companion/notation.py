@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from companion.said import in_order
+
 if TYPE_CHECKING:
     from companion.game import Game
 
@@ -96,7 +98,7 @@ def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
         "turn": game.turn,
         "direction": "clockwise" if game._direction == 1 else "anticlockwise",
         "bid": bid,
-        "bids": [_entry(names, e) for e in game._bids],
+        "bids": [_entry(names, e) for e in in_order(game._bids)],
         "aces_wild": game._wild,
         "palifico": None if game._palifico is None else names[game._palifico],
         "palifico_mode": game._palifico_mode,

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import io
 import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from companion.errors import IllegalAction, MalformedAction
+from companion.errors import IllegalAction, MalformedAction, shown
 from companion.game import Game
 
 
@@ -54,7 +53,10 @@ def replay(lines: Iterable[str]) -> Game:
     MalformedAction or IllegalAction ``line N: reason``.
     """
     game: Game | None = None
-    for number, line in enumerate(lines, start=1):
+    for number, ended in enumerate(lines, start=1):
+        # Its end is not JSON (an error there is in this line), nor a byte-order mark at its
+        # start (records joined by an editor that writes one at the start of each file).
+        line = ended.rstrip("\r\n").removeprefix("\ufeff")
         if not line.strip():
             continue
         item = _parse(line, number)
@@ -62,7 +64,7 @@ def replay(lines: Iterable[str]) -> Game:
             if game is None:
                 game = Game.from_header(item)
             elif not isinstance(item, dict):
-                raise MalformedAction(f"an action must be a JSON object, not {line.strip()}")
+                raise MalformedAction(f"an action must be a JSON object, not {shown(item)}")
             else:
                 game.apply(item)
         except (MalformedAction, IllegalAction) as exc:
@@ -88,7 +90,9 @@ def replay_file(path: str | Path) -> Game:
         raise MalformedAction(
             f"line {number}: not UTF-8 text (byte 0x{byte:02x}, byte {column} of the line)"
         ) from None
-    return replay(io.StringIO(text, newline=None))
+    # Lines end at "\n" alone (a "\r" before it is CRLF's): a "\r" elsewhere is JSON's
+    # whitespace, not a line break that would shift every line number after it.
+    return replay(text.split("\n"))
 
 
 def describe(game: Game) -> str:
@@ -121,19 +125,25 @@ def describe(game: Game) -> str:
 
 def replay_command(args: argparse.Namespace) -> int:
     """``dudo replay GAME.jsonl [--json]``: print the final state; exit 2 on a bad record."""
+    if not args.record:
+        print("dudo replay: an empty file name: name a record", file=sys.stderr)
+        return 2
     try:
         game = replay_file(args.record)
     except FileNotFoundError:
         print(f"dudo replay: no such file: {args.record}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"dudo replay: cannot read {args.record}: {exc}", file=sys.stderr)
+        print(f"dudo replay: cannot read {args.record}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except (MalformedAction, IllegalAction) as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(game.state(referee=True)))
-    else:
-        print(describe(game))
+    try:
+        print(json.dumps(game.state(referee=True)) if args.json else describe(game), flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk, or a device that takes nothing (`> /dev/full`)
+        print(f"dudo replay: cannot write the output: {exc.strerror}", file=sys.stderr)
+        return 2
     return 0

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from companion.errors import shown
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -157,10 +159,10 @@ class CameraReading:
         for index, face in corrections.items():
             if type(index) is not int or not 0 <= index < len(self.dice):
                 raise ValueError(
-                    f"correction of die {index!r}: the reading has dice 0-{len(self.dice) - 1}"
+                    f"correction of die {shown(index)}: the reading has dice 0-{len(self.dice) - 1}"
                 )
             if type(face) is not int or not 1 <= face <= 6:
-                raise ValueError(f"correction of die {index} to face {face!r}: faces are 1-6")
+                raise ValueError(f"correction of die {index} to face {shown(face)}: faces are 1-6")
         return replace(self, corrections={**self.corrections, **corrections})
 
     def to_state(self) -> dict[str, object]:

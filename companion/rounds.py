@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from companion.announcement import Announcement
 from companion.bid import bid_words
 from companion.calls import Call, Settlement, call_name, count_matching, settle
-from companion.errors import IllegalAction, MalformedAction
+from companion.errors import IllegalAction, MalformedAction, shown
+from companion.said import Said
 
 if TYPE_CHECKING:
     from companion.game import Game
@@ -41,11 +42,11 @@ _INT = frozenset({int})
 def _faces_problem(value: object, what: str) -> str:
     """Why ``value`` is not a list of faces ("" when it is)."""
     if type(value) is not list and type(value) is not tuple:
-        return f"reveal: {what} must be a list of faces, not {value!r}"
+        return f"reveal: {what} must be a list of faces, not {shown(value)}"
     for face in value:
         # bool and float are refused: a die shows a whole number.
         if type(face) is not int or not 1 <= face <= 6:
-            return f"reveal: {what}: face {face!r} (faces are 1-6)"
+            return f"reveal: {what}: face {shown(face)} (faces are 1-6)"
     return ""
 
 
@@ -74,18 +75,18 @@ def parse_reveal(
         return Shown(None, faces, {"action": "reveal", "faces": faces})
     raw = action["dice"]
     if type(raw) is not dict and not isinstance(raw, Mapping):
-        raise MalformedAction(f"reveal: dice must map each player to their faces, not {raw!r}")
+        raise MalformedAction(f"reveal: dice must map each player to their faces, not {shown(raw)}")
     by_seat: dict[int, list[int]] = {}
-    shown: dict[str, list[int]] = {}
+    listed: dict[str, list[int]] = {}
     every: list[int] = []
     in_order, last = True, -1
     for name, faces in raw.items():
         seat = seats.get(name) if type(name) is str else None
         if seat is None:
-            raise MalformedAction(f"reveal: unknown player {name!r}")
+            raise MalformedAction(f"reveal: unknown player {shown(name)}")
         if type(faces) is not list and type(faces) is not tuple:
             raise MalformedAction(_faces_problem(faces, f"{name}'s dice"))
-        copied = by_seat[seat] = shown[name] = list(faces)  # the record keeps its own lists
+        copied = by_seat[seat] = listed[name] = list(faces)  # the record keeps its own lists
         every += copied
         if seat < last:
             in_order = False
@@ -96,8 +97,8 @@ def parse_reveal(
             if reason:
                 raise MalformedAction(reason)
     if not in_order:  # the record lists players in seat order
-        shown = {names[s]: by_seat[s] for s in sorted(by_seat)}
-    record = {"action": "reveal", "dice": shown}
+        listed = {names[s]: by_seat[s] for s in sorted(by_seat)}
+    record = {"action": "reveal", "dice": listed}
     return Shown(by_seat, None, record)
 
 
@@ -348,7 +349,7 @@ def start_round(game: Game, opener: int, palifico: int | None) -> list[Announcem
         game._direction = -game._direction
     game._bid_q = game._bid_f = 0
     game._bidder = game._passer = game._call = None
-    game._bids = ()
+    game._bids = None
     game._passed = frozenset()
     game._palifico = palifico
     game._palifico_mode = None if palifico is None else "closed"
@@ -393,7 +394,7 @@ def apply_leave(game: Game, seat: int) -> list[Announcement]:
         return said + _end(game)
     call = game._call
     if game.phase == "bidding":
-        game._bids = (*game._bids, ("leave", seat))
+        game._bids = Said(game._bids, ("leave", seat))
         if game._turn == seat:
             game._turn = game._next_active(seat, game._direction)
     elif call is not None and seat in (call.caller, call.target):

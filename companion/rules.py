@@ -175,12 +175,14 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
     if options is None:
         return PRESETS[preset]
     if not isinstance(options, Mapping):
-        raise MalformedAction(f"options must be a JSON object of option: value, not {options!r}")
+        raise MalformedAction(
+            f"options must be a JSON object of option: value, not {shown(options)}"
+        )
     changes: dict[str, object] = {}
     for name, value in options.items():
         if name == "calza" and type(value) is not bool:
             raise MalformedAction(
-                f"option calza: unknown value {_show_input(value)} (values: true, false)"
+                f"option calza: unknown value {shown(value)} (values: true, false)"
             )
         if name == "calza":
             # DESIGN.md's record example spells the exact call {"calza": true}: the preset's
@@ -190,23 +192,20 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
             if said != value:
                 raise MalformedAction(
                     f"options calza = {_show(options['calza'])} ({value}) and exact_call = "
-                    f"{said!r} disagree: give one"
+                    f"{shown(said)} disagree: give one"
                 )
         option = OPTIONS.get(name)
         if option is None:
-            raise MalformedAction(f"unknown option {name!r} (options: {', '.join(OPTIONS)})")
+            raise MalformedAction(f"unknown option {shown(name)} (options: {', '.join(OPTIONS)})")
         # 1 == True in Python: compare types too, so "dice": true is refused.
         if not any(type(value) is type(v) and value == v for v in option.values):
             raise MalformedAction(
-                f"option {name}: unknown value {_show_input(value)} "
+                f"option {name}: unknown value {shown(value)} "
                 f"(values: {option.values_text()})"
             )
         changes[_FIELD[name]] = value
     return dataclasses.replace(PRESETS[preset], **changes)  # type: ignore[arg-type]
 
-
-def _show_input(value: object) -> str:
-    return _show(value) if isinstance(value, bool) else repr(value)
 
 
 def describe(rules: Rules) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 from companion.announcement import Announcement
 from companion.bid import Bid
+from companion.errors import shown
 from companion.game import Game
 from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
@@ -327,7 +328,7 @@ class Table:
         if game is None:
             return self._reject("there is no game: start a new game first")
         if not isinstance(action, Mapping):
-            return self._reject(f"an action is a JSON object, not {action!r}")
+            return self._reject(f"an action is a JSON object, not {shown(action)}")
         action = dict(action)
         try:
             encode(action)

@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
+from companion.errors import shown
 from companion.journal import JournalError
 from companion.web.auth import PIN_HEADER, check_pin, control_required, has_control
 from companion.web.context import WebContext, announcement_json, bid_odds
@@ -106,7 +107,7 @@ def actions() -> Response:
         return _ctx().outcome(_ctx().table.submit(action))
     game_id, _, moves = seen.partition("/")
     if not (game_id.isdigit() and moves.isdigit()):
-        return error(f"{SEEN_HEADER} {seen!r}: the game_id and moves the phone showed, "
+        return error(f"{SEEN_HEADER} {shown(seen)}: the game_id and moves the phone showed, "
                      "as GAME/MOVES (e.g. 3/12)", 400)
     return _ctx().outcome(_ctx().table.submit(action, seen=(int(game_id), int(moves))))
 
@@ -130,14 +131,16 @@ def reading() -> Response:
         return error('send {"confirm": true, "corrections": {...}} or {"retake": true}', 400)
     picture = body.get("picture")
     if picture is not None and (not isinstance(picture, int) or isinstance(picture, bool)):
-        return error(f"picture {picture!r}: the reading's picture number", 400)
+        return error(f"picture {shown(picture)}: the reading's picture number", 400)
     raw = body.get("corrections") or {}
     if not isinstance(raw, dict):
         return error('corrections must be an object of die index to face: {"3": 5}', 400)
     corrections: dict[int, int] = {}
     for index, face in raw.items():
         if not (str(index).isdigit() and isinstance(face, int) and not isinstance(face, bool)):
-            return error(f"correction {index!r}: {face!r} is not a die index and a face", 400)
+            return error(
+                f"correction {shown(index)}: {shown(face)} is not a die index and a face", 400
+            )
         if not 1 <= face <= 6:
             return error(f"correction for die {index}: face {face} is not 1 to 6", 400)
         corrections[int(index)] = face

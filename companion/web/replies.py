@@ -6,6 +6,8 @@ from typing import Any
 
 from flask import Response, jsonify, request
 
+from companion.errors import shown
+
 
 def error(message: str, status: int, **headers: str) -> Response:
     """A JSON ``{"error": message}`` with a 4xx/5xx status: the reason a player can act on."""
@@ -47,5 +49,5 @@ def number_arg(name: str, default: int, low: int, high: int | None) -> int | Res
     value = int(text) if text.isascii() and text.isdigit() else None
     if value is None or value < low or (high is not None and value > high):
         upto = f" to {high}" if high is not None else " or more"
-        return error(f"{name}={text!r}: a whole number from {low}{upto}", 400)
+        return error(f"{name}={shown(text)}: a whole number from {low}{upto}", 400)
     return value

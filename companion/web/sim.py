@@ -44,7 +44,7 @@ def press() -> Response:
     button, seat, hold_s = body.get("button"), body.get("seat"), body.get("hold_s", 0)
     # A long hold ties up a server thread; the panel's own checks do the rest.
     if type(hold_s) in (int, float) and not 0 <= hold_s <= MAX_HOLD_S:
-        return error(f"hold_s must be seconds from 0 to {MAX_HOLD_S:g}, got {hold_s!r}", 400)
+        return error(f"hold_s must be seconds from 0 to {MAX_HOLD_S:g}, got {shown(hold_s)}", 400)
     try:
         _driver().press(button, seat=seat, hold_s=hold_s)
     except ValueError as err:

@@ -40,11 +40,11 @@ def game_after(script: str, play: Script, preset: str = "perudo", **options: Any
         ({"player": "Ana"}, "missing field 'action'"),
         ("bid 3x4", "an action must be a JSON object, not 'bid 3x4'"),
         ({"action": "palifico", "player": "Ana", "mode": "half"}, "palifico mode 'half'"),
-        ({"action": "palifico", "player": "Ana"}, "palifico mode None (modes: open, closed)"),
+        ({"action": "palifico", "player": "Ana"}, "palifico mode null (modes: open, closed)"),
         ({"action": "reveal"}, "reveal needs either 'dice' (each player's faces) or 'faces'"),
         ({"action": "reveal", "faces": [1], "dice": {}}, "not both"),
         ({"action": "reveal", "faces": [1, 0]}, "reveal: faces: face 0 (faces are 1-6)"),
-        ({"action": "reveal", "faces": [1, True]}, "reveal: faces: face True"),
+        ({"action": "reveal", "faces": [1, True]}, "reveal: faces: face true"),
         ({"action": "reveal", "faces": "12345"}, "reveal: faces must be a list of faces"),
         ({"action": "reveal", "dice": {"Zed": [1]}}, "reveal: unknown player 'Zed'"),
         (

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,6 +92,32 @@ def test_the_players_colours_chosen_for_a_new_game_stay_with_its_record_and_stat
          MalformedAction, "line 1: header 'colours': Ana's colour 'red' is not a #rrggbb colour"),
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "colours": {"Eve": "#ff0000"}}'],
          MalformedAction, "line 1: header 'colours': 'Eve' is not a player"),
+        # A line cut short by a power cut names its own end, not the next line's start.
+        ([HEADER + "\n", '{"action": "bid", "player": "Ana", "quantity": 3, "face": 4\n'],
+         MalformedAction, "line 2: bad JSON: Expecting ',' delimiter (column 60)"),
+        ([HEADER + "\n", '"abc\n'],
+         MalformedAction, "line 2: bad JSON: Unterminated string starting at (column 1)"),
+        # The players are a list: not an object of them, nor names that look alike.
+        (['{"game": "dudo-record/1", "players": {"Ana": 1, "Ben": 2}}'],
+         MalformedAction, "line 1: players must be a list of names, not {'Ana': 1, 'Ben': 2}"),
+        (['{"game": "dudo-record/1", "players": null}'],
+         MalformedAction, "line 1: players must be a list of names, not null"),
+        (['{"game": "dudo-record/1", "players": ["Ana", " Ana", "Ben"]}'],
+         MalformedAction, "line 1: player name ' Ana': spaces at its start or end"),
+        (['{"game": "dudo-record/1", "players": ["Zo\u00eb", "Zoe\u0308"]}'],
+         MalformedAction, "line 1: player 'Zoe\u0308' looks the same as 'Zo\u00eb'"),
+        # Messages are one line in JSON's words, whatever the input held.
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "options": {"dice": null}}'],
+         MalformedAction, "line 1: option dice: unknown value null (values: 1-10)"),
+        ([HEADER, '{"action": "palifico", "player": "Ana"}'],
+         MalformedAction, "line 2: palifico mode null (modes: open, closed)"),
+        ([HEADER, json.dumps({"action": "bid", "player": "A" * 100_000, "quantity": 2, "face": 3})],
+         MalformedAction, f"line 2: unknown player '{'A' * 59}… (100,002 characters)"),
+        # Bids have no upper bound, but one the referee could not say is refused.
+        ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 5, "face": 4}',
+          '{"action": "bid", "player": "Ben", "quantity": %s, "face": 1}' % ("9" * 4300)],
+         MalformedAction, "line 3: malformed bid: quantity a number of about 4301 digits (the"
+                          " referee takes bids of up to 999,999,999 dice)"),
     ],
 )  # fmt: skip
 def test_the_first_bad_line_stops_the_replay_with_its_number_and_reason(
@@ -170,6 +201,82 @@ def test_dudo_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(
     )
     assert main(["replay", str(record), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bid"]["text"] == "2x3"
+
+
+def test_a_carriage_return_inside_a_line_is_no_line_break_and_a_mark_on_each_file_is_read(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "joined.jsonl"
+    record.write_text(
+        HEADER + "\r\r\n"  # CRLF, after a stray CR
+        + '{"action": "bid",\r"player": "Ana", "quantity": 3, "face": 4}\n'  # CR: whitespace
+        + '\ufeff{"action": "bid", "player": "Ben", "quantity": 2, "face": 4}\n',  # BOM: joined
+        encoding="utf-8", newline="",
+    )
+    with pytest.raises(IllegalAction, match="^line 3: illegal bid 2x4 over 3x4: quantity must"):
+        replay_file(record)
+
+
+def test_the_largest_bid_the_referee_takes_can_be_left_for_aces_and_said() -> None:
+    game = replay([HEADER, '{"action": "bid", "player": "Ana", "quantity": 5, "face": 4}',
+                   '{"action": "bid", "player": "Ben", "quantity": 999999999, "face": 1}'])
+    assert game.state()["bid"]["text"] == "999999999x1"
+    with pytest.raises(IllegalAction, match="leaving aces needs at least 1999999999x5"):
+        game.apply({"action": "bid", "player": "Caro", "quantity": 5, "face": 5})
+
+
+def test_a_round_of_many_bids_keeps_its_past_once_not_a_copy_per_bid() -> None:
+    # Every bid's undo snapshot holds the round so far: 20,000 bids in one round (a record
+    # typed or built by hand) took 1.9 GB when each snapshot had its own copy.
+    lines = ['{"game": "dudo-record/1", "players": ["Ana", "Ben"]}'] + [
+        json.dumps({"action": "bid", "player": "Ana" if q % 2 else "Ben", "quantity": q,
+                    "face": 4})
+        for q in range(1, 20_001)
+    ]
+    game = replay(lines)
+    assert len(game.state()["bids"]) == 20_000
+    assert game.state()["bids"][0] == {"action": "bid", "player": "Ana", "quantity": 1, "face": 4}
+    assert tracemalloc_peak(lambda: replay(lines)) < 60_000_000
+
+
+def tracemalloc_peak(run: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_dudo_replay_says_what_it_cannot_write_or_read_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = GAMES / "jinto-house.jsonl"
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(record)],
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (run.returncode, run.stderr) == (
+        2, "dudo replay: cannot write the output: No space left on device\n")
+    # A terminal that cannot show a player's name gets it escaped, not a traceback.
+    names = tmp_path / "names.jsonl"
+    names.write_text('{"game": "dudo-record/1", "players": ["Zo\u00eb", "\u674e"]}\n')
+    run = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(names)],
+                         capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"},
+                         timeout=60)
+    assert (run.returncode, run.stderr) == (0, b"")
+    assert run.stdout.splitlines()[0] == b"perudo r1 Zo\\xeb:5* \\u674e:5"
+    # Errors never go to the output, even with no place to go.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(HEADER + '\n{"action": "shout"}\n')
+    run = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "replay", str(bad)],
+        capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(2))
+    assert (run.returncode, run.stdout) == (2, "")
+    for argv, said in ((["replay", ""], "dudo replay: an empty file name: name a record\n"),
+                       (["replay", str(tmp_path)], f"dudo replay: cannot read {tmp_path}:"
+                                                   " Is a directory\n")):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == said
 
 
 def test_a_record_with_keys_of_another_tool_replays_but_a_misspelt_key_stops_it(
