@@ -22,7 +22,18 @@ const page = {
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
+  sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
+  settleUntil: 0,    // nor before this moment (performance.now()), just after its answer
+  bidsAsked: 0,      // /api/bids asked so often: only the last ask's answer is shown
+  bidsLost: false,   // the last ask for the legal bids failed (asked again in a moment)
+  heard: 0,          // when the live feed last said anything (performance.now())
+  feed: null,        // the live feed (an EventSource)
+  aliveS: Number(document.body.dataset.aliveS) || 15,  // the feed speaks at least this often
 };
+// After this phone's action is answered, its buttons wait this long: the second tap of a
+// double tap would otherwise bid for the next player, or take back a second action (the
+// panel waits as long after a phone's action, for the same slip).
+const SETTLE_MS = 500;
 // What a player can do about a table out of reach (not the browser's words for it).
 const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
 
@@ -206,30 +217,47 @@ function render(state) {
   // Nor, at a table that hides how many dice remain, for a phone without the PIN while the
   // game is on (the record would count them; the table refuses it).
   if (state.dice_in_play === null && state.phase !== "over" && !page.control) $("record-link").hidden = true;
-  renderOffline();
+  renderHeld();
 }
 
-// ---------- the feed is down ----------
-// Every control that sends something to the table: disabled while the live feed is down
-// (what a phone shows then may be out of date), enabled again when it is back.
+// ---------- the feed is down, or an action is on its way ----------
+// Every control that sends something to the table: held (disabled) while the live feed is
+// down (what a phone shows then may be out of date), and while this phone's last action is
+// on its way or just answered; enabled again after.
 const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #new-game button[type=submit], #sim button";
-function renderOffline() {
+function held() { return page.offline || page.sending || performance.now() < page.settleUntil; }
+function renderHeld() {
   $("offline").hidden = !page.offline;
-  if (!page.offline) return;
-  $("offline-text").textContent = UNREACHABLE;
+  if (page.offline) $("offline-text").textContent = UNREACHABLE;
+  if (!held()) return;
   document.querySelectorAll(SENDERS).forEach((b) => {
-    if (!b.disabled) { b.disabled = true; b.dataset.offline = "yes"; }
+    if (!b.disabled) { b.disabled = true; b.dataset.held = "yes"; }
   });
+}
+function release() {
+  if (held()) return;
+  // Enable what holding disabled; the render below disables again what the game forbids.
+  document.querySelectorAll("[data-held]").forEach((b) => { b.disabled = false; delete b.dataset.held; });
+  if (page.state) render(page.state); else renderHeld();
 }
 function setOffline(on) {
   if (page.offline === on) return;
   page.offline = on;
-  if (!on) {
-    // Enable what the feed's loss disabled; the render below disables again what the game forbids.
-    document.querySelectorAll("[data-offline]").forEach((b) => { b.disabled = false; delete b.dataset.offline; });
-    if (page.state) { render(page.state); return; }
+  if (on) renderHeld(); else release();
+}
+// One action of this phone at a time: a tap while the last is on its way, or just answered,
+// does nothing (the buttons show it: they are disabled).
+async function sending(work) {
+  if (held()) return null;
+  page.sending = true;
+  renderHeld();
+  try {
+    return await work();
+  } finally {
+    page.sending = false;
+    page.settleUntil = performance.now() + SETTLE_MS;
+    setTimeout(release, SETTLE_MS + 20);
   }
-  renderOffline();
 }
 
 function renderFaults(state) {
@@ -524,7 +552,7 @@ function renderCalls(state) {
   hint.textContent = hint.hidden ? "" : who + " may not call now: pick the caller below, or "
     + (state.turn || "the player to act") + " calls";
   $("call-pass").disabled = !mayCall(state, "pass", state.turn);
-  renderOffline();
+  renderHeld();
 }
 
 function renderPicker() {
@@ -541,8 +569,9 @@ function renderPicker() {
       onclick: () => { page.choice = legal; renderPicker(); }}, die(f), h("small", {text: legal && legal.odds ? pct(legal.odds.chance) : ""}));
   }));
   $("place-bid").disabled = !c;
-  $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face : "No legal bid";
-  renderOffline();
+  $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face
+    : page.bidsLost ? "Asking the table for the bids\u2026" : "No legal bid";
+  renderHeld();
 }
 
 function stepQuantity(dir) {
@@ -558,20 +587,27 @@ $("qty-down").addEventListener("click", () => stepQuantity(-1));
 $("qty-up").addEventListener("click", () => stepQuantity(1));
 
 async function loadBids() {
-  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; return; }
-  const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
-  page.bids = (data && data.bids) || [];
+  const ask = ++page.bidsAsked;
+  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsLost = false; return; }
+  const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  // Answers can come out of order: one to an older ask is for a game that has moved on.
+  if (ask !== page.bidsAsked) return;
+  page.bidsLost = !(data && data.bids);
+  page.bids = page.bidsLost ? [] : data.bids;
   renderPicker();
+  if (page.bidsLost) setTimeout(() => { if (ask === page.bidsAsked) loadBids(); }, 1000);
 }
 
-async function act(action) {
-  // The game as this phone shows it: if another phone or the panel acted meanwhile, the table
-  // refuses (two phones pressing Undo for one mistake take back one action, not two).
-  const s = page.state || {};
-  const seen = typeof s.game_id === "number" && typeof s.moves === "number" ? {"X-Table-Seen": s.game_id + "/" + s.moves} : {};
-  const data = await api("POST", "/api/actions", action, seen);
-  if (data) applyAnswer(data);
-  return data;
+function act(action) {
+  return sending(async () => {
+    // The game as this phone shows it: if another phone or the panel acted meanwhile, the
+    // table refuses (two phones pressing Undo for one mistake take back one action, not two).
+    const s = page.state || {};
+    const seen = typeof s.game_id === "number" && typeof s.moves === "number" ? {"X-Table-Seen": s.game_id + "/" + s.moves} : {};
+    const data = await api("POST", "/api/actions", action, seen);
+    if (data) applyAnswer(data);
+    return data;
+  });
 }
 function applyAnswer(data) {
   // The live feed may already have brought a newer state (the camera reads fast, an answer
@@ -598,7 +634,7 @@ $("caller").addEventListener("change", () => {
 document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventListener("click", () =>
   act({action: "palifico", player: page.state.palifico, mode: b.dataset.mode})));
 
-$("confirm-reading").addEventListener("click", async () => {
+$("confirm-reading").addEventListener("click", () => sending(async () => {
   const reading = page.state.reading || {};
   const corrections = {};
   for (const [i, face] of Object.entries(page.picks)) {
@@ -607,11 +643,11 @@ $("confirm-reading").addEventListener("click", async () => {
   // The picture the players checked: if it was taken again meanwhile, the table refuses.
   const data = await api("POST", "/api/reading", {confirm: true, corrections, picture: reading.picture});
   if (data) applyAnswer(data);
-});
-$("retake").addEventListener("click", async () => {
+}));
+$("retake").addEventListener("click", () => sending(async () => {
   const data = await api("POST", "/api/reading", {retake: true});
   if (data) applyAnswer(data);
-});
+}));
 $("manual").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const faces = [];
@@ -633,7 +669,7 @@ function announce(list, state) {
   const hist = $("history");
   if (!key || ![...hist.children].some((li) => li.dataset.batch === key)) {
     for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text, "data-batch": key}));
-    while (hist.children.length > 300) hist.lastChild.remove();
+    while (hist.children.length > HISTORY_SHOWN) hist.lastChild.remove();
   }
   if (key && page.announced.includes(key)) return;
   if (key) page.announced.push(key);
@@ -643,10 +679,13 @@ function announce(list, state) {
   if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
 }
 
+// The newest lines the history shows (a long game's page stays light): as the page opens too.
+const HISTORY_SHOWN = 300;
 async function loadHistory() {
   const data = await fetch("/api/history", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!data) return;
-  $("history").replaceChildren(...data.announcements.slice().reverse().map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
+  const newest = data.announcements.slice(-HISTORY_SHOWN).reverse();
+  $("history").replaceChildren(...newest.map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
 }
 
 // The newest games; "Older games" adds the next page (a table keeps every game it played).
@@ -669,9 +708,16 @@ function gameTitle(g) {
 
 // ---------- the live feed ----------
 let lastPhase = null;
-function connect() {
+function connect(lostAlready) {
+  if (page.feed) page.feed.close();  // one feed at a time, whoever asked for a new one
   const es = new EventSource("/api/events");
-  let lost = false;
+  page.feed = es;
+  page.heard = performance.now();
+  let lost = Boolean(lostAlready);
+  // Whatever the feed says, it is there ("alive" says only that, on a quiet table).
+  ["open", "state", "capture_start", "alive"].forEach((kind) => es.addEventListener(kind, () => {
+    page.heard = performance.now();
+  }));
   es.addEventListener("open", () => {
     $("live").textContent = "live"; $("live").classList.add("on");
     setOffline(false);  // shows the last state again, with its controls enabled
@@ -685,7 +731,7 @@ function connect() {
     setOffline(true);
     // The browser retries by itself after a dropped connection, but gives up after an
     // answer that is not the feed (a 503 when too many phones follow): try again later.
-    if (es.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+    if (es.readyState === EventSource.CLOSED) setTimeout(() => connect(true), 5000);
   });
   es.addEventListener("state", (ev) => {
     const data = JSON.parse(ev.data);
@@ -706,4 +752,22 @@ function connect() {
   });
   es.addEventListener("capture_start", () => { page.capturing = true; notice("Reading the dice\u2026"); });
 }
+
+// A feed that has gone quiet for much longer than the table's "alive" beat, or a phone that
+// says it is offline: the table is out of reach though the browser has not noticed (a phone's
+// Wi-Fi dropped without closing the connection). Say so, hold the buttons, and connect again.
+function reconnect() {
+  $("live").textContent = "reconnecting"; $("live").classList.remove("on");
+  setOffline(true);
+  connect(true);
+}
+setInterval(() => {
+  if (page.feed && performance.now() - page.heard > 2.5 * page.aliveS * 1000) reconnect();
+}, 1000);
+window.addEventListener("offline", () => {
+  if (page.feed) page.feed.close();
+  $("live").textContent = "offline"; $("live").classList.remove("on");
+  setOffline(true);
+});
+window.addEventListener("online", () => reconnect());
 

@@ -41,6 +41,11 @@ def encode(kind: str, data: dict[str, Any], event_id: int | None = None) -> byte
     return f"{head}event: {kind}\ndata: {body}\n\n".encode()
 
 
+# Sent on a stream idle for ``keepalive_s``: the page takes a feed silent for much longer as
+# one that has gone (a phone's Wi-Fi dropped without closing it).
+ALIVE = encode("alive", {})
+
+
 class Broker:
     """Fans table events out to every connected phone without ever blocking the table."""
 
@@ -108,9 +113,11 @@ class Broker:
     def stream(self, listener: Listener, first: bytes) -> Iterator[bytes]:
         """The bytes of one phone's stream: ``first`` (the state now), then every event.
 
-        A comment line every ``keepalive_s`` keeps proxies and phones from closing an idle
-        stream, and lets the server notice a phone that went away. The stream ends after
-        ``max_age_s`` (the browser reconnects by itself) so no thread is held forever.
+        An ``alive`` event every ``keepalive_s`` keeps proxies and phones from closing an idle
+        stream, lets the server notice a phone that went away, and lets a phone notice a
+        table gone out of reach (a comment, as before session 44, reached no page's script).
+        The stream ends after ``max_age_s`` (the browser reconnects by itself) so no thread
+        is held forever.
         """
         try:
             yield b"retry: 2000\n\n" + first
@@ -120,6 +127,6 @@ class Broker:
                 try:
                     yield listener.queue.get(timeout=self.keepalive_s)
                 except queue.Empty:
-                    yield b": keep-alive\n\n"
+                    yield ALIVE
         finally:
             self.disconnect(listener)

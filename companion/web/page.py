@@ -29,6 +29,7 @@ def index() -> str:
         control=has_control(),
         sim=current_app.config.get("SIM_DRIVER") is not None,
         address=page_address(),
+        alive_s=float(current_app.config["SSE_KEEPALIVE_S"]),
     )
 
 

@@ -62,11 +62,12 @@ def test_a_phone_hears_the_state_at_once_then_every_bid_with_its_announcement(
     assert "Ana" in update["announcements"][0]["text"]
 
 
-def test_an_idle_stream_gets_keep_alive_comments(table: Table) -> None:
+def test_an_idle_stream_says_it_is_alive_as_an_event_the_page_hears(table: Table) -> None:
     client = create_app(table, {"TESTING": True, "SSE_KEEPALIVE_S": 0.05}).test_client()
     stream = open_stream(client)
     assert next(stream)[0] == "state"
-    assert next(stream) == ("comment", "keep-alive")
+    assert next(stream) == ("alive", {})
+    assert 'data-alive-s="0.05"' in client.get("/").get_data(as_text=True)
 
 
 def test_a_table_full_of_phones_refuses_one_more_with_503(table: Table) -> None:

@@ -1,0 +1,133 @@
+"""The phone page when taps, answers and the network misbehave as they do at a real table: a
+double tap, answers for the legal bids that fail or come late, a phone that goes offline, and
+a long game's history. Each sets its game up through the HTTP API, then taps or checks the
+page in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import act, get_state, new_game, shot, take_control
+
+pytestmark = pytest.mark.browser
+
+# Two taps of one thumb, as the page gets them: the second lands after the first's answer.
+DOUBLE_TAP = """([selector, gap]) => {
+  const button = document.querySelector(selector);
+  button.click();
+  setTimeout(() => document.querySelector(selector).click(), gap);
+}"""
+
+
+def legal_bids(base: str) -> list[str]:
+    """The legal bids the table offers now, lowest first, as the page's button says them."""
+    with urllib.request.urlopen(base + "/api/bids", timeout=5) as answer:
+        return [f"Bid {b['quantity']} \u00d7 {b['face']}" for b in json.load(answer)["bids"]]
+
+
+def ready_to_bid(phone: Any, server: str) -> None:
+    expect(phone.locator("#place-bid")).to_have_text(legal_bids(server)[0])
+    expect(phone.locator("#place-bid")).to_be_enabled()
+
+
+def test_a_double_tap_on_bid_or_undo_acts_once(phone: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    ready_to_bid(phone, server)
+    phone.evaluate(DOUBLE_TAP, ["#place-bid", 150])
+    phone.wait_for_timeout(1000)
+    state = get_state(server)
+    assert [b["player"] for b in state["bids"]] == ["Ana"], state["bids"]  # not Ben's too
+    act(server, action="bid", player="Ben", quantity=5, face=3)
+    expect(phone.locator("#undo")).to_be_enabled()
+    phone.evaluate(DOUBLE_TAP, ["#undo", 300])
+    phone.wait_for_timeout(1000)
+    assert [b["player"] for b in get_state(server)["bids"]] == ["Ana"]  # Ben's bid alone undone
+    expect(phone.locator("#place-bid")).to_be_enabled()  # the buttons are back after a moment
+
+
+def test_the_bid_picker_recovers_when_the_table_could_not_give_the_bids(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    asked: list[str] = []
+
+    def fails_once(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.abort()  # the Wi-Fi drops this one answer
+        else:
+            route.continue_()
+
+    phone.route("**/api/bids", fails_once)
+    take_control(phone)
+    ready_to_bid(phone, server)
+    assert len(asked) >= 2
+
+
+def test_an_answer_for_the_bids_that_comes_late_does_not_take_the_picker_back(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    take_control(phone)
+    ready_to_bid(phone, server)
+    # The next answer for the bids takes 1.5 s; the table moves on meanwhile, and the answer
+    # for the newer game comes first.
+    phone.evaluate("""() => {
+      const real = window.fetch;
+      let slow = true;
+      window.fetch = (url, init) => {
+        const answer = real(url, init);
+        if (!slow || !String(url).includes("/api/bids")) return answer;
+        slow = false;
+        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 1500)));
+      };
+    }""")
+    act(server, action="bid", player="Ana", quantity=3, face=5)
+    phone.wait_for_timeout(500)  # the table has answered with 3x5's raises; they are on the way
+    act(server, action="bid", player="Ben", quantity=3, face=6)
+    phone.wait_for_timeout(2000)
+    # Stepped down as far as the picker goes, the bid offered is one the table takes.
+    while phone.locator("#qty-down").is_enabled():
+        phone.click("#qty-down")
+    offered = phone.locator("#place-bid").inner_text()
+    assert offered in legal_bids(server), offered
+
+
+def test_a_phone_that_goes_offline_says_so_holds_its_buttons_and_comes_back(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    take_control(phone)
+    ready_to_bid(phone, server)
+    phone.context.set_offline(True)
+    expect(phone.locator("#live")).to_have_text("offline")
+    expect(phone.locator("#place-bid")).to_be_disabled()
+    expect(phone.locator("#offline")).to_be_visible()
+    shot(phone, "16-offline")
+    act(server, action="bid", player="Ana", quantity=2, face=4)  # another phone bids meanwhile
+    phone.context.set_offline(False)
+    expect(phone.locator("#live")).to_have_text("live")
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")  # the bid made while it was away
+    ready_to_bid(phone, server)
+
+
+def test_a_long_games_page_shows_the_same_newest_history_opened_or_followed(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    take_control(phone)
+    for quantity in range(1, 321):
+        act(server, action="bid", player="Ana" if quantity % 2 else "Ben", quantity=quantity,
+            face=4)
+    expect(phone.locator("#history li").first).to_contain_text("320")
+    assert phone.locator("#history li").count() == 300
+    phone.reload()
+    expect(phone.locator("#history li").first).to_contain_text("320")
+    assert phone.locator("#history li").count() == 300
