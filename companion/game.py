@@ -40,6 +40,9 @@ from companion.rules import Rules, make_rules
 from companion.said import Said
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# Characters that do not show by themselves but are part of a name as written: the joiners of
+# emoji sequences (👩‍🚀) and of Persian and Indic words (مه‌ناز).
+_JOINERS = frozenset("\u200c\u200d")
 
 RECORD_FORMAT = "dudo-record/1"
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
@@ -334,15 +337,18 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise MalformedAction(f"a player's name must be a non-empty text, not {shown(name)}")
-        if not name.isprintable():
+        hidden = next((c for c in name if not c.isprintable() and c not in _JOINERS), None)
+        if hidden is not None:
             # A line break would split the one-line messages that name players; half a
-            # character (a lone surrogate) cannot be saved at all.
-            raise MalformedAction(f"player name {shown(name)}: only printable characters")
+            # character (a lone surrogate) cannot be saved at all; a character that does not
+            # show makes two names that look alike.
+            raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(hidden):04X},"
+                                  " a character that does not show: type the name again")
         if name != name.strip():
             raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
         # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
-        # diaeresis): names that look the same are one name.
-        look = unicodedata.normalize("NFC", name)
+        # diaeresis), and a page shows two spaces as one: names that look the same are one.
+        look = " ".join(unicodedata.normalize("NFC", name).split())
         if look in looks:
             seen = looks[look]
             same = "is listed twice" if seen == name else f"looks the same as {shown(seen)}"
@@ -351,7 +357,8 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
     low, high = rules.min_players, rules.max_players
     if len(names) < low or (high is not None and len(names) > high):
         raise MalformedAction(
-            f"{len(names)} players: {rules.preset} seats {rules.players_text()} players"
+            f"{len(names)} player{'' if len(names) == 1 else 's'}: {rules.preset} seats"
+            f" {rules.players_text()} players"
         )
     return names
 

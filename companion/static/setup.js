@@ -2,28 +2,54 @@
 "use strict";
 
 // ---------- new game ----------
-const COLOURS = ["#d33", "#2a6ef0", "#2b2", "#e9c531", "#a4e", "#f80", "#eee", "#222", "#1bb", "#b55"];
+// Told apart on a light card and a dark one (a colour input takes #rrggbb only).
+const COLOURS = ["#dd3333", "#2a6ef0", "#22aa22", "#e9c531", "#aa44ee", "#ff8800", "#11aaaa", "#e0448a", "#8d6e4a", "#7a8a99"];
+let seatsMade = 0;  // each row's own number: "First" follows the row, whatever its name
 function seatRow(name, colour) {
-  const row = h("div", {class: "seat-row"},
+  const row = h("div", {class: "seat-row", "data-seat": String(++seatsMade)},
     h("input", {type: "color", value: colour, "aria-label": "colour"}),
-    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24"}),
-    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => { if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling); refreshFirst(); }}, "\u2191"),
-    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => { row.remove(); refreshFirst(); }}, "\u00d7"));
-  row.querySelector('input[type="text"]').addEventListener("input", refreshFirst);
+    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24", enterkeyhint: "next"}),
+    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => {
+      if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling);
+      refreshFirst();
+      row.querySelector('[aria-label="move up"]').focus();  // moved, the focus goes with it
+    }}, "\u2191"),
+    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => {
+      const next = row.nextSibling || row.previousSibling;
+      row.remove();
+      refreshFirst();
+      (next ? next.querySelector('[aria-label="remove"]') : $("add-player")).focus();
+    }}, "\u00d7"));
+  const text = row.querySelector('input[type="text"]');
+  text.addEventListener("input", refreshFirst);
+  // Enter (a phone keyboard's "next") goes to the next name, never starts the game.
+  text.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    ev.preventDefault();
+    const next = row.nextSibling ? row.nextSibling.querySelector('input[type="text"]') : $("add-player");
+    next.focus();
+  });
   return row;
 }
-function seatNames() {
-  return [...document.querySelectorAll("#seats .seat-row input[type=text]")].map((i) => i.value.trim()).filter(Boolean);
+// A name as the table takes it: no spaces at its ends, one space between words.
+const cleanName = (text) => text.trim().replace(/\s+/g, " ");
+function seatRows() {
+  return [...document.querySelectorAll("#seats .seat-row")].map((row) => ({
+    seat: row.dataset.seat, name: cleanName(row.querySelector("input[type=text]").value),
+    colour: row.querySelector("input[type=color]").value,
+  })).filter((r) => r.name);
 }
 function refreshFirst() {
   const sel = $("first");
   const keep = sel.value;
-  sel.replaceChildren(h("option", {value: "", text: "the first seat"}), ...seatNames().map((n) => h("option", {value: n, text: n})));
-  sel.value = seatNames().includes(keep) ? keep : "";
+  const rows = seatRows();
+  sel.replaceChildren(h("option", {value: "", text: "the first seat"}), ...rows.map((r) => h("option", {value: r.seat, text: r.name})));
+  sel.value = rows.some((r) => r.seat === keep) ? keep : "";
 }
 $("add-player").addEventListener("click", () => {
+  const taken = new Set([...document.querySelectorAll("#seats input[type=color]")].map((i) => i.value.toLowerCase()));
   const n = $("seats").children.length;
-  $("seats").append(seatRow("", COLOURS[n % COLOURS.length]));
+  $("seats").append(seatRow("", COLOURS.find((c) => !taken.has(c)) || COLOURS[n % COLOURS.length]));
   refreshFirst();
 });
 
@@ -46,7 +72,7 @@ const OPTION_LABELS = {
   lost_dice_visible: "Show the dice in play",
 };
 const VALUE_LABELS = {
-  raise: {quantity_or_face: "quantity or face", quantity: "quantity"},
+  raise: {quantity_or_face: "quantity or face", quantity: "quantity only"},
   to_aces: {ceil_half: "half, rounded up", half_plus_one: "half down + 1"},
   open_on_aces: {never: "never", one_die: "with one die"},
   exact_call: {none: "none", spot_on: "spot on"},
@@ -59,21 +85,35 @@ const VALUE_LABELS = {
 const optionLabel = (name) => OPTION_LABELS[name] || name.replaceAll("_", " ");
 const valueLabel = (name, value) => ((VALUE_LABELS[name] || {})[value] || String(value).replaceAll("_", " "));
 
-async function loadRules() {
+// What the form starts from: the game on the table (the next game is most often the same
+// table again: its rules, options, players and colours), else the config's [table].
+function formStart(defaults) {
+  const s = page.state;
+  if (s && s.players && s.players.length) {
+    return {rules: s.rules, options: s.options || {}, colours: s.colours || {}, players: s.players.map((p) => p.name)};
+  }
+  const players = defaults.players && defaults.players.length ? defaults.players : ["Ana", "Ben", "Caro", "Dan"];
+  return {rules: defaults.rules || "perudo", options: defaults.options || {}, colours: {}, players};
+}
+async function loadRules(stateShown) {
   const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!data) return;
+  await stateShown;
   page.rules = data;
+  const start = formStart(data.defaults || {});
   // The select shows the preset's name (a phone cuts a long line); its title goes below it.
   $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p})));
-  $("preset").value = (data.defaults && data.defaults.rules) || "perudo";
-  const names = (data.defaults && data.defaults.players && data.defaults.players.length) ? data.defaults.players : ["Ana", "Ben", "Caro", "Dan"];
-  $("preset").addEventListener("change", renderOptions);
-  if (!$("seats").children.length) names.forEach((n, i) => $("seats").append(seatRow(n, COLOURS[i % COLOURS.length])));
+  $("preset").value = data.presets[start.rules] ? start.rules : "perudo";
+  $("preset").addEventListener("change", () => renderOptions({}));
+  if (!$("seats").children.length) {
+    start.players.forEach((n, i) => $("seats").append(seatRow(n, start.colours[n] || COLOURS[i % COLOURS.length])));
+  }
   refreshFirst();
-  renderOptions();
+  renderOptions(start.options);
 }
-function renderOptions() {
-  const preset = page.rules.presets[$("preset").value] || {};
+// The options of the chosen preset, with ``chosen`` (name: value) over them.
+function renderOptions(chosen) {
+  const preset = {...(page.rules.presets[$("preset").value] || {}), ...chosen};
   const about = [preset.title, preset.seats ? preset.seats + " players" : ""].filter(Boolean).join(" \u00b7 ");
   $("preset-title").textContent = about;
   $("dice-each").value = preset.dice || 5;
@@ -86,14 +126,20 @@ function renderOptions() {
   }));
 }
 
-$("new-game").addEventListener("submit", async (ev) => {
+$("new-game").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  const names = seatNames();
-  const colours = {};
-  document.querySelectorAll("#seats .seat-row").forEach((row) => {
-    const n = row.querySelector("input[type=text]").value.trim();
-    if (n) colours[n] = row.querySelector("input[type=color]").value;
-  });
+  sending(startGame);
+});
+async function startGame() {
+  const rows = seatRows();
+  const names = rows.map((r) => r.name);
+  const colours = Object.fromEntries(rows.map((r) => [r.name, r.colour]));
+  const same = rows.find((r, i) => rows.findIndex((o) => o.colour.toLowerCase() === r.colour.toLowerCase()) !== i);
+  if (same) {
+    const first = rows.find((o) => o.colour.toLowerCase() === same.colour.toLowerCase());
+    notice(first.name + " and " + same.name + " have the same colour: pick another for one of them", "error");
+    return;
+  }
   const preset = page.rules.presets[$("preset").value] || {};
   const options = {};
   const dice = Number($("dice-each").value);
@@ -104,10 +150,18 @@ $("new-game").addEventListener("submit", async (ev) => {
     if (value !== preset[name]) options[name] = value;
   });
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
-  if ($("first").value) header.first = $("first").value;
+  const first = rows.find((r) => r.seat === $("first").value);
+  if (first) header.first = first.name;
   const data = await api("POST", "/api/game", header);
-  if (data) { page.anotherGame = false; $("history").replaceChildren(); applyAnswer(data); loadGames(); window.scrollTo(0, 0); }
-});
+  if (!data) return;
+  page.anotherGame = false;
+  $("notice").hidden = true;  // a refusal of the form as it was is over
+  $("first").value = "";  // the next game's opener is for its own roll-off
+  $("history").replaceChildren();
+  applyAnswer(data);
+  loadGames();
+  window.scrollTo(0, 0);
+}
 
 $("another-game").addEventListener("click", () => {
   if (!page.anotherGame && !confirm("Leave this game unfinished and set up a new one? It stays in the list of games.")) return;
@@ -117,10 +171,10 @@ $("another-game").addEventListener("click", () => {
 });
 
 // ---------- start ----------
-fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
+const stateShown = fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
 loadHistory();
 loadGames();
-loadRules();
+loadRules(stateShown);
 connect();
 setControl(page.control);
 if (page.sim) setInterval(pollPins, 500);

@@ -130,7 +130,7 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
          "options must be a JSON object"),
         ({"game": "dudo-record/1", "players": ["A", "B", "C", "D", "E", "F", "G"]},
          "7 players: perudo seats 2-6 players"),
-        ({"game": "dudo-record/1", "players": ["Ana"]}, "1 players: perudo seats 2-6 players"),
+        ({"game": "dudo-record/1", "players": ["Ana"]}, "1 player: perudo seats 2-6 players"),
         ({"game": "dudo-record/1", "players": ["Ana", "Ana"]}, "player 'Ana' is listed twice"),
         ({"game": "dudo-record/1", "players": ["Ana", ""]}, "a player's name must be a non-empty"),
         ({"game": "dudo-record/1", "players": "Ana,Ben"}, "players must be a list of names"),

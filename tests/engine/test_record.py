@@ -106,6 +106,13 @@ def test_the_players_colours_chosen_for_a_new_game_stay_with_its_record_and_stat
          MalformedAction, "line 1: player name ' Ana': spaces at its start or end"),
         (['{"game": "dudo-record/1", "players": ["Zo\u00eb", "Zoe\u0308"]}'],
          MalformedAction, "line 1: player 'Zoe\u0308' looks the same as 'Zo\u00eb'"),
+        (['{"game": "dudo-record/1", "players": ["Ana Maria", "Ana  Maria"]}'],
+         MalformedAction, "line 1: player 'Ana  Maria' looks the same as 'Ana Maria'"),
+        (['{"game": "dudo-record/1", "players": ["Ana\\u200b", "Ben"]}'],
+         MalformedAction, "line 1: player name 'Ana\\u200b': it holds U+200B, a character that"
+                          " does not show"),
+        (['{"game": "dudo-record/1", "players": ["Ana"]}'],
+         MalformedAction, "line 1: 1 player: perudo seats 2-6 players"),
         # Messages are one line in JSON's words, whatever the input held.
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "options": {"dice": null}}'],
          MalformedAction, "line 1: option dice: unknown value null (values: 1-10)"),
@@ -201,6 +208,13 @@ def test_dudo_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(
     )
     assert main(["replay", str(record), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bid"]["text"] == "2x3"
+
+
+def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
+    # An emoji sequence joined by U+200D, a Persian name with U+200C: each shows as one name.
+    players = ["\U0001f469\u200d\U0001f680 Ana", "\u0645\u0647\u200c\u0646\u0627\u0632"]
+    game = replay([json.dumps({"game": "dudo-record/1", "players": players})])
+    assert game.players == players
 
 
 def test_a_carriage_return_inside_a_line_is_no_line_break_and_a_mark_on_each_file_is_read(

@@ -125,7 +125,8 @@ def test_options_table_each_preset_seats_its_number_of_players(
     if seated:
         assert Game(make_rules(preset), names).players == names
     else:
-        with pytest.raises(MalformedAction, match=f"{players} players"):
+        said = f"{players} player{'' if players == 1 else 's'}:"
+        with pytest.raises(MalformedAction, match=said):
             Game(make_rules(preset), names)
 
 

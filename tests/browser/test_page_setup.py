@@ -1,0 +1,160 @@
+"""The new-game form as a player setting up a real table uses it: a long name, a double tap
+on "Start the game", Enter in a name, the form starting from the game on the table, the
+first player following their seat, colours, and the keyboard's focus. Each test opens the
+form on a phone in Chromium; screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE, get_state, new_game, open_page, shot, take_control
+
+pytestmark = pytest.mark.browser
+
+
+def games(base: str) -> list[dict[str, Any]]:
+    with urllib.request.urlopen(base + "/api/games?limit=500", timeout=5) as answer:
+        return list(json.load(answer)["games"])
+
+
+def open_form(phone: Any) -> None:
+    """The new-game form, with the PIN, whether or not a game is on."""
+    take_control(phone)
+    if phone.locator("#another-game").is_visible():
+        phone.once("dialog", lambda dialog: dialog.accept())
+        phone.click("#another-game")
+    expect(phone.locator("#new-game")).to_be_visible()
+
+
+def names(phone: Any) -> list[str]:
+    return [i.input_value() for i in phone.locator("#seats input[type=text]").all()]
+
+
+def test_a_long_name_without_a_space_stays_within_the_phone(phone: Any, server: str) -> None:
+    new_game(server, ["W" * 24, "Ben"], rules="perudo")
+    phone.reload()
+    expect(phone.locator("#games li").first).to_contain_text("W" * 24)
+    expect(phone.locator("#bid-card")).to_contain_text("to open")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(phone, "17-long-name", full=True)
+    take_control(phone)  # the PIN dialog is within reach of a thumb
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_a_double_tap_on_start_starts_one_game(phone: Any, server: str) -> None:
+    open_form(phone)
+    # The table takes 0.8 s to answer (a slow Wi-Fi): the second tap lands before the answer.
+    phone.evaluate("""() => {
+      const real = window.fetch;
+      window.fetch = (url, init) => String(url).endsWith("/api/game")
+        ? new Promise((done) => setTimeout(() => done(real(url, init)), 800)) : real(url, init);
+    }""")
+    before = len(games(server))
+    phone.evaluate("""() => {
+      const start = document.querySelector("#new-game button[type=submit]");
+      start.click();
+      setTimeout(() => start.click(), 300);
+    }""")
+    phone.wait_for_timeout(2500)
+    assert len(games(server)) == before + 1
+
+
+def test_enter_in_a_name_goes_to_the_next_name_and_starts_nothing(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    started = get_state(server).get("game_id")
+    first = phone.locator("#seats input[type=text]").first
+    first.fill("Zoe")
+    first.press("Enter")
+    phone.wait_for_timeout(500)
+    assert get_state(server).get("game_id") == started
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "player name"
+    assert phone.evaluate(
+        "document.activeElement === document.querySelectorAll('#seats input[type=text]')[1]")
+
+
+def test_the_form_starts_from_the_game_on_the_table(phone: Any, server: str) -> None:
+    new_game(server, ["Xia", "Yann", "Zed"], rules="jinto", dice=4, cruzado=True)
+    phone.reload()
+    open_form(phone)
+    assert names(phone) == ["Xia", "Yann", "Zed"]
+    expect(phone.locator("#preset")).to_have_value("jinto")
+    expect(phone.locator("#dice-each")).to_have_value("4")
+    expect(phone.locator("#options [data-option=cruzado]")).to_be_checked()
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    state = get_state(server)
+    assert state["rules"] == "jinto" and state["options"]["dice"] == 4
+    assert state["options"]["cruzado"] is True
+
+
+def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    rows = phone.locator("#seats .seat-row")
+    last = rows.nth(rows.count() - 1)
+    phone.select_option("#first", label=last.locator("input[type=text]").input_value())
+    last.locator("input[type=text]").fill("Eva")
+    expect(phone.locator("#first option:checked")).to_have_text("Eva")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert get_state(server)["turn"] == "Eva"
+
+
+def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    colours = phone.locator("#seats input[type=color]")
+    phone.locator("#seats .seat-row").first.locator("[aria-label=remove]").click()
+    phone.click("#add-player")
+    taken = [c.input_value() for c in colours.all()]
+    assert len(set(taken)) == len(taken), taken
+    before = len(games(server))
+    colours.nth(1).evaluate("(el, c) => { el.value = c; }", taken[0])
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#notice")).to_contain_text("have the same colour")
+    assert len(games(server)) == before
+
+
+def test_moving_a_seat_up_or_removing_one_keeps_the_keyboard_where_it_was(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    rows = phone.locator("#seats .seat-row")
+    third = rows.nth(2).locator("input[type=text]").input_value()
+    rows.nth(2).locator("[aria-label='move up']").focus()
+    phone.keyboard.press("Enter")
+    assert names(phone)[1] == third
+    phone.keyboard.press("Enter")  # again: the same seat goes up once more
+    assert names(phone)[0] == third
+    phone.locator("#seats .seat-row").first.locator("[aria-label=remove]").focus()
+    phone.keyboard.press("Enter")
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "remove"
+
+
+def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
+    browser: Any, server: str
+) -> None:
+    small = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    open_form(small)
+    small.add_style_tag(content="html { font-size: 200%; }")
+    small.click("#new-game summary")  # the options too
+    assert small.evaluate("document.documentElement.scrollWidth") <= 360
+    for part in small.locator("#new-game select, #new-game input, #new-game label > span").all():
+        box = part.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
+    # Each option's words stay whole words: none is broken a letter a line.
+    for words in small.locator("#options .option > span").all():
+        assert words.bounding_box()["width"] > 100, words.inner_text()
+    small.locator("#options").scroll_into_view_if_needed()
+    shot(small, "18-new-game-text-200")
+    small.context.close()
