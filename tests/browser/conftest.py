@@ -104,10 +104,12 @@ def finish_the_reveal(base: str) -> dict[str, Any]:
     return state
 
 
-def start_serve(data: Path, port: int) -> subprocess.Popen[bytes]:
-    """``dudo serve --sim`` on ``port`` with its journal in ``data``, once its page answers."""
+def start_serve(data: Path, port: int, config: Path | None = None) -> subprocess.Popen[bytes]:
+    """``dudo serve --sim`` on ``port`` with its journal in ``data`` (and the ``config`` file
+    given), once its page answers."""
     command = [sys.executable, "-m", "companion.cli", "serve", "--sim", "--pin", PIN,
-               "--host", "127.0.0.1", "--port", str(port), "--data", str(data), "--seed", "5"]
+               "--host", "127.0.0.1", "--port", str(port), "--data", str(data), "--seed", "5",
+               *(["--config", str(config)] if config else [])]
     log = (data / "serve.log").open("a")
     process = subprocess.Popen(
         command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, get_state, new_game, open_page, shot, take_control
+from tests.browser.conftest import (
+    PHONE,
+    free_port,
+    get_state,
+    new_game,
+    open_page,
+    shot,
+    start_serve,
+    stop_serve,
+    take_control,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -158,3 +169,28 @@ def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
     small.locator("#options").scroll_into_view_if_needed()
     shot(small, "18-new-game-text-200")
     small.context.close()
+
+
+def test_a_fresh_table_s_form_starts_from_the_config_and_its_options(
+    browser: Any, tmp_path: Path
+) -> None:
+    config = tmp_path / "dudo.toml"
+    config.write_text('[table]\nrules = "dudo"\nplayers = ["Ines", "Joao"]\n'
+                      'options = {exact_call = "calza", dice = 4, cruzado = true}\n')
+    port = free_port()
+    process = start_serve(tmp_path, port, config)
+    try:
+        fresh = open_page(browser, f"http://127.0.0.1:{port}", PHONE, "dark")
+        take_control(fresh)
+        expect(fresh.locator("#preset")).to_have_value("dudo")
+        assert names(fresh) == ["Ines", "Joao"]
+        expect(fresh.locator("#dice-each")).to_have_value("4")
+        expect(fresh.locator("#options [data-option=exact_call]")).to_have_value("calza")
+        expect(fresh.locator("#options [data-option=cruzado]")).to_be_checked()
+        fresh.click("#new-game button[type=submit]")
+        expect(fresh.locator("#new-game")).to_be_hidden()
+        options = get_state(f"http://127.0.0.1:{port}")["options"]
+        assert (options["exact_call"], options["dice"], options["cruzado"]) == ("calza", 4, True)
+        fresh.context.close()
+    finally:
+        stop_serve(process)
