@@ -32,6 +32,7 @@ class Controls:
     seconds (``{"undo": 1.0}``); ``on_hold`` is called once per hold for them.
     ``on_stuck(name, True)`` is called once when a button has been held down for
     ``stuck_after_s``, ``on_stuck(name, False)`` when it is released again.
+    ``on_release(name, held)`` is called when a press ends (``held``: its hold acted).
     Callbacks run on gpiozero's threads.
     """
 
@@ -43,6 +44,7 @@ class Controls:
         on_hold: Callable[[str], None] | None = None,
         on_turn: Callable[[int], None] | None = None,
         on_stuck: Callable[[str, bool], None] | None = None,
+        on_release: Callable[[str, bool], None] | None = None,
         holds: Mapping[str, float] | None = None,
         stuck_after_s: float = 10.0,
         pin_factory: Any = None,
@@ -51,6 +53,7 @@ class Controls:
         self._on_hold = on_hold
         self._on_turn = on_turn
         self._on_stuck = on_stuck
+        self._on_release = on_release
         self._holds = dict(holds or {})
         self.stuck_after_s = stuck_after_s
         self._lock = threading.Lock()
@@ -117,10 +120,13 @@ class Controls:
         with self._lock:
             was_stuck = name in self._stuck
             self._stuck.discard(name)
+            held = name in self._held
         if was_stuck:
             logger.info("button %r released: it counts again", name)
             if self._on_stuck is not None:
                 self._safely(self._on_stuck, name, False)
+        elif self._on_release is not None:
+            self._safely(self._on_release, name, held)
 
     def _held_down(self, name: str) -> None:
         button = self.buttons[name]

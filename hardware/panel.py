@@ -164,6 +164,7 @@ class Panel:
                 on_hold=self._held,
                 on_turn=self._turned,
                 on_stuck=self._stuck,
+                on_release=self._released,
                 holds={"undo": undo_hold_s,
                        **({self._again: again_hold_s} if self._again else {}),
                        **{f"seat{n}": open_hold_s for n in self.pins.seats}},
@@ -192,7 +193,8 @@ class Panel:
             timer.start()
         elif name == self._again and self._after_the_game():
             pass  # only its hold acts: another game
-        elif name in ("dial", "bid", *CALLS) and self._double(name):
+        elif name in ("dial", "bid", *CALLS) and self._double(name) and not self._armed_seat():
+            # A press a seat names is another player's, however soon after: not a double.
             logger.info("%s pressed twice: the second press is dropped", name)
         elif name in ("dial", "bid"):
             self._bid(name)
@@ -210,8 +212,9 @@ class Panel:
             self._undo_from = _game_key(self._state())
 
     def _after_the_game(self) -> bool:
-        """Whether the game is over as the again button goes down. If so, the press only says
-        how to play again, and the game and the seat pressed before it are kept for the hold."""
+        """Whether the game is over as the again button goes down. If so, the game and the
+        seat pressed before it are kept for the hold; a push released before it only says
+        how to play again (``_released``)."""
         state = self._state()
         over = state.get("phase") == "over"
         self._again_from = _game_key(state) if over else None
@@ -219,8 +222,12 @@ class Panel:
             self._again_seat = self._armed_seat()
             with self._lock:
                 self._seat = None
-            self._queue.put(("refused", self._over_reason(self._again or "")))
         return over
+
+    def _released(self, name: str, held: bool) -> None:
+        if name == self._again and not held and self._again_from is not None:
+            self._again_from = None
+            self._queue.put(("refused", self._over_reason(name)))
 
     def _over_reason(self, button: str) -> str:
         hint = (f": hold {self._again.upper()} {self._again_hold_s:g} s to play again with "
@@ -486,7 +493,9 @@ class Panel:
                        if not p.get("out") and seat_of[p["name"]] != caller]
             self.signals.show_seats(lit=[caller] if caller else [], blinking=in_play)
         elif phase == "over" and state.get("winner") in seat_of:
-            self.signals.show_seats(blinking=[seat_of[state["winner"]]])
+            # The winner's seat blinks, but for a seat pressed to name the next game's opener.
+            armed = self._armed_seat()
+            self.signals.show_seats(blinking=[armed or seat_of[state["winner"]]])
         else:
             armed = self._armed_seat()
             self.signals.show_seats(lit=[seat_of[turn]] if turn in seat_of else [],

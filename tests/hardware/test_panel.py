@@ -553,6 +553,27 @@ def test_a_double_press_acts_once_and_sounds_once(
         panel.close()
 
 
+def test_a_press_a_seat_names_just_after_another_players_acts_for_that_seat(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, repeat_s=0.5)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana bids
+        driver.press("dial", seat=2)  # Ben, at once: his seat, then the dial
+        calm(panel)
+        state = table.state()
+        assert [b["player"] for b in state["bids"]] == ["Ana", "Ben"]  # not a double press
+        assert state["turn"] == "Caro" and blinking_seats(panel) == []  # the seat used up
+        time.sleep(0.6)
+        driver.press("dial")  # Caro: her own bid, not one named by Ben's seat
+        calm(panel)
+        assert [b["player"] for b in table.state()["bids"]] == ["Ana", "Ben", "Caro"]
+    finally:
+        panel.close()
+
+
 def test_a_press_just_after_a_phone_moved_the_game_is_refused_not_given_to_the_next_player(
     table: Table, pin_factory: MockFactory, sounds: Callable[[Any], int]
 ) -> None:
@@ -697,17 +718,20 @@ def test_holding_the_dial_after_the_game_starts_another_with_the_same_table(
     assert heard(lambda: driver.press("dial")) == 3
     assert "hold DIAL 0.15 s to play again" in table.state()["display"]["panel"]
     assert table.state()["game_id"] == over["game_id"]
-    # Ben won the roll-off: his seat, then the dial held.
-    driver.press("dial", seat=2, hold_s=AGAIN_S * 4)
-    calm(panel)
+    # Ana won the roll-off: her seat blinks (not the last game's winner's, Ben's), then the
+    # dial held: one beep, the new game's, with no reject before it.
+    assert blinking_seats(panel) == [2]
+    driver.press("seat1")
+    assert blinking_seats(panel) == [1]
+    assert heard(lambda: driver.press("dial", hold_s=AGAIN_S * 4)) == 1
     state = table.state()
     assert state["game_id"] != over["game_id"] and state["phase"] == "bidding"
     assert [p["name"] for p in state["players"]] == ["Ana", "Ben"]
     assert [p["dice"] for p in state["players"]] == [1, 1]  # the same options
-    assert state["turn"] == "Ben" and lit_seats(panel) == [2]
+    assert state["turn"] == "Ana" and lit_seats(panel) == [1]
     assert state["display"].get("panel") is None
-    # Its record's header: the last game's, Ben first.
-    assert first_line(table) == {**header, "first": "Ben"}
+    # Its record's header: the last game's, Ana first.
+    assert first_line(table) == {**header, "first": "Ana"}
 
 
 def test_without_a_seat_the_same_player_opens_the_next_game_as_the_last(
