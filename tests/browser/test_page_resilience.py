@@ -131,3 +131,19 @@ def test_a_long_games_page_shows_the_same_newest_history_opened_or_followed(
     phone.reload()
     expect(phone.locator("#history li").first).to_contain_text("320")
     assert phone.locator("#history li").count() == 300
+
+
+def test_a_live_feed_silent_past_the_tables_beat_is_taken_for_gone_and_opened_again(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    expect(phone.locator("#live")).to_have_text("live")
+    feeds: list[str] = []
+    phone.on("request", lambda r: feeds.append(r.url) if r.url.endswith("/api/events") else None)
+    # As if the last word from the table came a minute ago (a Wi-Fi gone without a word).
+    phone.evaluate("() => { page.heard = performance.now() - 60000; }")
+    phone.wait_for_timeout(2500)
+    assert len(feeds) == 1  # a new feed opened once the old one was given up
+    expect(phone.locator("#live")).to_have_text("live")
+    act(server, action="bid", player="Ana", quantity=2, face=4)
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")  # and it follows the table again
