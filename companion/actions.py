@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from companion import bidding, rounds
 from companion.announcement import Announcement
-from companion.bid import MAX_QUANTITY, bid_words, check_bid_fields
+from companion.bid import bid_words, check_bid_fields
 from companion.calls import EXACT_CALL_NAMES, Call, describe_call
-from companion.errors import IllegalAction, MalformedAction, shown
+from companion.errors import IllegalAction, MalformedAction, said, shown
 from companion.said import Said, in_order
 
 if TYPE_CHECKING:
@@ -76,8 +76,7 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
     seat = game._seat.get(name) if type(name) is str else None
     # The common case in two tests (a known player, whole numbers, a face 1-6); anything
     # else takes the slow path that names what is wrong.
-    if (seat is None or type(q) is not int or type(f) is not int or not 1 <= f <= 6
-            or not 1 <= q <= MAX_QUANTITY):
+    if seat is None or type(q) is not int or type(f) is not int or not 1 <= f <= 6 or q < 1:
         seat = player_seat(game, action)
         if q is None or f is None:
             raise MalformedAction(f"bid needs a '{'quantity' if q is None else 'face'}'")
@@ -94,7 +93,7 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
                 opener_dice=game._dice[seat],
             )
             if reason:
-                raise IllegalAction(f"illegal bid {q}x{f}: {reason}")
+                raise IllegalAction(f"illegal bid {said(q)}x{f}: {reason}")
     else:
         reason = bidding.raise_problem(
             game.rules,
@@ -106,7 +105,8 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
             locked_face=locked_face(game, seat),
         )
         if reason:
-            raise IllegalAction(f"illegal bid {q}x{f} over {game._bid_q}x{game._bid_f}: {reason}")
+            raise IllegalAction(
+                f"illegal bid {said(q)}x{f} over {said(game._bid_q)}x{game._bid_f}: {reason}")
     record = {"action": "bid", "player": name, "quantity": q, "face": f}
     return do_bid, (game, seat, q, f), record
 

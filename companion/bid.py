@@ -14,10 +14,10 @@ from functools import lru_cache
 from companion.errors import MalformedAction, shown
 
 FACES = range(1, 7)
-# Bids have no upper bound in the rules (RULES.md); the referee takes any up to this, far past
-# any table's dice, so that every number it says (twice a bid and one, to leave the aces) is
-# short and a phone's page counts it exactly.
-MAX_QUANTITY = 999_999_999
+# Bids have no upper bound in the rules (RULES.md), and a record replays any; the table takes
+# a new one up to the largest whole number a phone's page counts exactly (JavaScript's
+# Number.MAX_SAFE_INTEGER), far past any table's dice, and offers none above it.
+MAX_QUANTITY = 2**53 - 1
 _TEXT = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
 _NUMBER_WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -37,11 +37,6 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
         raise MalformedAction(f"malformed bid: face {face} (faces are 1-6)")
     if quantity < 1:
         raise MalformedAction(f"malformed bid: quantity {quantity} (quantities start at 1)")
-    if quantity > MAX_QUANTITY:
-        raise MalformedAction(
-            f"malformed bid: quantity {shown(quantity)} (the referee takes bids of up to"
-            f" {MAX_QUANTITY:,} dice)"
-        )
     return quantity, face
 
 

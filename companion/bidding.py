@@ -14,7 +14,8 @@ the legal raises are exactly the bids that rank higher.
 
 from __future__ import annotations
 
-from companion.bid import Bid
+from companion.bid import MAX_QUANTITY, Bid
+from companion.errors import said
 from companion.rules import Rules
 
 
@@ -61,10 +62,10 @@ def raise_problem(
             if f == 1:
                 return "" if q > prev_q else "quantity of aces must rise"
             need = leave_aces_needed(prev_q)
-            return "" if q >= need else f"leaving aces needs at least {need}x{f}"
+            return "" if q >= need else f"leaving aces needs at least {said(need)}x{f}"
         if f == 1:
             need = aces_needed(rules, prev_q)
-            return "" if q >= need else f"going to aces needs at least {need}x1"
+            return "" if q >= need else f"going to aces needs at least {said(need)}x1"
     # Plain comparison, the ace being the lowest face.
     if q > prev_q:
         return ""
@@ -129,6 +130,6 @@ def generate(
         found.extend((q, face) for q in range(max(low, 1), dice_in_play + 1))
         lowest.append((low, face))
     if not found and must_bid:
-        found = lowest
+        found = [(q, f) for q, f in lowest if q <= MAX_QUANTITY]  # past it, none to offer
     found.sort(key=lambda qf: rank(rules, qf[0], qf[1], wild=wild))
     return [Bid(q, f) for q, f in found]

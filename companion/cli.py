@@ -66,13 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The commands whose output is what they are run for: with it closed, they do not run.
+_OUTPUT_IS_THE_POINT = ("scan", "replay", "rules")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module_name, function_name = HANDLERS[args.command].split(":")
     handler = getattr(importlib.import_module(module_name), function_name)
     if sys.stderr is None:  # started with `2>&-`: print(file=None) would write to stdout
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the whole run)
-    if sys.stdout is None:  # started with its output closed (`dudo scan photo.jpg >&-`)
+    if sys.stdout is None and args.command in _OUTPUT_IS_THE_POINT:  # `dudo scan x.jpg >&-`
         print(f"dudo {args.command}: the standard output is closed", file=sys.stderr)
         return 2
     for stream in (sys.stdout, sys.stderr):  # a player's name the terminal cannot show

@@ -17,6 +17,17 @@ class IllegalAction(ValueError):
     """The action is well-formed but the rules forbid it in the current position."""
 
 
+def said(number: int) -> str:
+    """A whole number as a message says it: in full up to 20 digits, else how long it is (a
+    record may hold a bid of thousands of digits; Python writes out at most 4,300)."""
+    if number.bit_length() <= 64:
+        return str(number)
+    try:
+        return f"a number of {len(str(abs(number))):,} digits"
+    except ValueError:
+        return "a number of over 4,300 digits"
+
+
 # The most of a value a message shows: a message is one line, whatever the input held.
 _SHOWN_CHARACTERS = 60
 
@@ -29,8 +40,8 @@ def shown(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int) and value.bit_length() > 64:  # Python writes out at most 4,300
-        return f"a number of about {value.bit_length() * 30103 // 100_000 + 1} digits"
+    if isinstance(value, int):
+        return said(value)
     text = repr(value)
     if len(text) <= _SHOWN_CHARACTERS:
         return text

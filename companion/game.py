@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from companion import bidding, notation, rounds
@@ -43,6 +43,8 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # Characters that do not show by themselves but are part of a name as written: the joiners of
 # emoji sequences (👩‍🚀) and of Persian and Indic words (مه‌ناز).
 _JOINERS = frozenset("\u200c\u200d")
+_TAGS = frozenset(map(chr, range(0xE0020, 0xE0080)))  # 🏴 + "gbeng" + cancel: England's flag
+_UNSEEN = dict.fromkeys(map(ord, _JOINERS | _TAGS))  # left out when names are compared
 
 RECORD_FORMAT = "dudo-record/1"
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
@@ -333,27 +335,17 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
     if not isinstance(players, (list, tuple)):
         raise MalformedAction(f"players must be a list of names, not {shown(players)}")
     names = tuple(players)
-    looks: dict[str, str] = {}  # each name as it looks on a phone: its first holder
+    listed: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise MalformedAction(f"a player's name must be a non-empty text, not {shown(name)}")
-        hidden = next((c for c in name if not c.isprintable() and c not in _JOINERS), None)
-        if hidden is not None:
+        if not all(c.isprintable() or c in _JOINERS or c in _TAGS for c in name):
             # A line break would split the one-line messages that name players; half a
-            # character (a lone surrogate) cannot be saved at all; a character that does not
-            # show makes two names that look alike.
-            raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(hidden):04X},"
-                                  " a character that does not show: type the name again")
-        if name != name.strip():
-            raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
-        # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
-        # diaeresis), and a page shows two spaces as one: names that look the same are one.
-        look = " ".join(unicodedata.normalize("NFC", name).split())
-        if look in looks:
-            seen = looks[look]
-            same = "is listed twice" if seen == name else f"looks the same as {shown(seen)}"
-            raise MalformedAction(f"player {shown(name)} {same}")
-        looks[look] = name
+            # character (a lone surrogate) cannot be saved at all.
+            raise MalformedAction(f"player name {shown(name)}: only printable characters")
+        if name in listed:
+            raise MalformedAction(f"player {shown(name)} is listed twice")
+        listed.add(name)
     low, high = rules.min_players, rules.max_players
     if len(names) < low or (high is not None and len(names) > high):
         raise MalformedAction(
@@ -361,6 +353,31 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
             f" {rules.players_text()} players"
         )
     return names
+
+
+def check_new_players(names: Sequence[str]) -> None:
+    """MalformedAction unless a new game's names can be told apart on a phone: no spaces at
+    either end, no character that does not show (but the joiners of emoji and of Persian and
+    Indic words, between two that do, and the tags of flag emoji), no two that look the
+    same. (Records and journals of earlier versions keep their names: only a new game is
+    held to this.)"""
+    looks: dict[str, str] = {}
+    for name in names:
+        if name != name.strip():
+            raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
+        for i, c in enumerate(name):
+            joins = c in _JOINERS and 0 < i < len(name) - 1 and name[i + 1] not in _JOINERS
+            if not (c.isprintable() or joins or c in _TAGS):
+                raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(c):04X}, a"
+                                      " character that does not show: type the name again")
+        # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
+        # diaeresis), and a page shows two spaces as one: names that look the same are one.
+        look = " ".join(unicodedata.normalize("NFC", name).translate(_UNSEEN).split())
+        if look in looks:
+            seen = looks[look]
+            raise MalformedAction(f"player {ascii(name)} looks the same as {ascii(seen)}:"
+                                  " give each player a name of their own")
+        looks[look] = name
 
 
 def _colours(colours: object, players: list[str]) -> dict[str, str]:

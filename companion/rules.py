@@ -207,7 +207,6 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
     return dataclasses.replace(PRESETS[preset], **changes)  # type: ignore[arg-type]
 
 
-
 def describe(rules: Rules) -> str:
     """A readable table of one set of rules: each option, its value and its meaning."""
     lines = [f"{rules.preset}: {PRESET_TITLES.get(rules.preset, '')}".rstrip(": ")]

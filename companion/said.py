@@ -7,14 +7,21 @@ it of its own (a round of 20,000 bids in a record typed by hand took 1.9 GB so).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 
-class Said(NamedTuple):
+# Equal only to itself, shown without its past: comparing or showing a chain of thousands
+# of links link by link would go deeper than Python's recursion allows.
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Said:
     """The last thing said (``entry``, as ``("bid", seat, quantity, face)``) and all before it."""
 
     before: Said | None
     entry: tuple[Any, ...]
+
+    def __repr__(self) -> str:
+        return f"Said({self.entry!r}, after {len(in_order(self.before))} more)"
 
 
 def in_order(last: Said | None) -> list[tuple[Any, ...]]:

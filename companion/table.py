@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.announcement import Announcement
-from companion.bid import Bid
+from companion.bid import MAX_QUANTITY, Bid
 from companion.errors import shown
-from companion.game import Game
+from companion.game import Game, check_new_players
 from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
@@ -206,6 +206,7 @@ class Table:
         with self._lock:
             try:
                 game = Game.from_header(dict(header))
+                check_new_players(game.players)
             except (TypeError, ValueError) as err:
                 return self._reject(f"cannot start the game: {err}")
             game_id: int | None
@@ -250,6 +251,10 @@ class Table:
             if seen is not None and seen != (self._game_id, self._moves()):
                 return self._reject("the game moved on since this phone showed it (another "
                                     "phone or the panel acted): look again, then press again")
+            quantity = action.get("quantity") if isinstance(action, Mapping) else None
+            if type(quantity) is int and quantity > MAX_QUANTITY:  # bool is no quantity
+                return self._reject(f"malformed bid: quantity {shown(quantity)} (the table takes"
+                                    f" bids of up to {MAX_QUANTITY:,} dice)")
             return self._submit(action)
 
     def _moves(self) -> int:

@@ -59,6 +59,29 @@ def test_a_restarted_table_resumes_the_game_exactly_where_it_stopped(
         journal2.close()
 
 
+def test_a_game_an_earlier_version_saved_resumes_with_the_names_and_bids_it_holds(
+    data_dir: Path,
+) -> None:
+    # Names a new game now refuses (spaces at an end, two that look alike) and a bid past the
+    # largest the page now takes, as an earlier version of the table saved them.
+    players = [" Ana", "Ana Maria", "Ana  Maria"]
+    journal = Journal.in_directory(data_dir)
+    game_id = journal.start_game({"game": "dudo-record/1", "rules": "perudo", "players": players})
+    journal.append(game_id, 1, {"action": "bid", "player": " Ana", "quantity": 10**16, "face": 3})
+    journal.close()
+    resumed, journal2 = restart(data_dir)
+    try:
+        state = resumed.state()
+        assert [p["name"] for p in state["players"]] == players
+        assert (state["bid"]["quantity"], state["turn"]) == (10**16, "Ana Maria")
+        assert resumed.submit({"action": "dudo", "player": "Ana Maria"}).ok
+        # A new game is held to today's names.
+        refused = resumed.new_game({"game": "dudo-record/1", "players": ["Ana", " Ana"]})
+        assert not refused.ok and "spaces at its start or end" in str(refused.error)
+    finally:
+        journal2.close()
+
+
 def test_a_game_cut_in_the_middle_of_a_reveal_resumes_in_the_reveal(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
     opening: list[dict[str, Any]], play: Any,

@@ -262,3 +262,17 @@ def test_play_again_starts_the_finished_game_s_table_afresh_and_only_once_it_is_
     again = replay(journal.record(state["game_id"]).splitlines())
     assert again.header == {**header, "first": "Ben"}
     assert replay(journal.record(first_game).splitlines()).winner == "Ben"  # the old game stays
+
+
+def test_a_new_bid_past_what_a_phone_counts_exactly_is_refused_and_changes_nothing(
+    table: Table, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    before = table.record()
+    too_many = 2**53  # one past the largest whole number a phone's page counts exactly
+    refused = table.submit({"action": "bid", "player": "Ana", "quantity": too_many, "face": 3})
+    assert not refused.ok and table.record() == before
+    assert refused.error == ("malformed bid: quantity 9007199254740992 (the table takes bids of"
+                             " up to 9,007,199,254,740,991 dice)")
+    assert table.submit({"action": "bid", "player": "Ana", "quantity": too_many - 1,
+                         "face": 3}).ok
