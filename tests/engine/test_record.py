@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -14,7 +15,7 @@ import pytest
 
 from companion.cli import main
 from companion.errors import IllegalAction, MalformedAction
-from companion.game import Game
+from companion.game import Game, check_new_players
 from companion.record import dumps, replay, replay_file
 from companion.rules import make_rules
 
@@ -210,6 +211,30 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
     players = ["\U0001f469\u200d\U0001f680 Ana", "\u0645\u0647\u200c\u0646\u0627\u0632"]
     game = replay([json.dumps({"game": "dudo-record/1", "players": players})])
     assert game.players == players
+
+
+@pytest.mark.parametrize(
+    ("names", "refused"),
+    [
+        (["\U0001f469\u200d\U0001f680 Ana", "\U0001f3f4\U000e0067\U000e0062\U000e0065"
+          "\U000e006e\U000e0067\U000e007f"], None),  # an astronaut; England's flag
+        (["Ana", " Ana"], "player name ' Ana': spaces at its start or end"),
+        (["Ana\u200b", "Ben"], "player name 'Ana\\u200b': it holds U+200B, a character that"
+                                " does not show"),
+        (["\u200d", "Ben"], "it holds U+200D"),  # a joiner joining nothing
+        (["Ana", "Ana\u200dX", "AnaX"], "player 'AnaX' looks the same as 'Ana\\u200dX'"),
+        (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
+        (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
+    ],
+)  # fmt: skip
+def test_a_new_games_players_can_be_told_apart_on_a_phone(
+    names: list[str], refused: str | None
+) -> None:
+    if refused is None:
+        check_new_players(names)
+    else:
+        with pytest.raises(MalformedAction, match=re.escape(refused)):
+            check_new_players(names)
 
 
 def test_a_carriage_return_inside_a_line_is_no_line_break_and_a_mark_on_each_file_is_read(
