@@ -25,7 +25,7 @@ const page = {
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
   settleUntil: 0,    // nor before this moment (performance.now()), just after its answer
   bidsAsked: 0,      // /api/bids asked so often: only the last ask's answer is shown
-  bidsLost: false,   // the last ask for the legal bids failed (asked again in a moment)
+  bidsLost: 0,       // the asks for the legal bids that failed in a row (asked again later)
   heard: 0,          // when the live feed last said anything (performance.now())
   feed: null,        // the live feed (an EventSource)
   aliveS: Number(document.body.dataset.aliveS) || 15,  // the feed speaks at least this often
@@ -36,6 +36,8 @@ const page = {
 const SETTLE_MS = 500;
 // What a player can do about a table out of reach (not the browser's words for it).
 const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
+// How long an action's answer is waited for (the table answers in well under a second).
+const ANSWER_WAIT_MS = 10000;
 
 // ---------- small helpers ----------
 function h(tag, attrs, ...children) {
@@ -76,12 +78,19 @@ async function api(method, path, body, extra) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  // An answer that never comes (the Wi-Fi gone mid-request) must not hold the buttons for
+  // as long as the phone takes to give up: after a while it is a table out of reach.
+  const abandon = new AbortController();
+  const timer = setTimeout(() => abandon.abort(), ANSWER_WAIT_MS);
+  init.signal = abandon.signal;
   let res;
   try {
     res = await fetch(path, init);
   } catch (e) {
     notice(UNREACHABLE, "error");
     return null;
+  } finally {
+    clearTimeout(timer);
   }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
@@ -570,6 +579,7 @@ function renderPicker() {
   }));
   $("place-bid").disabled = !c;
   $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face
+    : page.bidsLost >= 3 ? "The table gives no bids now: asking again\u2026"
     : page.bidsLost ? "Asking the table for the bids\u2026" : "No legal bid";
   renderHeld();
 }
@@ -588,14 +598,15 @@ $("qty-up").addEventListener("click", () => stepQuantity(1));
 
 async function loadBids() {
   const ask = ++page.bidsAsked;
-  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsLost = false; return; }
+  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsLost = 0; return; }
   const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   // Answers can come out of order: one to an older ask is for a game that has moved on.
   if (ask !== page.bidsAsked) return;
-  page.bidsLost = !(data && data.bids);
+  page.bidsLost = data && data.bids ? 0 : page.bidsLost + 1;
   page.bids = page.bidsLost ? [] : data.bids;
   renderPicker();
-  if (page.bidsLost) setTimeout(() => { if (ask === page.bidsAsked) loadBids(); }, 1000);
+  // Asked again after 1, 2, 4... s (at most 30): a table that keeps failing is not pressed.
+  if (page.bidsLost) setTimeout(() => { if (ask === page.bidsAsked) loadBids(); }, Math.min(30, 2 ** (page.bidsLost - 1)) * 1000);
 }
 
 function act(action) {
@@ -715,7 +726,7 @@ function connect(lostAlready) {
   page.heard = performance.now();
   let lost = Boolean(lostAlready);
   // Whatever the feed says, it is there ("alive" says only that, on a quiet table).
-  ["open", "state", "capture_start", "alive"].forEach((kind) => es.addEventListener(kind, () => {
+  ["open", "state", "capture_start", "capture_end", "alive"].forEach((kind) => es.addEventListener(kind, () => {
     page.heard = performance.now();
   }));
   es.addEventListener("open", () => {
@@ -762,6 +773,8 @@ function reconnect() {
   connect(true);
 }
 setInterval(() => {
+  // A phone that says it is offline waits for its "online" (it says "offline" meanwhile).
+  if (navigator.onLine === false) return;
   if (page.feed && performance.now() - page.heard > 2.5 * page.aliveS * 1000) reconnect();
 }, 1000);
 window.addEventListener("offline", () => {

@@ -40,15 +40,20 @@ def test_a_double_tap_on_bid_or_undo_acts_once(phone: Any, server: str) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     take_control(phone)
     ready_to_bid(phone, server)
-    phone.evaluate(DOUBLE_TAP, ["#place-bid", 150])
+    sent: list[str] = []
+    phone.on("request", lambda r: sent.append(r.post_data or "")
+             if r.method == "POST" and r.url.endswith("/api/actions") else None)
+    phone.evaluate(DOUBLE_TAP, ["#place-bid", 300])
     phone.wait_for_timeout(1000)
     state = get_state(server)
     assert [b["player"] for b in state["bids"]] == ["Ana"], state["bids"]  # not Ben's too
+    assert len(sent) == 1, sent  # the second tap sent nothing (not refused by the table)
     act(server, action="bid", player="Ben", quantity=5, face=3)
     expect(phone.locator("#undo")).to_be_enabled()
     phone.evaluate(DOUBLE_TAP, ["#undo", 300])
     phone.wait_for_timeout(1000)
     assert [b["player"] for b in get_state(server)["bids"]] == ["Ana"]  # Ben's bid alone undone
+    assert len(sent) == 2, sent
     expect(phone.locator("#place-bid")).to_be_enabled()  # the buttons are back after a moment
 
 
@@ -147,3 +152,19 @@ def test_a_live_feed_silent_past_the_tables_beat_is_taken_for_gone_and_opened_ag
     expect(phone.locator("#live")).to_have_text("live")
     act(server, action="bid", player="Ana", quantity=2, face=4)
     expect(phone.locator("#bid-by")).to_have_text("by Ana")  # and it follows the table again
+
+
+def test_an_answer_that_never_comes_gives_the_buttons_back_with_a_reason(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    take_control(phone)
+    ready_to_bid(phone, server)
+    lost: list[Any] = []
+    phone.route("**/api/actions", lambda route: lost.append(route))  # the Wi-Fi drops it
+    phone.click("#place-bid")
+    expect(phone.locator("#place-bid")).to_be_disabled()
+    # Ten seconds on, the phone gives the request up and says why.
+    expect(phone.locator("#notice")).to_contain_text("cannot be reached", timeout=15_000)
+    expect(phone.locator("#place-bid")).to_be_enabled()
+    assert len(lost) == 1 and get_state(server)["bids"] == []
