@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.errors import MalformedAction
+from companion.game import check_new_players
 from companion.rules import make_rules
 from vision.config import read_toml
 
@@ -174,9 +175,11 @@ def _table_defaults(table: Mapping[str, object], source: str) -> TableDefaults:
     cups_up = table.get("cups_up_s", DEFAULT_CUPS_UP_S)
     if isinstance(cups_up, bool) or not isinstance(cups_up, int | float) or not 0 <= cups_up <= 30:
         raise ValueError(f"{source}: [table] cups_up_s = {cups_up!r}: must be 0-30 seconds")
-    # The engine's own check of the preset and options, now rather than at the first game.
+    # The engine's own check of the preset, options and names, now rather than at the first
+    # game; the options as a record's header writes them (`calza = true` is `exact_call`).
     try:
-        make_rules(rules, options)
+        options = make_rules(rules, options).overrides()
+        check_new_players(players)
     except MalformedAction as err:
         raise ValueError(f"{source}: [table] {err}") from None
     return TableDefaults(

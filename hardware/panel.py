@@ -225,8 +225,10 @@ class Panel:
         return over
 
     def _released(self, name: str, held: bool) -> None:
-        if name == self._again and not held and self._again_from is not None:
-            self._again_from = None
+        if name != self._again or held or self._again_from is None:
+            return
+        over, self._again_from = self._again_from, None
+        if _game_key(self._state()) == over:  # not if a phone started a game meanwhile
             self._queue.put(("refused", self._over_reason(name)))
 
     def _over_reason(self, button: str) -> str:

@@ -139,9 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _runtime_named(runtime: str) -> str:
     """The runtime and its version, as the bench prints it."""
     if runtime == "onnxruntime":
-        import onnxruntime
+        from vision.nets import onnx_runtime
 
-        return f"ONNX Runtime {onnxruntime.__version__}"
+        return f"ONNX Runtime {onnx_runtime().__version__}"
     import cv2
 
     return f"OpenCV {cv2.__version__}'s dnn"

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -123,13 +125,24 @@ def runtime_of(asked: str) -> str:
     if asked == "opencv":
         return asked
     try:
-        import onnxruntime  # noqa: F401
+        onnx_runtime()
     except ImportError:
         if asked == "onnxruntime":
             raise ValueError("[vision] runtime = 'onnxruntime', but ONNX Runtime is not "
                              "installed: pip install onnxruntime (or runtime = 'auto')") from None
         return "opencv"
     return "onnxruntime"
+
+
+def onnx_runtime() -> ModuleType:
+    """ONNX Runtime, imported with its usage telemetry off: from 1.29 on it otherwise sends
+    it from Linux and keeps a device identifier under ~/.cache (a warning on stderr where the
+    home cannot be written), from the moment it is imported; a referee at a games table has
+    no business calling out. A user's own ``ORT_DISABLE_TELEMETRY`` is kept."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    return onnxruntime
 
 
 def eight_bit_copy(locator: Path) -> Path:
@@ -198,7 +211,8 @@ def _onnxruntime_forward(path: str) -> Forward:
     """The model at ``path`` run by ONNX Runtime, on as many threads as OpenCV's (one under
     ``cv2.setNumThreads(1)``, as the bench and the evaluation run)."""
     import cv2  # only here: importing vision.nets must not load OpenCV
-    import onnxruntime
+
+    onnxruntime = onnx_runtime()
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = max(1, cv2.getNumThreads())

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -286,11 +287,24 @@ def _decoder_messages() -> Iterator[list[str]]:
     """Collect, instead of showing, what the image libraries write from C to the process's
     stderr while a file is decoded (libjpeg's "Corrupt JPEG data: ...", libpng's errors): the
     list holds the lines once the block ends. A file that cannot be read is the caller's one
-    message, naming the file."""
+    message, naming the file.
+
+    The process's stderr is taken for that moment, so only in the main thread of a command
+    (``dudo scan``, the measuring commands): in a server's other threads, whose log lines it
+    would swallow, the file is decoded as it is and its damage goes unseen, as before.
+    """
     messages: list[str] = []
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as sink:
+    if threading.current_thread() is not threading.main_thread():
+        yield messages
+        return
+    try:
+        sink = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the with below)
+    except OSError:  # nowhere to put them: decoded as it is
+        yield messages
+        return
+    with sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
         os.dup2(sink.fileno(), 2)
         try:
             yield messages

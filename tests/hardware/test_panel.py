@@ -734,6 +734,23 @@ def test_holding_the_dial_after_the_game_starts_another_with_the_same_table(
     assert first_line(table) == {**header, "first": "Ana"}
 
 
+def test_a_short_push_after_the_game_says_nothing_of_it_once_a_phone_started_another(
+    table: Table, panel: Panel, pin_factory: MockFactory, sounds: Callable[[Any], int]
+) -> None:
+    finish_a_game(table)
+    calm(panel)
+    buzzer = pin_factory.pin(BUZZER)
+    buzzer.clear_states()
+    dial = pin_factory.pin(PINS["dial"].pin)
+    dial.drive_low()  # the dial's push goes down on the game that is over...
+    time.sleep(0.05)
+    new_game(table)  # ...while a phone starts the next game
+    dial.drive_high()  # released before the hold: a short push, on a game under way
+    calm(panel)
+    assert "the game is over" not in (table.state()["display"].get("panel") or "")
+    assert sounds(buzzer) != 3  # no reject signal
+
+
 def test_without_a_seat_the_same_player_opens_the_next_game_as_the_last(
     table: Table, panel: Panel, driver: MockPanelDriver
 ) -> None:

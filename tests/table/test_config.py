@@ -42,9 +42,20 @@ def test_the_file_sets_the_server_and_the_new_game_defaults(config_file: Path) -
         "127.0.0.1", 9000, "0042", Path("/srv/dudo"))
     assert config.table.rules == "dudo"
     assert config.table.players == ("Ana", "Ben")
-    assert dict(config.table.options) == {"pass": True}
+    assert dict(config.table.options) == {}  # pass = true is the encyclopedia's own
     assert config.table.cups_up_s == 1.5
     assert config.path == config_file  # the hardware and vision loaders read the rest
+
+
+def test_the_new_game_defaults_are_options_as_a_record_writes_them_and_names_a_phone_tells_apart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text('[table]\nrules = "perudo"\noptions = { calza = true, dice = 4 }\n')
+    assert dict(load_config(path).table.options) == {"dice": 4, "exact_call": "calza"}
+    path.write_text('[table]\nplayers = ["Ana", "Ana "]\n')
+    with pytest.raises(ValueError, match=r"\[table\] player name 'Ana ': spaces at its start"):
+        load_config(path)
 
 
 def test_the_command_line_wins_over_the_file(config_file: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import zlib
 from pathlib import Path
 
@@ -299,6 +300,22 @@ def test_a_photograph_whose_jpeg_data_is_damaged_is_refused_not_read_with_phanto
     ]
     assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [str(padded)]
     assert json.loads(captured.out)["total"] == 22
+
+
+def test_a_server_thread_decoding_a_photograph_never_takes_the_process_s_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # In `dudo serve` a folder source decodes on a worker thread: the log lines other threads
+    # write meanwhile must reach the log (so the damage check is the commands' alone).
+    photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(photo[:24000] + b"\x55" * 60 + photo[24060:])
+    shapes: list[tuple[int, ...]] = []
+    worker = threading.Thread(target=lambda: shapes.append(load_image(damaged).shape))
+    worker.start()
+    worker.join(30)
+    assert shapes == [(640, 640, 3)]
+    assert "Corrupt JPEG data" in capfd.readouterr().err  # stderr stayed the process's
 
 
 def test_a_phone_photo_with_a_video_after_its_end_is_read_whole(

@@ -44,6 +44,10 @@ def quantize_locator(locator: Path, photos: Sequence[Photo]) -> Path:
     """Write the 8-bit copy of ``locator`` beside it, the ranges of its activations measured
     on ``photos``; the copy's path."""
     import cv2
+
+    from vision.nets import onnx_runtime
+
+    onnx_runtime()  # its telemetry off before any part of it loads
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
