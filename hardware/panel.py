@@ -217,18 +217,25 @@ class Panel:
         how to play again (``_released``)."""
         state = self._state()
         over = state.get("phase") == "over"
-        self._again_from = _game_key(state) if over else None
-        if over:
-            self._again_seat = self._armed_seat()
-            with self._lock:
-                self._seat = None
+        seat = self._armed_seat() if over else None
+        with self._lock:
+            self._again_from = _game_key(state) if over else None
+            if over:
+                self._again_seat, self._seat = seat, None
+        return over
+
+    def _take_again(self) -> str | None:
+        """The game the again button went down on, over then, for one of its hold and its
+        release (gpiozero calls them on threads of their own): the first takes it."""
+        with self._lock:
+            over, self._again_from = self._again_from, None
         return over
 
     def _released(self, name: str, held: bool) -> None:
-        if name != self._again or held or self._again_from is None:
+        if name != self._again or held:
             return
-        over, self._again_from = self._again_from, None
-        if _game_key(self._state()) == over:  # not if a phone started a game meanwhile
+        over = self._take_again()
+        if over is not None and _game_key(self._state()) == over:  # not if a phone started one
             self._queue.put(("refused", self._over_reason(name)))
 
     def _over_reason(self, button: str) -> str:
@@ -255,9 +262,9 @@ class Panel:
             self._submit("UNDO", {"action": "undo"})
         elif name == self._again:
             state = self._state()
-            if self._again_from is None or _game_key(state) != self._again_from:
+            over = self._take_again()
+            if over is None or _game_key(state) != over:
                 return  # not over when pressed (that press bid), or changed since
-            self._again_from = None
             first, why = (None, "") if self._again_seat is None else _seat_player(
                 self._again_seat, state, name)
             if why:
