@@ -6,8 +6,9 @@ its marks, places the reader takes for doubtful dice, from then on never counted
 (``[vision] marks``). From a photograph with dice on the glass (``--dice``, or taken from
 the source after a prompt): the die size in pixels, for ``[vision] die_size``.
 ``--seats N``: N equal seat zones around the centre of the picture, seat 1 at the bottom,
-then clockwise in the picture. A Picamera2 source also has its automatic exposure and white
-balance read and locked.
+then anticlockwise in the picture: clockwise round the table, seen from above, as the
+camera under the glass sees it in a mirror. A Picamera2 source also has its automatic
+exposure and white balance read and locked.
 
 Nothing is written unless every step succeeded; other tables of the config are kept.
 """
@@ -129,7 +130,8 @@ def calibrate(
         zones = sector_zones(seats, camera.width, camera.height)
         lines.append(
             f"seats: {seats} equal zones around ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
-            " seat 1 at the bottom of the picture, then clockwise in the picture"
+            " seat 1 at the bottom of the picture, the next seats anticlockwise in it (clockwise"
+            " round the table seen from above: the camera under the glass sees a mirror)"
             + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"
                " camera size, as no picture was taken)")
         )

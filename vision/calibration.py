@@ -63,13 +63,17 @@ class SeatZones:
 
     Either ``count`` equal sectors around ``centre``, seat 1 centred on ``first_angle``
     (degrees, image coordinates: 0 is to the right, 90 is down) and the next seats
-    following clockwise in the image; or explicit ``polygons``, one per seat.
+    following anticlockwise in the image, or clockwise where ``clockwise``; or explicit
+    ``polygons``, one per seat. Play passes clockwise round the table seen from above
+    (RULES.md), and a camera under the glass sees the table in a mirror: in its image the
+    next seat is anticlockwise. (A camera above the table: ``clockwise``.)
     """
 
     count: int = 0
     centre: tuple[float, float] = (0.0, 0.0)
     first_angle: float = 90.0
     polygons: tuple[tuple[tuple[float, float], ...], ...] = ()
+    clockwise: bool = False
 
     @property
     def seats(self) -> int:
@@ -91,14 +95,21 @@ class SeatZones:
         span = 360.0 / self.count
         angle = math.degrees(math.atan2(dy, dx))
         # Seat 1 is centred on first_angle, so its sector starts half a span before it.
-        offset = (angle - self.first_angle + span / 2) % 360.0
+        turn = 1.0 if self.clockwise else -1.0
+        offset = (turn * (angle - self.first_angle) + span / 2) % 360.0
         return int(offset // span) % self.count + 1
+
+    def sector_angle(self, seat: int) -> float:
+        """The direction from the centre, in degrees of the image, of the middle of a sector
+        seat's zone."""
+        if self.count <= 0:
+            raise ValueError("seat zones: no sectors calibrated")
+        turn = 1.0 if self.clockwise else -1.0
+        return self.first_angle + turn * (seat - 1) * 360.0 / self.count
 
     def sector_centre(self, seat: int, radius: float) -> tuple[float, float]:
         """The point at ``radius`` from the centre in the middle of a sector seat's zone."""
-        if self.count <= 0:
-            raise ValueError("seat zones: no sectors calibrated")
-        angle = math.radians(self.first_angle + (seat - 1) * 360.0 / self.count)
+        angle = math.radians(self.sector_angle(seat))
         return (
             self.centre[0] + radius * math.cos(angle),
             self.centre[1] + radius * math.sin(angle),
@@ -123,11 +134,15 @@ def _inside(polygon: Sequence[tuple[float, float]], x: float, y: float) -> bool:
     return inside
 
 
-def sector_zones(count: int, width: int, height: int, first_angle: float = 90.0) -> SeatZones:
-    """Equal sectors for ``count`` seats around the centre of a width x height image."""
+def sector_zones(
+    count: int, width: int, height: int, first_angle: float = 90.0, clockwise: bool = False
+) -> SeatZones:
+    """Equal sectors for ``count`` seats around the centre of a width x height image (the
+    next seat anticlockwise in it, as a camera under the glass sees the table)."""
     if not 1 <= count <= 12:
         raise ValueError(f"seats {count}: must be 1..12")
-    return SeatZones(count=count, centre=(width / 2, height / 2), first_angle=first_angle)
+    return SeatZones(count=count, centre=(width / 2, height / 2), first_angle=first_angle,
+                     clockwise=clockwise)
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -218,7 +233,7 @@ def _point(source: str, key: str, value: object) -> tuple[float, float]:
 
 
 def _seats(table: dict[str, object], source: str) -> SeatZones:
-    known = ("count", "centre", "first_angle", "zones")
+    known = ("count", "centre", "first_angle", "clockwise", "zones")
     unknown = sorted(set(table) - set(known))
     if unknown:
         raise ValueError(
@@ -232,6 +247,10 @@ def _seats(table: dict[str, object], source: str) -> SeatZones:
         count = value
     centre = _point(source, "centre", table["centre"]) if "centre" in table else (0.0, 0.0)
     first_angle = _number(source, "seats", "first_angle", table.get("first_angle", 90.0))
+    clockwise = table.get("clockwise", False)
+    if not isinstance(clockwise, bool):
+        raise _bad(source, "seats", "clockwise", clockwise,
+                   "must be true (a camera above the table) or false (under the glass)")
     polygons: list[tuple[tuple[float, float], ...]] = []
     zones = table.get("zones", {})
     if not isinstance(zones, dict):
@@ -249,7 +268,8 @@ def _seats(table: dict[str, object], source: str) -> SeatZones:
         polygons.append(tuple(_point(source, f"zones.{key}", p) for p in polygon))
     if count and "centre" not in table:
         raise ValueError(f"{source}: [seats] count = {count} needs centre = [x, y]")
-    return SeatZones(count=count, centre=centre, first_angle=first_angle, polygons=tuple(polygons))
+    return SeatZones(count=count, centre=centre, first_angle=first_angle,
+                     polygons=tuple(polygons), clockwise=clockwise)
 
 
 def _colours(table: dict[str, object], source: str) -> dict[str, str]:
@@ -288,6 +308,7 @@ def calibration_tables(calibration: Calibration) -> dict[str, dict[str, object]]
         seats["count"] = zones.count
         seats["centre"] = [round(c, 1) for c in zones.centre]
         seats["first_angle"] = round(zones.first_angle, 2)
+        seats["clockwise"] = zones.clockwise
     if zones.polygons:
         seats["zones"] = {
             f"seat{n}": [[round(x, 1), round(y, 1)] for x, y in polygon]

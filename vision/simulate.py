@@ -163,9 +163,11 @@ class SimulatedCamera:
 
     @property
     def zones(self) -> SeatZones:
-        """The seat sectors the dice are laid in, seat 1 at the bottom of the frame."""
+        """The seat sectors the dice are laid in, seat 1 at the bottom of the frame, the next
+        seat anticlockwise in a frame from under the glass (clockwise in one from above)."""
         count = max(self.seats, len(self._order), 1)
-        return sector_zones(count, self.options.width, self.options.height)
+        return sector_zones(count, self.options.width, self.options.height,
+                            clockwise=self.options.view == "above")
 
     @property
     def calibration(self) -> Calibration:
@@ -215,7 +217,7 @@ class _Region:
             )
         span = 360.0 / self.zones.count
         # Stay clear of the sector's borders so a die never straddles two seats.
-        centre_angle = self.zones.first_angle + (self.seat - 1) * span
+        centre_angle = self.zones.sector_angle(self.seat)
         half = math.radians(span / 2) - math.atan2(size * 0.9, min(self.width, self.height) * 0.3)
         angle = math.radians(centre_angle) + rng.uniform(-half, half)
         reach = min(self.width, self.height) / 2

@@ -82,7 +82,8 @@ def test_saving_keeps_every_other_table_and_its_comments(tmp_path: Path) -> None
     assert data["game"] == {"rules": "perudo", "players": ["Ana", "Ben"]}
     assert data["pins"] == {"dudo": 17, "quoted key": 4}
     assert data["vision"] == {"doubt_threshold": 0.7}
-    assert data["seats"] == {"count": 4, "centre": [400.0, 300.0], "first_angle": 90.0}
+    assert data["seats"] == {"count": 4, "centre": [400.0, 300.0], "first_angle": 90.0,
+                             "clockwise": False}
     assert "# the table's own settings: calibrate must keep this comment" in text
     assert "dudo = 17  # the big red button" in text
 
@@ -167,12 +168,26 @@ def test_a_bad_calibration_table_is_refused_naming_the_key(
 
 @pytest.mark.parametrize(
     "point, seat",
-    [((400, 550), 1), ((50, 300), 2), ((400, 20), 3), ((790, 300), 4), ((400, 300), None)],
+    [((400, 550), 1), ((790, 300), 2), ((400, 20), 3), ((50, 300), 4), ((400, 300), None)],
 )
-def test_equal_sectors_start_with_seat_one_at_the_bottom_and_go_clockwise(
+def test_equal_sectors_start_with_seat_one_at_the_bottom_and_go_anticlockwise_in_the_picture(
     point: tuple[int, int], seat: int | None
 ) -> None:
     assert sector_zones(4, 800, 600).seat_at(*point) == seat
+    # A camera above the table sees the seats clockwise in its picture: the same point
+    # mirrored is the same seat.
+    above = sector_zones(4, 800, 600, clockwise=True)
+    assert above.seat_at(800 - point[0], point[1]) == seat
+
+
+def test_the_seat_after_the_next_in_play_is_where_a_camera_under_the_glass_sees_it() -> None:
+    # Four players round the table seen from above: Ana at the bottom, and play passing
+    # clockwise (to each player's left): Ben on the left, Caro at the top, Dan on the right.
+    from_above = {"Ana": (400, 560), "Ben": (40, 300), "Caro": (400, 40), "Dan": (760, 300)}
+    zones = sector_zones(4, 800, 600)  # what `dudo calibrate --seats 4` writes
+    under_the_glass = {name: (800 - x, y) for name, (x, y) in from_above.items()}  # a mirror
+    seats = {name: zones.seat_at(x, y) for name, (x, y) in under_the_glass.items()}
+    assert seats == {"Ana": 1, "Ben": 2, "Caro": 3, "Dan": 4}
 
 
 # -- dudo calibrate --------------------------------------------------------------------------

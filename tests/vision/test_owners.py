@@ -9,9 +9,10 @@ from vision.calibration import Calibration, SeatZones, sector_zones
 from vision.owners import assign_owners
 from vision.reading import COLOURS, Die, Reading
 
-# Four seats around a 400x400 picture: seat 1 at the bottom, 2 left, 3 top, 4 right.
+# Four seats around a 400x400 picture from under the glass: seat 1 at the bottom, 2 right,
+# 3 top, 4 left (the table's clockwise, seen in a mirror).
 ZONES = sector_zones(4, 400, 400)
-SPOT = {1: (200, 350), 2: (50, 200), 3: (200, 50), 4: (350, 200)}
+SPOT = {1: (200, 350), 2: (350, 200), 3: (200, 50), 4: (50, 200)}
 
 
 def die(face: int, colour: str = "white", seat: int = 1, nudge: int = 0) -> Die:
