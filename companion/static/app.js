@@ -394,7 +394,8 @@ function renderReveal(state) {
   const img = $("reveal-img");
   const pending = inReveal && reading && !reading.applied;
   if (reading) {
-    const key = [state.game_id, reading.round, reading.total, reading.ms].join("-");
+    // The picture's own number: two pictures of one round may read as many dice as fast.
+    const key = [state.game_id, reading.round, reading.picture, reading.total, reading.ms].join("-");
     const src = "/api/reveal.jpg?t=" + encodeURIComponent(key);
     if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; }
     img.hidden = false;
@@ -494,7 +495,10 @@ function renderManual(state) {
     ? Object.values(must).reduce((a, b) => a + b, 0)
     : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
   $("manual-expected").textContent = String(expected);
-  $("manual-lead").textContent = state.reading ? "Or count the dice on the table" : "Count the dice on the table";
+  // A called pass is settled on the passer's dice alone: count those, not the table's.
+  const passer = state.call && state.call.call === "pass" ? state.call.bidder : null;
+  const what = passer ? passer + "'s dice" : "the dice on the table";
+  $("manual-lead").textContent = (state.reading ? "Or count " : "Count ") + what;
 }
 
 function renderControls(state) {

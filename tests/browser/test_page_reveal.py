@@ -1,0 +1,80 @@
+"""The reveal on the page when every reading waits for the players (a table whose doubt
+threshold is 1): a picture taken again is a new picture, whatever it reads, and the form to
+type the dice in says whose dice to count at a called pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import (
+    PHONE,
+    act,
+    free_port,
+    new_game,
+    open_page,
+    settled,
+    shot,
+    start_serve,
+    stop_serve,
+    take_control,
+)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def waiting_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A simulated table whose every reading waits for the players to confirm it."""
+    data = tmp_path_factory.mktemp("waiting")
+    config = data / "dudo.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")
+    port = free_port()
+    process = start_serve(Path(data), port, config)
+    yield f"http://127.0.0.1:{port}"
+    stop_serve(process)
+
+
+@pytest.fixture
+def player(browser: Any, waiting_table: str) -> Iterator[Any]:
+    page = open_page(browser, waiting_table, PHONE, "dark")
+    take_control(page)
+    yield page
+    page.context.close()
+
+
+def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
+    player: Any, waiting_table: str
+) -> None:
+    new_game(waiting_table, ["Ana", "Ben"], rules="perudo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    assert settled(waiting_table)["reading"]["applied"] is False
+    image = player.locator("#reveal-img")
+    expect(image).to_be_visible()
+    first = image.get_attribute("src")
+    # The next picture may read as many dice, as fast: it is still another picture, and
+    # the faces set on the first do not carry over to it.
+    player.evaluate("""() => {
+      const s = page.state;
+      render({...s, reading: {...s.reading, picture: s.reading.picture + 1}});
+    }""")
+    assert image.get_attribute("src") != first
+
+
+def test_the_form_for_a_called_pass_says_whose_dice_to_count(
+    player: Any, waiting_table: str
+) -> None:
+    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="dudo")
+    act(waiting_table, action="bid", player="Ana", quantity=3, face=2)
+    act(waiting_table, action="pass", player="Ben")
+    act(waiting_table, action="dudo", player="Caro")  # Caro calls Ben's pass
+    settled(waiting_table)
+    expect(player.locator("#manual-lead")).to_have_text("Or count Ben's dice")
+    expect(player.locator("#manual-expected")).to_have_text("5")
+    shot(player, "19-called-pass-count", full=True)
