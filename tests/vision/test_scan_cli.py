@@ -282,14 +282,20 @@ def test_a_damaged_photograph_is_one_line_on_stderr_not_the_image_library_s_too(
     ]
 
 
+def damaged_photo(folder: Path) -> Path:
+    """The dev photograph with sixty bytes of its coded data overwritten, as a failing card or
+    a bad copy does: libjpeg paints blocks of garbage there and says so only on stderr."""
+    photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
+    damaged = folder / "damaged.jpg"
+    damaged.write_bytes(photo[:24000] + b"\x55" * 60 + photo[24060:])
+    return damaged
+
+
 def test_a_photograph_whose_jpeg_data_is_damaged_is_refused_not_read_with_phantom_dice(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
-    # Sixty bytes of the coded data overwritten, as a failing card or a bad copy does:
-    # libjpeg paints blocks of garbage there and says so only on stderr.
-    damaged = tmp_path / "damaged.jpg"
-    damaged.write_bytes(photo[:24000] + b"\x55" * 60 + photo[24060:])
+    damaged = damaged_photo(tmp_path)
     padded = tmp_path / "padded.jpg"  # padding before the end marker: every pixel is intact
     padded.write_bytes(photo[:-2] + bytes(5) + photo[-2:])
     code = main(["scan", "--json", str(damaged), str(padded)])
@@ -307,9 +313,7 @@ def test_a_server_thread_decoding_a_photograph_never_takes_the_process_s_stderr(
 ) -> None:
     # In `dudo serve` a folder source decodes on a worker thread: the log lines other threads
     # write meanwhile must reach the log (so the damage check is the commands' alone).
-    photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
-    damaged = tmp_path / "damaged.jpg"
-    damaged.write_bytes(photo[:24000] + b"\x55" * 60 + photo[24060:])
+    damaged = damaged_photo(tmp_path)
     shapes: list[tuple[int, ...]] = []
     worker = threading.Thread(target=lambda: shapes.append(load_image(damaged).shape))
     worker.start()
