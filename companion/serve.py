@@ -185,13 +185,38 @@ def _open_camera(
         from vision.sources import open_source
 
         camera = open_source(spec, settings=calibration.camera, seed=seed)
-        camera.start()
+        _start_within(camera, CAMERA_START_S)
     except ValueError as err:
         raise StartError(f"[camera] source: {err}") from err
     except Exception as err:
         logger.error("the camera %r did not start: %s", spec, err)
         return None, None, f"no camera: {err}; enter the reveal by hand"
     return camera, reader, None
+
+
+# How long a camera may take to start: longer, and the table starts without it (a source that
+# hangs when opened would otherwise keep the page from ever answering).
+CAMERA_START_S = 20.0
+
+
+def _start_within(camera: Any, seconds: float) -> None:
+    """``camera.start()``, or TimeoutError once ``seconds`` have passed without it ending (the
+    start goes on in its thread, and the camera is not used)."""
+    failure: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            camera.start()
+        except BaseException as err:  # raised in the caller's thread below
+            failure.append(err)
+
+    thread = threading.Thread(target=start, name="camera-start", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise TimeoutError(f"it did not start within {seconds:g} s")
+    if failure:
+        raise failure[0]
 
 
 def _read_pin_map(config: Config) -> tuple[Any, str | None]:

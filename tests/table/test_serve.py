@@ -243,3 +243,27 @@ def test_a_data_directory_that_is_a_file_is_named_so(
                       str(tmp_path / "card")])
     assert code == 2
     assert "it is a file, not a folder" in capsys.readouterr().err
+
+
+def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A device source on a pipe no one writes to: OpenCV waits in its open for ever, as a
+    # camera that hangs at start would; the table starts with the reveal typed by hand.
+    from companion import serve
+    from companion.config import load_config
+
+    fifo = tmp_path / "camera.fifo"
+    os.mkfifo(fifo)
+    config = tmp_path / "table.toml"
+    config.write_text(f'[camera]\nsource = "device:{fifo}"\n')
+    monkeypatch.setattr(serve, "CAMERA_START_S", 1.0)
+    started = time.monotonic()
+    try:
+        camera, reader, why = serve._open_camera(load_config(config), sim=False, seed=None)
+        assert camera is None and reader is None
+        assert why == "no camera: it did not start within 1 s; enter the reveal by hand"
+        assert time.monotonic() - started < 10
+    finally:
+        with open(fifo, "wb"):  # a writer at last: the hung open ends, and its thread
+            pass
