@@ -255,7 +255,7 @@ class VisionReader:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
             owners = list(ownership_owners(ownership, reading))
-            disagreements = tuple(ownership.disagreements)
+            disagreements = tuple(ownership.disagreements) + _size_mismatch(frame, calibration)
         if reading.smeared:
             disagreements += (SMEARED,)
         dice = tuple(
@@ -272,6 +272,19 @@ class VisionReader:
             jpeg=encoded.tobytes() if ok else b"",
             ms=float(reading.ms.get("total", 0.0)),
         )
+
+
+def _size_mismatch(frame: np.ndarray, calibration: Calibration) -> tuple[str, ...]:
+    """Why whose die is whose cannot be trusted: seat zones, in pixels, calibrated on
+    pictures of another size than this frame (the camera or its resolution changed)."""
+    if not calibration.seats.seats:
+        return ()
+    height, width = frame.shape[:2]
+    camera = calibration.camera
+    if (width, height) == (camera.width, camera.height):
+        return ()
+    return (f"the picture is {width}x{height}, the seat zones were calibrated on"
+            f" {camera.width}x{camera.height} pictures: calibrate again (dudo calibrate)",)
 
 
 def ownership_owners(ownership: Any, reading: Any) -> list[str | None]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import pytest
 
 from companion.journal import Journal
@@ -637,3 +638,20 @@ def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice
     finally:
         table.close()
         journal.close()
+
+
+def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_so() -> None:
+    # The camera, or its resolution, changed since `dudo calibrate`: the zones are pixels of
+    # the old pictures, so whose die is whose is not trusted, and the page says why.
+    from vision.simulate import RenderOptions, SimulatedCamera
+
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5], "Ben": [6]})
+    reader = VisionReader(None, calibration=camera.calibration)
+    expected = {"Ana": 2, "Ben": 1}
+    frame = camera.capture()
+    assert reader.read(frame, expected).disagreements == ()
+    smaller = cv2.resize(frame, (640, 480), interpolation=cv2.INTER_AREA)
+    said = reader.read(smaller, expected).disagreements
+    assert ("the picture is 640x480, the seat zones were calibrated on 1280x960 pictures:"
+            " calibrate again (dudo calibrate)") in said
