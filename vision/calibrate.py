@@ -126,6 +126,14 @@ def calibrate(
         config_from_dict(vision, source=str(path))  # still a valid [vision] table
         tables["vision"] = vision
     zones = calibration.seats
+    before = calibration.camera
+    rescaled = not seats and zones.seats and (camera.width, camera.height) != (
+        before.width, before.height)
+    if rescaled:
+        # The zones are pixels of the pictures they were set on: the same glass, at the new size.
+        zones = zones.scaled(camera.width / before.width, camera.height / before.height)
+        lines.append(f"seats: the zones of {before.width}x{before.height} pictures scaled to"
+                     f" {camera.width}x{camera.height}")
     if seats:
         zones = sector_zones(seats, camera.width, camera.height)
         lines.append(
@@ -138,7 +146,7 @@ def calibrate(
     result = calibration_tables(Calibration(camera, zones, calibration.colours))
     if frames or source_spec:
         tables["camera"] = result["camera"]
-    if seats:
+    if seats or rescaled:
         tables["seats"] = result["seats"]
     reference = fresh = None
     if empty_frame is not None and camera.empty:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vision.config import read_toml
@@ -98,6 +98,14 @@ class SeatZones:
         turn = 1.0 if self.clockwise else -1.0
         offset = (turn * (angle - self.first_angle) + span / 2) % 360.0
         return int(offset // span) % self.count + 1
+
+    def scaled(self, fx: float, fy: float) -> SeatZones:
+        """The same zones on pictures ``fx`` times as wide and ``fy`` times as high."""
+        return replace(
+            self,
+            centre=(self.centre[0] * fx, self.centre[1] * fy),
+            polygons=tuple(tuple((x * fx, y * fy) for x, y in p) for p in self.polygons),
+        )
 
     def sector_angle(self, seat: int) -> float:
         """The direction from the centre, in degrees of the image, of the middle of a sector

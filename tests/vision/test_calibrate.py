@@ -204,6 +204,22 @@ def photos(tmp_path: Path) -> tuple[Path, Path]:
     return empty, dice
 
 
+def test_calibrating_at_another_picture_size_keeps_the_seat_zones_on_the_same_glass(
+    tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Zones set on 2560x1920 pictures (centre and a hand-drawn seat), then the camera is
+    # calibrated again at the photographs' 1280x960 without --seats.
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nwidth = 2560\nheight = 1920\n\n[seats]\ncount = 4\n"
+                      "centre = [1280.0, 960.0]\nfirst_angle = 80.0\n")
+    empty, dice = photos
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty),
+                 "--dice", str(dice)]) == 0
+    assert "seats: the zones of 2560x1920 pictures scaled to 1280x960" in capsys.readouterr().out
+    zones = load_calibration(config).seats
+    assert (zones.count, zones.centre, zones.first_angle) == (4, (640.0, 480.0), 80.0)
+
+
 def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
     tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
