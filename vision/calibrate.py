@@ -195,9 +195,9 @@ def _from_source(
 ) -> tuple[np.ndarray | None, np.ndarray | None, CameraSettings]:
     """Frames from a live source, and its exposure locked when it is a Picamera2."""
     kind, _, where = spec.partition(":")
-    if kind == "folder" and where:
-        # Written to the config, the folder must not depend on the service's own directory.
-        spec = f"folder:{Path(where).expanduser().resolve()}"
+    if kind in ("folder", "device") and where and not where.isdigit():
+        # Written to the config, the path must not depend on the service's own directory.
+        spec = f"{kind}:{Path(where).expanduser().resolve()}"
     settings = dataclasses.replace(
         camera, source=spec, exposure_us=None, analogue_gain=None, colour_gains=None
     )

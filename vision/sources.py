@@ -10,6 +10,8 @@ naming the source; nothing is imported from picamera2 until a Picamera2 source s
 from __future__ import annotations
 
 import logging
+import os
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -201,8 +203,14 @@ class DeviceSource:
 
     @property
     def live(self) -> bool:
-        """A camera (by index) rather than a file: its queued frames are stale."""
-        return isinstance(self.target, int)
+        """A camera (by index, or a device node such as /dev/video0 or a /dev/v4l/by-id link
+        to one) rather than a file: its queued frames are stale."""
+        if isinstance(self.target, int):
+            return True
+        try:
+            return stat.S_ISCHR(os.stat(self.target).st_mode)
+        except OSError:
+            return False
 
     def start(self) -> None:
         """Open the device once; a device that will not open is CameraUnavailable."""
@@ -211,7 +219,8 @@ class DeviceSource:
         capture = cv2.VideoCapture(self.target)
         if not capture.isOpened():
             capture.release()
-            what = "no camera at index" if self.live else "cannot open video"
+            what = ("cannot open video" if not self.live
+                    else "no camera at index" if isinstance(self.target, int) else "no camera at")
             raise CameraUnavailable(f"{self.name}: {what} {self.target} (cv2.VideoCapture)")
         if self.live and self.settings is not None:
             self._apply(capture, self.settings)

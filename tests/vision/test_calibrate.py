@@ -288,6 +288,23 @@ def test_calibrating_from_a_folder_source_takes_the_empty_glass_from_it(
     assert "the die size is not measured" in capsys.readouterr().out
 
 
+def test_a_video_device_named_by_a_relative_path_is_written_whole(
+    tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = cv2.imread(str(photos[0]))
+    height, width = empty.shape[:2]
+    video = cv2.VideoWriter(str(tmp_path / "glass.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 5,
+                            (width, height))
+    for _ in range(3):
+        video.write(empty)
+    video.release()
+    config = tmp_path / "dudo.toml"
+    monkeypatch.chdir(tmp_path)
+    assert main(["calibrate", "--config", str(config), "--source", "device:glass.avi"]) == 0
+    # The service reads it from its own directory: the path is the file's, whole.
+    assert load_calibration(config).camera.source == f"device:{(tmp_path / 'glass.avi').resolve()}"
+
+
 @pytest.mark.parametrize("stop", [EOFError, KeyboardInterrupt], ids=["ctrl-d", "ctrl-c"])
 def test_stopping_at_a_prompt_writes_nothing_and_says_so(
     tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,

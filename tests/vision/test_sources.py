@@ -115,6 +115,17 @@ def test_a_camera_index_that_does_not_exist_is_an_error_naming_it() -> None:
         open_source("device:57").start()
 
 
+def test_a_camera_named_by_its_device_node_is_a_live_camera_not_a_video_file(
+    video: Path,
+) -> None:
+    # /dev/video0, or a /dev/v4l/by-id link to it: its queued frames are stale, and the
+    # calibrated size and exposure are asked of it, as of a camera by index.
+    assert DeviceSource("/dev/null").live and DeviceSource(0).live
+    assert not DeviceSource(str(video)).live
+    with pytest.raises(CameraUnavailable, match="device:/dev/null: no camera at /dev/null"):
+        open_source("device:/dev/null").start()
+
+
 def test_a_video_file_that_does_not_exist_is_an_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(CameraUnavailable, match="cannot open video"):
         open_source(f"device:{tmp_path / 'missing.avi'}").capture()
