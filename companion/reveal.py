@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from companion.errors import shown
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from vision.reading import Reading
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 JPEG_QUALITY = 85
 # A reveal's picture takes well under a second; past this the camera is taken to be stuck.
@@ -40,7 +41,35 @@ Token = tuple[int | None, int, int]
 
 
 class CameraStuck(RuntimeError):
-    """The camera did not give the reveal's picture in time."""
+    """The camera did not give the reveal's picture (or start) in time; ``thread`` is the
+    one still waiting on it."""
+
+    def __init__(self, message: str, thread: threading.Thread | None = None) -> None:
+        super().__init__(message)
+        self.thread = thread
+
+
+def within(work: Callable[[], T], seconds: float, late: str) -> T:
+    """``work()`` on a thread of its own: its result, or its error; CameraStuck ("``late``
+    within N s") if it has not ended within ``seconds``. A camera that stops answering waits
+    for ever, and the table must go on without it."""
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+
+    thread = threading.Thread(target=run, name="camera", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise CameraStuck(f"{late} within {seconds:g} s", thread)
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 @dataclass(frozen=True)
@@ -406,24 +435,11 @@ class RevealCamera:
         """
         if self._stuck is not None and self._stuck.is_alive():
             raise CameraStuck("it has not answered since an earlier picture")
-        result: list[Any] = []
-        failure: list[BaseException] = []
-
-        def capture() -> None:
-            try:
-                result.append(self.camera.capture())
-            except BaseException as err:  # handed to the reveal worker below
-                failure.append(err)
-
-        thread = threading.Thread(target=capture, name="capture", daemon=True)
-        thread.start()
-        thread.join(self.capture_timeout_s)
-        if thread.is_alive():
-            self._stuck = thread
-            raise CameraStuck(f"no picture within {self.capture_timeout_s:g} s")
-        if failure:
-            raise failure[0]
-        return result[0]
+        try:
+            return within(self.camera.capture, self.capture_timeout_s, "no picture")
+        except CameraStuck as stuck:
+            self._stuck = stuck.thread
+            raise
 
     def _finished(self) -> None:
         with self._idle:

@@ -30,7 +30,7 @@ from typing import Any
 from companion import notify
 from companion.config import Config, load_config
 from companion.journal import DATABASE_NAME, Journal, JournalError
-from companion.reveal import VisionReader
+from companion.reveal import VisionReader, within
 from companion.sim import SimulatedCups
 from companion.table import Table
 
@@ -185,7 +185,7 @@ def _open_camera(
         from vision.sources import open_source
 
         camera = open_source(spec, settings=calibration.camera, seed=seed)
-        _start_within(camera, CAMERA_START_S)
+        within(camera.start, CAMERA_START_S, "it did not start")
     except ValueError as err:
         raise StartError(f"[camera] source: {err}") from err
     except Exception as err:
@@ -197,26 +197,6 @@ def _open_camera(
 # How long a camera may take to start: longer, and the table starts without it (a source that
 # hangs when opened would otherwise keep the page from ever answering).
 CAMERA_START_S = 20.0
-
-
-def _start_within(camera: Any, seconds: float) -> None:
-    """``camera.start()``, or TimeoutError once ``seconds`` have passed without it ending (the
-    start goes on in its thread, and the camera is not used)."""
-    failure: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            camera.start()
-        except BaseException as err:  # raised in the caller's thread below
-            failure.append(err)
-
-    thread = threading.Thread(target=start, name="camera-start", daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        raise TimeoutError(f"it did not start within {seconds:g} s")
-    if failure:
-        raise failure[0]
 
 
 def _read_pin_map(config: Config) -> tuple[Any, str | None]:
