@@ -361,7 +361,7 @@ def check_new_players(names: Sequence[str]) -> None:
     Indic words, between two that do, and the tags of flag emoji), no two that look the
     same. (Records and journals of earlier versions keep their names: only a new game is
     held to this.)"""
-    looks: dict[str, str] = {}
+    looks: dict[str, tuple[str, str]] = {}  # each name as compared: the name, its look
     for name in names:
         if name != name.strip():
             raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
@@ -371,13 +371,15 @@ def check_new_players(names: Sequence[str]) -> None:
                 raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(c):04X}, a"
                                       " character that does not show: type the name again")
         # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
-        # diaeresis), and a page shows two spaces as one: names that look the same are one.
+        # diaeresis), and a page shows two spaces as one: names that look the same are one;
+        # so are names that differ only in capitals ("Ana" and "ana" are one player said).
         look = " ".join(unicodedata.normalize("NFC", name).translate(_UNSEEN).split())
-        if look in looks:
-            seen = looks[look]
-            raise MalformedAction(f"player {ascii(name)} looks the same as {ascii(seen)}:"
+        if look.casefold() in looks:
+            seen, seen_look = looks[look.casefold()]
+            how = "looks the same as" if look == seen_look else "differs only in capitals from"
+            raise MalformedAction(f"player {ascii(name)} {how} {ascii(seen)}:"
                                   " give each player a name of their own")
-        looks[look] = name
+        looks[look.casefold()] = name, look
 
 
 def _colours(colours: object, players: list[str]) -> dict[str, str]:

@@ -225,6 +225,9 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
         (["Ana", "Ana\u200dX", "AnaX"], "player 'AnaX' looks the same as 'Ana\\u200dX'"),
         (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
         (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
+        (["Ana", "Ben", "ana"], "player 'ana' differs only in capitals from 'Ana'"),
+        (["Stra\u00dfe", "STRASSE"], "player 'STRASSE' differs only in capitals from"),
+        (["ANA  MARIA", "ana maria"], "player 'ana maria' differs only in capitals from"),
     ],
 )  # fmt: skip
 def test_a_new_games_players_can_be_told_apart_on_a_phone(
