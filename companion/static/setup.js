@@ -14,6 +14,11 @@ function seatRow(name, colour) {
       refreshFirst();
       row.querySelector('[aria-label="move up"]').focus();  // moved, the focus goes with it
     }}, "\u2191"),
+    h("button", {type: "button", class: "quiet", "aria-label": "move down", onclick: () => {
+      if (row.nextSibling) row.parentNode.insertBefore(row.nextSibling, row);
+      refreshFirst();
+      row.querySelector('[aria-label="move down"]').focus();
+    }}, "\u2193"),
     h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => {
       const next = row.nextSibling || row.previousSibling;
       row.remove();

@@ -152,6 +152,24 @@ def test_moving_a_seat_up_or_removing_one_keeps_the_keyboard_where_it_was(
     assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "remove"
 
 
+def test_moving_a_seat_down_seats_the_game_so_and_keeps_the_keyboard_on_it(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    before = names(phone)
+    phone.locator("#seats .seat-row").first.locator("[aria-label='move down']").focus()
+    phone.keyboard.press("Enter")
+    phone.keyboard.press("Enter")  # again: the same seat goes down once more
+    seated = before[1:3] + before[:1] + before[3:]
+    assert names(phone) == seated
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "move down"
+    phone.locator("#seats .seat-row").last.locator("[aria-label='move down']").click()
+    assert names(phone) == seated  # the last seat stays last
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert [p["name"] for p in get_state(server)["players"]] == seated
+
+
 def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
     browser: Any, server: str
 ) -> None:
@@ -160,9 +178,13 @@ def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
     small.add_style_tag(content="html { font-size: 200%; }")
     small.click("#new-game summary")  # the options too
     assert small.evaluate("document.documentElement.scrollWidth") <= 360
-    for part in small.locator("#new-game select, #new-game input, #new-game label > span").all():
+    for part in small.locator("#new-game select, #new-game input, #new-game button,"
+                              " #new-game label > span").all():
         box = part.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
+    # A name keeps room to be read (the seat's buttons go below it).
+    for name in small.locator("#seats input[type=text]").all():
+        assert name.bounding_box()["width"] > 150, name.input_value()
     # Each option's words stay whole words: none is broken a letter a line.
     for words in small.locator("#options .option > span").all():
         assert words.bounding_box()["width"] > 100, words.inner_text()
