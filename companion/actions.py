@@ -283,12 +283,9 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
         raise IllegalAction(f"the game is over: {game.winner} won")
     if game.phase != "reveal" or game._call is None:
         raise IllegalAction("no call to reveal: the round is still bidding")
-    rules = game.rules
-    # The boxed edition lifts the cups one by one after a doubt, only until the bid is
-    # reached; with `loss = difference` the whole count is needed, so every cup comes up.
-    partial = rules.preset == "payroodo" and rules.loss == "one"
+    in_turn = rounds.cups_in_turn(game.rules, game._call, game._dice)
     counted = rounds.check_counts(
-        shown, game._call, game._dice, game._names, partial=partial, wild=game._wild
+        shown, game._call, game._dice, game._names, in_turn=in_turn, wild=game._wild
     )
     return rounds.apply_reveal, (game, shown, counted), shown.record
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from companion.rounds import cups_in_turn
 from companion.said import in_order
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
     rules, names = game.rules, game._names
     visible = rules.lost_dice_visible or referee
     call = game._call
+    in_turn = None if call is None else cups_in_turn(rules, call, game._dice)
     players = [
         {
             "name": name,
@@ -110,6 +112,8 @@ def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
             "caller": names[call.caller],
             "bidder": names[call.target],
             "cruzado": call.cruzado,
+            # The boxed edition's partial reveal: whose cups come up, in turn (else null).
+            "cups_in_turn": None if in_turn is None else [names[seat] for seat in in_turn],
         },
         "expected_dice": game.expected_dice(),
         "colours": dict(game.header.get("colours", {})),

@@ -19,6 +19,7 @@ from companion.said import Said
 
 if TYPE_CHECKING:
     from companion.game import Game
+    from companion.rules import Rules
 
 
 @dataclass(slots=True)
@@ -102,21 +103,33 @@ def parse_reveal(
     return Shown(by_seat, None, record)
 
 
+def cups_in_turn(rules: Rules, call: Call, dice: Sequence[int]) -> list[int] | None:
+    """The seats whose cups the boxed edition lifts one by one after a doubt, in turn,
+    clockwise from the caller's left, until the bid is reached; None where every cup comes up
+    (the other presets, an exact call or a pass, and ``loss = difference``, whose count needs
+    every die)."""
+    if not (rules.preset == "payroodo" and rules.loss == "one" and call.kind == "dudo"):
+        return None
+    seats = [(call.caller + step) % len(dice) for step in range(1, len(dice) + 1)]
+    return [seat for seat in seats if dice[seat]]
+
+
 def check_counts(
     shown: Shown,
     call: Call,
     dice: Sequence[int],
     names: Sequence[str],
     *,
-    partial: bool = False,
+    in_turn: Sequence[int] | None = None,
     wild: bool = True,
 ) -> list[int]:
     """The faces that count for ``call``, once the reveal shows every die it must.
 
-    ``partial``: the boxed edition's reveal of a doubt, cups lifted one by one from the
-    caller's left until the bid is reached; the players still under their cups then need not
-    show (``wild``: whether aces count toward the bid). IllegalAction names who differs from
-    the tracked counts, or whose cup must come up before the ones shown.
+    ``in_turn``: the boxed edition's reveal of a doubt (``cups_in_turn``), cups lifted one
+    by one from the caller's left until the bid is reached; the players still under their
+    cups then need not show (``wild``: whether aces count toward the bid). IllegalAction
+    names who differs from the tracked counts, or whose cup must come up before the ones
+    shown.
     """
     if call.kind == "pass":
         expected = {call.target: dice[call.target]}
@@ -132,8 +145,8 @@ def check_counts(
             )
         return faces
     by_seat = shown.by_seat
-    if partial and call.kind == "dudo" and not expected.keys() <= by_seat.keys():
-        seat = _cup_still_needed(by_seat, expected, call, wild, len(dice))
+    if in_turn is not None and not expected.keys() <= by_seat.keys():
+        seat = _cup_still_needed(by_seat, in_turn, call, wild)
         if seat is None:
             expected = {seat: n for seat, n in expected.items() if seat in by_seat}
         elif _reaches_the_bid(by_seat, call, wild):
@@ -167,19 +180,12 @@ def check_counts(
 
 
 def _cup_still_needed(
-    by_seat: Mapping[int, list[int]],
-    expected: Mapping[int, int],
-    call: Call,
-    wild: bool,
-    seats: int,
+    by_seat: Mapping[int, list[int]], in_turn: Sequence[int], call: Call, wild: bool
 ) -> int | None:
-    """The first cup from the caller's left (clockwise) that must still come up before the
-    count reaches the bid, or None when the cups shown in that order reach it."""
+    """The first cup in turn that must still come up before the count reaches the bid, or
+    None when the cups shown in that order reach it."""
     count = 0
-    for step in range(1, seats + 1):
-        seat = (call.caller + step) % seats
-        if seat not in expected:
-            continue
+    for seat in in_turn:
         if seat not in by_seat:
             return seat
         count += count_matching(by_seat[seat], call.face, wild=wild)

@@ -453,6 +453,10 @@ function renderReveal(state) {
   const manual = inReveal && !state.capturing && page.control && !(reading && reading.applied);
   $("manual").hidden = !manual;
   if (manual) renderManual(state);
+  // The boxed edition's partial reveal: the cups lifted in turn until the bid is reached.
+  const inTurn = manual && state.call && Array.isArray(state.call.cups_in_turn) ? state.call.cups_in_turn : null;
+  $("cups").hidden = !inTurn;
+  if (inTurn) renderCups(state, inTurn);
   // While the cups are up the result is this call's, not yet known: not the last round's.
   $("result").replaceChildren(...(inReveal ? [] : resultLines(result)));
 }
@@ -499,6 +503,20 @@ function renderManual(state) {
   const passer = state.call && state.call.call === "pass" ? state.call.bidder : null;
   const what = passer ? passer + "'s dice" : "the dice on the table";
   $("manual-lead").textContent = (state.reading ? "Or count " : "Count ") + what;
+}
+
+function renderCups(state, inTurn) {
+  $("cups-lead").textContent = "Or lift the cups one by one from " + state.call.caller + "'s left until the bid"
+    + (state.bid ? " (" + state.bid.text + ")" : "") + " is reached, and type each cup's dice:";
+  const rows = $("cups-rows");
+  const key = state.game_id + "/" + state.moves;
+  if (rows.dataset.key === key) return;  // typed faces stay while the page redraws
+  rows.dataset.key = key;
+  const expected = state.expected_dice || {};
+  rows.replaceChildren(...inTurn.map((name) => h("label", {class: "cup-row"},
+    h("span", {text: name + " (" + expected[name] + ")"}),
+    h("input", {type: "text", inputmode: "numeric", autocomplete: "off", "data-player": name,
+      placeholder: "e.g. 5 3 1", "aria-label": name + "'s dice, or empty for a cup still down"}))));
 }
 
 function renderControls(state) {
@@ -671,6 +689,26 @@ $("manual").addEventListener("submit", async (ev) => {
   });
   const data = await act({action: "reveal", faces});
   if (data) document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; });
+});
+
+$("cups").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const dice = {};
+  for (const inp of document.querySelectorAll("#cups-rows input")) {
+    const typed = inp.value.replace(/[\s,]+/g, "");
+    if (!typed) continue;  // a cup still down
+    if (!/^[1-6]+$/.test(typed)) {
+      notice(inp.dataset.player + "'s dice: type each die's face, 1 to 6", "error");
+      inp.focus();
+      return;
+    }
+    dice[inp.dataset.player] = [...typed].map(Number);
+  }
+  if (!Object.keys(dice).length) {
+    notice("Type the dice of the cups lifted first", "error");
+    return;
+  }
+  await act({action: "reveal", dice});
 });
 
 // ---------- announcements and history ----------

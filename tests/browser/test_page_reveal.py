@@ -16,6 +16,7 @@ from tests.browser.conftest import (
     PHONE,
     act,
     free_port,
+    get_state,
     new_game,
     open_page,
     settled,
@@ -78,3 +79,33 @@ def test_the_form_for_a_called_pass_says_whose_dice_to_count(
     expect(player.locator("#manual-lead")).to_have_text("Or count Ben's dice")
     expect(player.locator("#manual-expected")).to_have_text("5")
     shot(player, "19-called-pass-count", full=True)
+
+
+def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
+    player: Any, waiting_table: str
+) -> None:
+    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="payroodo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    settled(waiting_table)
+    rows = player.locator("#cups-rows input")
+    expect(player.locator("#cups-lead")).to_contain_text("from Ben's left until the bid (2x3)")
+    assert [r.get_attribute("data-player") for r in rows.all()] == ["Caro", "Ana", "Ben"]
+    # A cup lifted out of turn is refused, naming the cup that comes first; nothing changes.
+    player.fill("#cups-rows input[data-player=Ana]", "3 3 1 2 5")
+    player.click("#cups button[type=submit]")
+    expect(player.locator("#notice")).to_contain_text("reveal shows no dice for Caro")
+    assert get_state(waiting_table)["phase"] == "reveal"
+    # A mistyped face is named on the page before anything is sent.
+    player.fill("#cups-rows input[data-player=Ana]", "")
+    player.fill("#cups-rows input[data-player=Caro]", "3 7 1 2 5")
+    player.click("#cups button[type=submit]")
+    expect(player.locator("#notice")).to_contain_text("Caro's dice: type each die's face, 1 to 6")
+    # Caro's cup reaches two 3s (an ace is wild): the bid stands, the doubter loses a die.
+    player.fill("#cups-rows input[data-player=Caro]", "3 6 1 2 5")
+    shot(player, "33-boxed-edition-cups-in-turn", full=True)
+    player.click("#cups button[type=submit]")
+    expect(player.locator("#cups")).to_be_hidden()
+    state = get_state(waiting_table)
+    assert state["phase"] == "bidding"
+    assert {p["name"]: p["dice"] for p in state["players"]} == {"Ana": 5, "Ben": 4, "Caro": 5}

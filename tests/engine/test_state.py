@@ -90,11 +90,30 @@ def test_the_state_never_shows_a_die_before_it_is_revealed(play: Script) -> None
     state = game.state()
     assert state["last_result"] is None
     assert state["expected_dice"] == {"Ana": 5, "Ben": 5, "Caro": 5}
-    assert state["call"] == {"call": "dudo", "caller": "Ben", "bidder": "Ana", "cruzado": False}
+    assert state["call"] == {"call": "dudo", "caller": "Ben", "bidder": "Ana", "cruzado": False,
+                             "cups_in_turn": None}
     play(game, "reveal 123456123456123")
     # The reveal's faces are public now, and they are the only faces in the state.
     assert game.state()["last_result"]["faces"] == [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3]
     assert "dice" not in game.state()["last_result"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "calls", "in_turn"),
+    [
+        ("payroodo", {}, "Ana 2x3; Ben dudo", ["Caro", "Ana", "Ben"]),
+        ("payroodo", {}, "Ana 2x3; Ben 3x3; Caro dudo", ["Ana", "Ben", "Caro"]),
+        ("payroodo", {"loss": "difference"}, "Ana 2x3; Ben dudo", None),  # the whole count
+        ("payroodo", {"exact_call": "exactomundo"}, "Ana 2x3; Caro calza", None),
+        ("perudo", {}, "Ana 2x3; Ben dudo", None),  # every cup comes up
+    ],
+)  # fmt: skip
+def test_a_doubt_under_the_boxed_edition_names_the_cups_to_lift_in_turn(
+    play: Script, preset: str, options: dict[str, object], calls: str, in_turn: list[str] | None
+) -> None:
+    game = Game(make_rules(preset, options), THREE)
+    play(game, calls)
+    assert game.state()["call"]["cups_in_turn"] == in_turn
 
 
 def test_a_table_that_hides_the_lost_dice_shows_no_counts(play: Script) -> None:
