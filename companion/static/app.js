@@ -233,7 +233,7 @@ function render(state) {
 // Every control that sends something to the table: held (disabled) while the live feed is
 // down (what a phone shows then may be out of date), and while this phone's last action is
 // on its way or just answered; enabled again after.
-const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #new-game button[type=submit], #sim button";
+const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #cups button[type=submit], #new-game button[type=submit], #sim button";
 function held() { return page.offline || page.sending || performance.now() < page.settleUntil; }
 function renderHeld() {
   $("offline").hidden = !page.offline;

@@ -91,17 +91,19 @@ def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
     rows = player.locator("#cups-rows input")
     expect(player.locator("#cups-lead")).to_contain_text("from Ben's left until the bid (2x3)")
     assert [r.get_attribute("data-player") for r in rows.all()] == ["Caro", "Ana", "Ben"]
+    # A mistyped face is named on the page before anything is sent.
+    player.fill("#cups-rows input[data-player=Caro]", "3 7 1 2 5")
+    player.click("#cups button[type=submit]")
+    expect(player.locator("#notice")).to_contain_text("Caro's dice: type each die's face, 1 to 6")
     # A cup lifted out of turn is refused, naming the cup that comes first; nothing changes.
+    player.fill("#cups-rows input[data-player=Caro]", "")
     player.fill("#cups-rows input[data-player=Ana]", "3 3 1 2 5")
     player.click("#cups button[type=submit]")
     expect(player.locator("#notice")).to_contain_text("reveal shows no dice for Caro")
     assert get_state(waiting_table)["phase"] == "reveal"
-    # A mistyped face is named on the page before anything is sent.
+    # Caro's cup reaches two 3s (an ace is wild): the bid stands, the doubter loses a die;
+    # typed at once, the tap waits for the button the refusal held (it is not lost).
     player.fill("#cups-rows input[data-player=Ana]", "")
-    player.fill("#cups-rows input[data-player=Caro]", "3 7 1 2 5")
-    player.click("#cups button[type=submit]")
-    expect(player.locator("#notice")).to_contain_text("Caro's dice: type each die's face, 1 to 6")
-    # Caro's cup reaches two 3s (an ace is wild): the bid stands, the doubter loses a die.
     player.fill("#cups-rows input[data-player=Caro]", "3 6 1 2 5")
     shot(player, "33-boxed-edition-cups-in-turn", full=True)
     player.click("#cups button[type=submit]")
