@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.errors import MalformedAction
-from companion.game import check_new_players
+from companion.game import Game, check_new_players
 from companion.rules import make_rules
 from vision.config import read_toml
 
@@ -178,8 +178,11 @@ def _table_defaults(table: Mapping[str, object], source: str) -> TableDefaults:
     # The engine's own check of the preset, options and names, now rather than at the first
     # game; the options as a record's header writes them (`calza = true` is `exact_call`).
     try:
-        options = make_rules(rules, options).overrides()
+        made = make_rules(rules, options)
+        options = made.overrides()
         check_new_players(players)
+        if players:
+            Game(made, players)  # and as many as the preset seats
     except MalformedAction as err:
         raise ValueError(f"{source}: [table] {err}") from None
     return TableDefaults(

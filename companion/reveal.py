@@ -250,6 +250,13 @@ class VisionReader:
         self._calibration = calibration
         self._seat_of = seat_of
 
+    def load(self) -> None:
+        """Load the models now (they are otherwise loaded at the first reading):
+        FileNotFoundError or ValueError for a model missing or made for another part."""
+        from vision.nets import load_nets
+
+        load_nets(self.config)
+
     def calibration(self) -> Calibration | None:
         """The calibration to use for this reading."""
         if callable(self._calibration):

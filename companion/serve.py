@@ -161,19 +161,23 @@ def _open_camera(
 ) -> tuple[Any, VisionReader | None, str | None]:
     """The started camera and its reader, or (None, None, why the reveal is typed by hand)."""
     try:
+        from vision.calibration import load_calibration
+
+        # Read with --sim too: a config checked on a laptop is one the Pi can start with.
+        calibration = load_calibration(config.path)
         if sim:
             from vision.simulate import SimulatedCamera
 
             camera: Any = SimulatedCamera(seed=seed)
-            camera.start()
             reader = VisionReader(
                 config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of
             )
+            _load_models(config, reader)
+            camera.start()
             return camera, reader, None
-        from vision.calibration import load_calibration
-
-        calibration = load_calibration(config.path)
         reader = VisionReader(config.path, calibration=calibration)
+        if calibration.camera.source != "none":
+            _load_models(config, reader)
     except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
         raise StartError(str(err)) from err
     except ImportError as err:
@@ -192,6 +196,17 @@ def _open_camera(
         logger.error("the camera %r did not start: %s", spec, err)
         return None, None, f"no camera: {err}; enter the reveal by hand"
     return camera, reader, None
+
+
+def _load_models(config: Config, reader: VisionReader) -> None:
+    """The reader's models loaded at start: a missing or wrong model file is a ValueError
+    naming the config's [vision] table now, not a fault at the first reveal (which is also
+    read without the wait of loading them)."""
+    try:
+        reader.load()
+    except (FileNotFoundError, ValueError) as err:
+        where = config.path or "the shipped models"
+        raise ValueError(f"{where}: [vision]: {err}") from None
 
 
 # How long a camera may take to start: longer, and the table starts without it (a source that

@@ -56,19 +56,19 @@ class PanelTest:
         self.say(f"pin map ({source}):")
         self.say(self.pins.table())
         factory: Any = mock_pin_factory() if self.mock else None
+        # Each pin library fails in its own way (lgpio's "GPIO busy" is a plain Exception).
         try:
             signals = Signals(self.pins, tick_s=self.tick_s, pin_factory=factory)
-        except (GPIOZeroError, OSError, RuntimeError) as e:
-            print(f"dudo panel-test: cannot open the GPIO pins: {e} "
-                  "(not a Pi? try --mock)", file=sys.stderr)
+        except Exception as e:
+            print(f"dudo panel-test: cannot open the GPIO pins: {_why(e)}", file=sys.stderr)
             return 1
         try:
             controls = Controls(self.pins, on_press=self._pressed, on_hold=self._held,
                                 on_turn=self._turned, on_stuck=self._stuck,
                                 holds={"undo": 1.0}, pin_factory=factory)
-        except (GPIOZeroError, OSError, RuntimeError) as e:
+        except Exception as e:
             signals.close()
-            print(f"dudo panel-test: cannot open the button pins: {e}", file=sys.stderr)
+            print(f"dudo panel-test: cannot open the button pins: {_why(e)}", file=sys.stderr)
             return 1
         try:
             self._outputs(signals)
@@ -134,3 +134,14 @@ class PanelTest:
     def _stuck(self, name: str, stuck: bool) -> None:
         state = "stuck down (or pull_up wrong)" if stuck else "released"
         self.say(f"  {name} (GPIO{self.pins[name].pin}) {state}")
+
+
+def _why(error: Exception) -> str:
+    """What a pin library said, and what to do about it."""
+    said = str(error).strip() or type(error).__name__
+    if "busy" in said.lower():
+        return (f"{said}: is the table running? Stop it first "
+                "(sudo systemctl stop dudo-companion)")
+    if isinstance(error, GPIOZeroError | OSError | RuntimeError):
+        return f"{said} (not a Pi? try --mock)"
+    return said

@@ -192,15 +192,32 @@ def _bad(source: str, table: str, key: str, value: object, why: str) -> ValueErr
 
 
 def _number(source: str, table: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise _bad(source, table, key, value, "must be a number")
     return float(value)
 
 
-def _positive_int(source: str, table: str, key: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _bad(source, table, key, value, "must be a positive whole number")
+def _positive_int(source: str, table: str, key: str, value: object, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= most:
+        raise _bad(source, table, key, value, f"must be a whole number from 1 to {most:,}")
     return value
+
+
+# The largest frame a camera of a Pi gives is 9152x6944 (the 64 MP sensors); a reveal's
+# exposure is a fraction of a second, and 10 s is far past any table's need.
+_MOST = {"width": 16_384, "height": 16_384, "exposure_us": 10_000_000}
+
+SOURCE_FORMS = "picamera2, device:N (or device:PATH), folder:DIR, sim or none"
+
+
+def source_parts(spec: str) -> tuple[str, str]:
+    """A camera source spec's kind and its argument (``"device:0"``: ``("device", "0")``);
+    ValueError, listing the forms, for a spec of no known form."""
+    kind, colon, rest = spec.partition(":")
+    takes_one = kind in ("device", "folder")
+    if (takes_one and rest) or (kind in ("picamera2", "sim", "none") and not colon):
+        return kind, rest
+    raise ValueError(f"frame source {spec!r} unknown: use {SOURCE_FORMS}")
 
 
 def _camera(table: dict[str, object], source: str) -> CameraSettings:
@@ -215,9 +232,14 @@ def _camera(table: dict[str, object], source: str) -> CameraSettings:
         if key in ("source", "empty"):
             if not isinstance(value, str) or not value:
                 raise _bad(source, "camera", key, value, "must be a non-empty string")
+            if key == "source":
+                try:
+                    source_parts(value)
+                except ValueError:
+                    raise _bad(source, "camera", key, value, f"use {SOURCE_FORMS}") from None
             values[key] = value
         elif key in ("width", "height", "exposure_us"):
-            values[key] = _positive_int(source, "camera", key, value)
+            values[key] = _positive_int(source, "camera", key, value, _MOST[key])
         elif key in ("analogue_gain", "brightness"):
             number = _number(source, "camera", key, value)
             if number < 0:

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from vision.calibration import CameraSettings
+from vision.calibration import CameraSettings, source_parts
 from vision.reader import load_image
 from vision.reading import IMAGE_SUFFIXES
 from vision.simulate import SimulatedCamera
@@ -58,20 +58,17 @@ def open_source(
     Picamera2 and, where the driver allows it, by OpenCV devices); ``seed`` makes the
     simulator repeatable. An unknown spec is a ValueError that lists the known ones.
     """
-    kind, _, rest = spec.partition(":")
-    if kind == "picamera2" and not rest:
+    kind, rest = source_parts(spec)
+    if kind == "picamera2":
         return PicameraSource(settings)
-    if kind == "device" and rest:
+    if kind == "device":
         target: int | str = int(rest) if rest.isdigit() else rest
         return DeviceSource(target, settings)
-    if kind == "folder" and rest:
+    if kind == "folder":
         return FolderSource(Path(rest))
-    if kind == "sim" and not rest:
+    if kind == "sim":
         return SimulatedCamera(seed=seed)
-    raise ValueError(
-        f"frame source {spec!r} unknown: use picamera2, device:N (or device:VIDEO_FILE), "
-        "folder:DIR or sim"
-    )
+    raise ValueError(f"frame source {spec!r}: no camera (a table that types its reveals in)")
 
 
 class PicameraSource:

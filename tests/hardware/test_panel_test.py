@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.cli import main
 from hardware.pins import default_pin_map, example_pin_map_path
@@ -44,3 +47,20 @@ def test_panel_test_stops_on_a_bad_pin_map_with_the_reason(
     assert captured.err.strip() == (
         f"dudo panel-test: pin map {config}: BCM pin 5 is used twice, by 'dudo' and by 'calza'"
     )
+
+
+class _BusyPin(MockPWMPin):
+    """A pin another program holds, as lgpio refuses it: a plain Exception, no GPIO error."""
+
+    def __init__(self, factory: MockFactory, info: Any) -> None:
+        raise type("error", (Exception,), {})("'GPIO busy'")
+
+
+def test_a_pin_the_running_table_holds_is_named_with_what_to_do(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Device, "pin_factory", MockFactory(pin_class=_BusyPin))
+    assert main(["panel-test"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("dudo panel-test: cannot open the GPIO pins: 'GPIO busy': is the table"
+                   " running? Stop it first (sudo systemctl stop dudo-companion)\n")

@@ -89,10 +89,13 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
         ("[table]\nrules = 'perudoo'\n", "[table] unknown preset 'perudoo' (presets: perudo,"),
         ("[table]\noptions = { exact_calls = 'calza' }\n", "[table] unknown option 'exact_calls'"),
         ("[table]\noptions = { dice = 0 }\n", "[table] option dice"),
+        ("[table]\nplayers = ['A', 'B', 'C', 'D', 'E', 'F', 'G']\n",
+         "[table] 7 players: perudo seats 2-6 players"),
+        ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players"),
     ],
     ids=["port as text", "pin as a number", "short pin", "players not a list", "typo table",
          "server not a table", "cups up in negative time", "cups up as text", "typo preset",
-         "typo option", "bad option value"],
+         "typo option", "bad option value", "too many players", "one player"],
 )
 def test_a_bad_value_names_the_file_the_table_and_the_key(
     tmp_path: Path, text: str, message: str

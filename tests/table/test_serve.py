@@ -169,10 +169,21 @@ def run_serve(argv: list[str]) -> int:
         ([], "[server\n", "not valid TOML"),
         ([], "[seats]\ncount = 3\n", "[seats] count = 3 needs centre"),
         ([], "[pins]\ndudo = 99\n", "pin map"),
-        ([], "[camera]\nsource = 'webcam'\n", "frame source 'webcam' unknown"),
+        ([], "[camera]\nsource = 'webcam'\n", "table.toml: [camera] source = 'webcam': use"
+                                                " picamera2, device:N (or device:PATH), folder:DIR,"
+                                                " sim or none"),
+        ([], "[camera]\nwidth = 99999999\n", "[camera] width = 99999999: must be a whole number"
+                                             " from 1 to 16,384"),
+        ([], "[seats]\ncount = 3\ncentre = [1, 2]\nfirst_angle = nan\n",
+         "[seats] first_angle = nan: must be a number"),
+        (["--sim"], "[camera]\nsourc = 'none'\n", "unknown key(s) in [camera]: sourc"),
+        (["--sim"], "[colours]\nAna = 'rouge'\n", "[colours] Ana = 'rouge'"),
+        (["--sim"], "[vision]\nmodel_path = 'nope.onnx'\n",
+         "table.toml: [vision]: dice reader model missing: "),
     ],
     ids=["bad pin", "bad port", "missing config", "unknown key", "bad TOML", "bad seats",
-         "bad pin map", "unknown camera"],
+         "bad pin map", "unknown camera", "huge frame", "no angle", "sim: camera typo",
+         "sim: colour", "sim: missing model"],
 )
 def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], config: str | None,

@@ -142,7 +142,7 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("[camera]\nwidth = -4\n", r"\[camera\] width = -4: must be a positive whole number"),
+        ("[camera]\nwidth = -4\n", r"\[camera\] width = -4: must be a whole number from 1 to"),
         ("[camera]\nlens = 3\n", r"unknown key\(s\) in \[camera\]: lens"),
         (
             "[camera]\ncolour_gains = [1.0]\n",

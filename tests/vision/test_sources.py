@@ -46,7 +46,7 @@ def test_each_spec_opens_its_kind_of_source(spec: str, kind: type) -> None:
 
 @pytest.mark.parametrize("spec", ["webcam", "device:", "folder:", "picamera2:1", "sim:3", ""])
 def test_an_unknown_spec_is_refused_with_the_known_ones(spec: str) -> None:
-    with pytest.raises(ValueError, match="use picamera2, device:N .* folder:DIR or sim"):
+    with pytest.raises(ValueError, match="use picamera2, device:N .* folder:DIR, sim or none"):
         open_source(spec)
 
 
