@@ -17,6 +17,7 @@ const page = {
   anotherGame: false, // the new-game form asked for while a game is on (set up wrong)
   readingKey: null,  // which picture the picks below belong to
   picks: {},         // faces the players set on a pending reading, by die index
+  refocus: null,     // the button that had the keyboard's focus when the buttons were held
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
@@ -102,6 +103,12 @@ async function api(method, path, body, extra) {
 }
 
 let noticeTimer = null;
+// A toast lies over the controls: the player's next touch clears it (the history keeps
+// every announcement), so the button under it can be seen before it is tapped.
+document.addEventListener("pointerdown", () => {
+  clearTimeout(noticeTimer);
+  $("notice").hidden = true;
+}, {capture: true});
 function notice(text, kind) {
   const el = $("notice");
   el.textContent = text;
@@ -239,6 +246,9 @@ function renderHeld() {
   $("offline").hidden = !page.offline;
   if (page.offline) $("offline-text").textContent = UNREACHABLE;
   if (!held()) return;
+  // A disabled button loses the keyboard's focus: it goes back to it once released.
+  const focused = document.activeElement;
+  if (focused && focused !== document.body && focused.matches(SENDERS)) page.refocus = focused;
   document.querySelectorAll(SENDERS).forEach((b) => {
     if (!b.disabled) { b.disabled = true; b.dataset.held = "yes"; }
   });
@@ -248,6 +258,10 @@ function release() {
   // Enable what holding disabled; the render below disables again what the game forbids.
   document.querySelectorAll("[data-held]").forEach((b) => { b.disabled = false; delete b.dataset.held; });
   if (page.state) render(page.state); else renderHeld();
+  const back = page.refocus;
+  page.refocus = null;
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (lost && back && back.isConnected && !back.disabled && back.getClientRects().length) back.focus({preventScroll: true});
 }
 function setOffline(on) {
   if (page.offline === on) return;

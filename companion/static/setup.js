@@ -51,10 +51,28 @@ function refreshFirst() {
   sel.replaceChildren(h("option", {value: "", text: "the first seat"}), ...rows.map((r) => h("option", {value: r.seat, text: r.name})));
   sel.value = rows.some((r) => r.seat === keep) ? keep : "";
 }
-$("add-player").addEventListener("click", () => {
+// A colour no seat has: the ten above, then hues spread by the golden angle (a jinto table
+// seats up to 20).
+function freeColour() {
   const taken = new Set([...document.querySelectorAll("#seats input[type=color]")].map((i) => i.value.toLowerCase()));
-  const n = $("seats").children.length;
-  $("seats").append(seatRow("", COLOURS.find((c) => !taken.has(c)) || COLOURS[n % COLOURS.length]));
+  const free = COLOURS.find((c) => !taken.has(c));
+  if (free) return free;
+  for (let i = 0; ; i++) {
+    const colour = hslHex((i * 137.508 + 15) % 360, 0.7, i % 2 ? 0.42 : 0.55);
+    if (!taken.has(colour)) return colour;
+  }
+}
+function hslHex(hue, sat, light) {
+  const a = sat * Math.min(light, 1 - light);
+  const part = (n) => {
+    const k = (n + hue / 30) % 12;
+    const v = light - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(v * 255).toString(16).padStart(2, "0");
+  };
+  return "#" + part(0) + part(8) + part(4);
+}
+$("add-player").addEventListener("click", () => {
+  $("seats").append(seatRow("", freeColour()));
   refreshFirst();
 });
 
@@ -111,7 +129,7 @@ async function loadRules(stateShown) {
   $("preset").value = data.presets[start.rules] ? start.rules : "perudo";
   $("preset").addEventListener("change", () => renderOptions({}));
   if (!$("seats").children.length) {
-    start.players.forEach((n, i) => $("seats").append(seatRow(n, start.colours[n] || COLOURS[i % COLOURS.length])));
+    start.players.forEach((n) => $("seats").append(seatRow(n, start.colours[n] || freeColour())));
   }
   refreshFirst();
   renderOptions(start.options);

@@ -399,3 +399,31 @@ def test_control_is_given_up_only_when_the_phone_confirms_it(phone: Any, server:
     phone.click("#lock")
     expect(phone.locator("#lock")).to_have_text("Enter PIN")
     expect(phone.locator("#controls")).to_be_hidden()
+
+
+def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    act(server, action="bid", player="Ben", quantity=2, face=3)
+    take_control(phone)
+    undo = phone.locator("#undo")
+    expect(undo).to_be_enabled()
+    undo.focus()
+    phone.keyboard.press("Enter")  # held while it is sent (disabled: the focus leaves it)
+    expect(undo).to_be_focused()
+    assert get_state(server)["bid"]["text"] == "1x3"
+    phone.keyboard.press("Enter")  # the focus is back: a second undo from the keyboard
+    expect(phone.locator("#bid")).to_contain_text("no bid")
+    assert get_state(server)["bid"] is None
+
+
+def test_a_toast_over_the_buttons_goes_at_the_next_touch(phone: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    toast = phone.locator("#notice")
+    expect(toast).to_contain_text("Ana bids one 3")
+    phone.mouse.click(5, 300)  # anywhere on the page
+    expect(toast).to_be_hidden(timeout=1500)  # at once, not after its 4 s
+    assert get_state(server)["bid"]["text"] == "1x3"  # the touch changed nothing

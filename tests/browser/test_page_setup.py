@@ -136,6 +136,22 @@ def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     assert len(games(server)) == before
 
 
+def test_a_jinto_table_of_twenty_gets_twenty_colours_and_starts(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    phone.select_option("#preset", "jinto")
+    rows = phone.locator("#seats .seat-row")
+    while rows.count() < 20:
+        phone.click("#add-player")
+        rows.last.locator("input[type=text]").fill(f"Player {rows.count()}")
+    colours = [c.input_value() for c in phone.locator("#seats input[type=color]").all()]
+    assert len(set(colours)) == 20, colours
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert len(set(get_state(server)["colours"].values())) == 20
+
+
 def test_moving_a_seat_up_or_removing_one_keeps_the_keyboard_where_it_was(
     phone: Any, server: str
 ) -> None:
