@@ -83,4 +83,6 @@ class SimulatedCups:
                 return
             self._dice = dice
         logger.debug("simulated cups: game %s round %s rolled", game_id, round_number)
-        self.camera.set_dice(dice)
+        # Each player's dice are of the colour nearest theirs on the page.
+        colours = {p: c for p, c in (state.get("colours") or {}).items() if p in dice}
+        self.camera.set_dice(dice, colours)

@@ -25,6 +25,19 @@ DIE_COLOURS: dict[str, tuple[int, int, int]] = {
     "purple": (132, 44, 104),
     "orange": (28, 120, 236),
 }
+def nearest_die_colour(colour: str) -> str:
+    """The die colour drawn nearest a ``"#rrggbb"`` colour (a player's colour on the page),
+    by the distance of the two in RGB; ValueError for another form."""
+    if len(colour) != 7 or colour[0] != "#":
+        raise ValueError(f"colour {colour!r}: not #rrggbb")
+    try:
+        rgb = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    except ValueError:
+        raise ValueError(f"colour {colour!r}: not #rrggbb") from None
+    return min(DIE_COLOURS, key=lambda name: sum(
+        (a - b) ** 2 for a, b in zip(rgb, DIE_COLOURS[name][::-1], strict=True)))
+
+
 PIP_COLOURS: dict[str, tuple[int, int, int]] = {
     "white": (246, 246, 246),
     "black": (24, 22, 22),

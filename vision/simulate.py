@@ -31,6 +31,7 @@ from vision.render import (
     PlacedDie,
     RenderOptions,
     draw_frame,
+    nearest_die_colour,
 )
 
 __all__ = [
@@ -138,12 +139,16 @@ class SimulatedCamera:
     ) -> None:
         """Put these dice (faces that count, per player) under the lifted cups.
 
-        ``colours`` gives a player's dice colour (default: their seat's colour). A face out
-        of 1..6 or an unknown colour is a ValueError and changes nothing.
+        ``colours`` gives a player's dice colour (default: their seat's colour): a die
+        colour's name, or a ``"#rrggbb"`` (the player's colour on the page) for the die colour
+        nearest it. A face out of 1..6 or an unknown colour is a ValueError and changes nothing.
         """
         dice = {p: [_check_face(f, p) for f in faces] for p, faces in dice_by_player.items()}
-        for player, colour in (colours or {}).items():
-            if colour not in DIE_COLOURS:
+        colours = dict(colours or {})
+        for player, colour in colours.items():
+            if colour.startswith("#"):
+                colours[player] = nearest_die_colour(colour)
+            elif colour not in DIE_COLOURS:
                 raise ValueError(
                     f"{player}: colour {colour!r} unknown (known: {', '.join(DIE_COLOURS)})"
                 )
@@ -152,7 +157,7 @@ class SimulatedCamera:
             # players of earlier games leave their seats: a long run would need dozens).
             self._order = list(dice)
         self._dice = dice
-        self._colours.update(colours or {})
+        self._colours.update(colours)
 
     def colour_of(self, player: str) -> str:
         """The colour of a player's dice."""

@@ -89,3 +89,19 @@ def test_where_the_table_hides_the_counts_each_player_still_rolls_their_own_dice
     assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 5, "Caro": 5}
     play(table, opening)  # Ben loses a die: his cup holds four
     assert {p: len(d) for p, d in cups.dice().items()} == {"Ana": 5, "Ben": 4, "Caro": 5}
+
+
+def test_each_player_s_dice_are_drawn_in_the_colour_nearest_theirs_on_the_page(
+    header: dict[str, Any],
+) -> None:
+    # Seated in order, Ana's dice would be red, Ben's blue and Caro's green by default.
+    colours = {"Ana": "#2a6ef0", "Ben": "#e9c531", "Caro": "#d62828"}
+    table = Table()
+    camera = SimulatedCamera(seed=0)
+    SimulatedCups(table, camera, seed=6)
+    table.new_game({**header, "colours": colours})
+    camera.capture()
+    assert camera.last_scene is not None
+    drawn = {p: {d.colour for d in camera.last_scene.dice if d.player == p} for p in colours}
+    assert drawn == {"Ana": {"blue"}, "Ben": {"yellow"}, "Caro": {"red"}}
+    assert camera.calibration.colours == {"Ana": "blue", "Ben": "yellow", "Caro": "red"}
