@@ -35,29 +35,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the state as one JSON object")
 
     p = sub.add_parser("rules", help="print the rule presets and every option")
-    p.add_argument("preset", nargs="?", metavar="PRESET")
+    p.add_argument("preset", nargs="?", metavar="PRESET",
+                   help="one preset's options (default: every preset)")
 
     p = sub.add_parser("scan", help="read the dice in photographs")
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--view", choices=["above", "below"], default="below")
+    p.add_argument("--view", choices=["above", "below"], default="below",
+                   help="photographed from under the glass (default: a face is 7 - pips) or"
+                        " from above (a face is its pips)")
     p.add_argument("--json", action="store_true", help="one JSON object per image, a line each")
     p.add_argument("--annotate", metavar="DIR", help="write annotated images to DIR")
     p.add_argument("--config", metavar="FILE", help="TOML config (vision section)")
 
     p = sub.add_parser("calibrate", help="calibrate the camera under the glass")
-    p.add_argument("--config", metavar="FILE", default=None, help="TOML config to write")
-    p.add_argument("--source", default=None, help="frame source: picamera2, device:N, folder:DIR")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="TOML config to write (default: dudo.toml in this folder; the service"
+                        " reads /etc/dudo-companion/config.toml)")
+    p.add_argument("--source", default=None,
+                   help="frame source: picamera2, device:N or device:PATH, folder:DIR or sim"
+                        " (without it: the photographs of --empty and --dice)")
     p.add_argument("--empty", metavar="IMAGE", help="a photograph of the empty glass")
     p.add_argument("--dice", metavar="IMAGE", help="a photograph with dice on the glass")
-    p.add_argument("--seats", type=int, default=0, help="number of seat zones to mark")
+    p.add_argument("--seats", type=int, default=0,
+                   help="seat zones to mark, 1-12 equal sectors (default 0: keep the config's)")
 
     p = sub.add_parser("serve", help="run the companion: referee, page and table hardware")
     p.add_argument("--sim", action="store_true", help="mock pins and a simulated camera")
-    p.add_argument("--pin", metavar="PIN", help="the table PIN (default: a random one)")
-    p.add_argument("--host", default=None)
-    p.add_argument("--port", type=int, default=None)
-    p.add_argument("--data", metavar="DIR", default=None, help="data directory (journal)")
-    p.add_argument("--config", metavar="FILE", default=None, help="TOML config")
+    p.add_argument("--pin", metavar="PIN",
+                   help="the table PIN (default: the config's, else a random one)")
+    p.add_argument("--host", default=None,
+                   help="address to listen on (default: the config's, else 0.0.0.0)")
+    p.add_argument("--port", type=int, default=None,
+                   help="port to listen on (default: the config's, else 8080)")
+    p.add_argument("--data", metavar="DIR", default=None,
+                   help="data directory, the journal (default: the config's, else $DUDO_DATA,"
+                        " else ~/.local/share/dudo-companion)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="TOML config (the options above, given, win over it)")
     p.add_argument("--seed", type=int, default=None, help="repeatable simulated rolls")
 
     p = sub.add_parser("panel-test", help="check the table's wiring on a real Pi")

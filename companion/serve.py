@@ -336,7 +336,13 @@ def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     mode = "the simulated table (mock pins, simulated camera)" if sim else "the table"
     lines = [f"dudo serve: {mode}; open the page and enter the PIN to play"]
     lines += [f"  page: {address}" for address in page_addresses(config)]
-    lines.append(f"  PIN:  {companion.pin}")
+    # systemd's journal is read by more than root (the adm group): a PIN of the config stays
+    # in the config; a random one must be told, or no phone could ever take control.
+    under_systemd = bool(os.environ.get("INVOCATION_ID") or os.environ.get("NOTIFY_SOCKET"))
+    if under_systemd and config.pin:
+        lines.append("  PIN:  the one set in the config or with --pin (kept out of the log)")
+    else:
+        lines.append(f"  PIN:  {companion.pin}")
     lines.append(f"  data: {config.data}")
     for name, message in companion.table.state().get("faults", {}).items():
         lines.append(f"  fault ({name}): {message}")

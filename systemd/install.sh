@@ -66,7 +66,8 @@ echo "install: config in $CONFIG_DIR/config.toml"
 mkdir -p "$CONFIG_DIR" "$DATA_DIR"
 if [ ! -f "$CONFIG_DIR/config.toml" ]; then
     pin=$(printf '%04d' $(( $(od -An -N2 -tu2 /dev/urandom) % 10000 )))
-    cat > "$CONFIG_DIR/config.toml" <<TOML
+    # Made unreadable to others from the start: it holds the PIN.
+    ( umask 027; cat > "$CONFIG_DIR/config.toml" ) <<TOML
 # dudo-companion settings. The hardware reads [pins], the camera [camera] and [vision]:
 # see the README. Restart after a change: sudo systemctl restart dudo-companion
 [server]
@@ -83,16 +84,21 @@ chmod 0640 "$CONFIG_DIR/config.toml"
 chown "$SERVICE_USER":"$SERVICE_USER" "$DATA_DIR"
 chmod 0750 "$DATA_DIR"
 
-echo "install: systemd unit and Avahi service"
+# The port the config names (8080 if it names none): Avahi announces that one.
+port=$(sed -n 's/^port *= *\([0-9][0-9]*\).*/\1/p' "$CONFIG_DIR/config.toml" | head -n 1)
+port=${port:-8080}
+
+echo "install: systemd unit and Avahi service (port $port)"
 install -m 0644 "$SOURCE/systemd/dudo-companion.service" /etc/systemd/system/dudo-companion.service
 mkdir -p /etc/avahi/services
-install -m 0644 "$SOURCE/systemd/dudo-companion.avahi.service" \
-    /etc/avahi/services/dudo-companion.service
+sed "s|<port>8080</port>|<port>$port</port>|; s|\.local:8080/|.local:$port/|" \
+    "$SOURCE/systemd/dudo-companion.avahi.service" > /etc/avahi/services/dudo-companion.service
+chmod 0644 /etc/avahi/services/dudo-companion.service
 systemctl daemon-reload
 systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
 systemctl enable dudo-companion.service
 systemctl restart dudo-companion.service
 
 pin=$(sed -n 's/^pin *= *"\([0-9]*\)".*/\1/p' "$CONFIG_DIR/config.toml" | head -n 1)
-echo "install: done. The table's page: http://$(hostname).local:8080/  PIN: ${pin:-see the log}"
+echo "install: done. The table's page: http://$(hostname).local:$port/  PIN: ${pin:-see the log}"
 echo "install: status: systemctl status dudo-companion; log: journalctl -u dudo-companion -f"

@@ -158,5 +158,7 @@ def test_the_install_script_is_valid_bash_and_installs_what_the_pi_needs() -> No
     text = script.read_text()
     for needed in ("python3-picamera2", "python3-opencv", "python3-lgpio",
                    "--system-site-packages", "usermod -a -G gpio,video",
-                   "systemctl enable dudo-companion.service"):
+                   "systemctl enable dudo-companion.service",
+                   "( umask 027; cat >",  # the PIN is never readable by all, even briefly
+                   "<port>$port</port>"):  # Avahi announces the config's port
         assert needed in text
