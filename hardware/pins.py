@@ -161,8 +161,7 @@ def load_pin_map(source: str | Path | Mapping[str, Any]) -> PinMap:
     if isinstance(source, (str, Path)):
         path = Path(source)
         try:
-            with path.open("rb") as f:
-                data: Mapping[str, Any] = tomllib.load(f)
+            data: Mapping[str, Any] = _read_toml(path)
         except OSError as e:
             raise ValueError(f"pin map {path}: cannot read it: {e.strerror}") from None
         except UnicodeDecodeError:
@@ -180,6 +179,11 @@ def load_pin_map(source: str | Path | Mapping[str, Any]) -> PinMap:
     return _validate(table, where)
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    # A byte-order mark (Windows Notepad writes one) is no part of the TOML.
+    return tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+
+
 def default_pin_map() -> PinMap:
     """The pin map of the default panel (``hardware/default-pins.toml``)."""
     return load_pin_map(_packaged("default-pins.toml"))
@@ -192,8 +196,7 @@ def pin_map_from_config(path: str | Path | None) -> PinMap:
     if path is None:
         return default_pin_map()
     try:
-        with Path(path).open("rb") as f:
-            tables = tomllib.load(f)
+        tables = _read_toml(Path(path))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return load_pin_map(path)  # it says what is wrong with the file
     if "pins" in tables:

@@ -142,8 +142,8 @@ def read_toml(path: str | Path) -> dict[str, object]:
     """The parsed file, or ValueError naming it (missing, unreadable, not TOML)."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        # A byte-order mark (Windows Notepad writes one) is no part of the TOML.
+        return tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except FileNotFoundError as err:
         raise ValueError(f"{path}: no such config file") from err
     except IsADirectoryError as err:

@@ -26,7 +26,7 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     never left half-written, unreadable or open to others. OSError names the file.
     """
     path = Path(path)
-    old_text = path.read_text(encoding="utf-8") if path.exists() else ""
+    old_text = path.read_text(encoding="utf-8-sig") if path.exists() else ""  # no BOM
     try:
         old_data = tomllib.loads(old_text) if old_text else {}
     except tomllib.TOMLDecodeError as err:

@@ -112,3 +112,18 @@ def test_a_config_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     path.write_bytes(b"[table]\nplayers = ['Jos\xe9']\n")  # saved as Latin-1
     with pytest.raises(ValueError, match=f"{path}: not UTF-8 text"):
         load_config(path)
+
+
+def test_a_config_saved_by_notepad_with_a_byte_order_mark_is_read_whole(tmp_path: Path) -> None:
+    from hardware.pins import pin_map_from_config
+    from vision.calibration import load_calibration
+    from vision.tomlwrite import save_tables
+
+    path = tmp_path / "dudo.toml"
+    path.write_bytes(b'\xef\xbb\xbf[server]\r\nport = 9001\r\n[pins]\r\ndudo = 5\r\n'
+                     b'[camera]\r\nsource = "none"\r\n')
+    assert load_config(path).port == 9001
+    assert pin_map_from_config(path)["dudo"].pin == 5
+    assert load_calibration(path).camera.source == "none"
+    save_tables(path, {"seats": {"count": 2, "centre": [1, 2]}})  # as dudo calibrate writes
+    assert load_config(path).port == 9001 and load_calibration(path).seats.count == 2
