@@ -148,7 +148,8 @@ class CameraReading:
             problems.append(f"all {len(doubtful)} dice are doubtful (marked ?)")
         else:
             problems += [
-                f"die {d.index + 1} (a {d.face}?) is doubtful: confidence {d.confidence:.2f}"
+                f"die {d.index + 1} may not be a {d.face} (the camera is only"
+                f" {d.confidence:.0%} sure)"
                 for d in doubtful
             ]
         return problems

@@ -443,7 +443,10 @@ function renderReveal(state) {
     $("confirm-reading").disabled = wrongCount || !page.control;
     $("retake").disabled = !page.control;
     const doubtful = new Set(reading.doubtful || []);
-    rebuildKeepingFocus($("reading-dice"), "data-index", (reading.dice || []).map((d, i) => {
+    // The doubtful dice first, where the players look (each keeps its number on the picture).
+    const order = (reading.dice || []).map((d, i) => i).sort((a, b) => doubtful.has(b) - doubtful.has(a) || a - b);
+    rebuildKeepingFocus($("reading-dice"), "data-index", order.map((i) => reading.dice[i]).map((d, k) => {
+      const i = order[k];
       const face = page.picks[i] || d.face;
       const number = (typeof d.index === "number" ? d.index : i) + 1;
       const who = [d.colour, d.owner].filter(Boolean);

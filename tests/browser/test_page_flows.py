@@ -181,19 +181,19 @@ def test_the_virtual_panels_held_seat_plays_the_palifico_round_open(
     shot(phone, "15-palifico-open-on-the-panel")
 
 
-def fake_short_reading(page: Any) -> dict[str, Any]:
+def fake_short_reading(page: Any, doubtful: tuple[int, ...] = ()) -> dict[str, Any]:
     """Render a reveal whose reading saw 3 dice where 4 must show (the page's own state with
     a reading put in: the simulated camera rarely misses a die, and never on demand), and
     return what the page shows. The table is idle meanwhile, so no event redraws it."""
     return dict(
         page.evaluate(
-            """() => {
+            """(doubtful) => {
         const dice = [[4, "red", "Ana"], [6, "red", "Ana"], [2, "blue", "Ben"]].map(
           ([face, colour, owner], index) => ({index, face, confidence: 0.97, x: 100 + 90 * index,
             y: 200, size: 50, colour, owner}));
         render({...page.state, phase: "reveal", turn: null, capturing: false, reading: {
           round: page.state.round, total: 3, counts: {1: 0, 2: 1, 3: 0, 4: 1, 5: 0, 6: 1},
-          dice, doubtful: [], expected: {Ana: 2, Ben: 2}, matched: false,
+          dice, doubtful, expected: {Ana: 2, Ben: 2}, matched: false,
           disagreements: ["Ben should show 2 dice, 1 seen", "the camera saw 3 dice, 4 must show"],
           confirmed: false, applied: false, corrections: {}, ms: 1}});
         const $ = (id) => document.getElementById(id);
@@ -204,7 +204,8 @@ def fake_short_reading(page: Any) -> dict[str, Any]:
                   (l) => l.querySelector(".die-tag").textContent),
                 names: [...document.querySelectorAll("#reading-dice select")].map(
                   (s) => s.getAttribute("aria-label"))};
-      }"""
+      }""",
+            list(doubtful),
         )
     )
 
@@ -236,6 +237,16 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     expect(spectator.locator("#manual")).to_be_hidden()
     spectator.evaluate("document.getElementById('reveal').scrollIntoView()")
     shot(spectator, "16-spectator-reading")
+
+
+def test_the_doubtful_dice_come_first_each_with_its_number_on_the_picture(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben"], dice=2)
+    take_control(phone)
+    shown = fake_short_reading(phone, doubtful=(2,))
+    assert shown["labels"] == ["#3blue \u00b7 Ben", "#1red \u00b7 Ana", "#2red \u00b7 Ana"], shown
+    expect(phone.locator("#reading-dice .reading-die").first).to_have_class(re.compile("doubt"))
 
 
 def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:

@@ -21,7 +21,7 @@ import cv2
 import pytest
 
 from companion.journal import Journal
-from companion.reveal import VisionReader
+from companion.reveal import CameraReading, SeenDie, VisionReader
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
 from vision.reading import SMEARED, Die, Reading
@@ -655,3 +655,10 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
     said = reader.read(smaller, expected).disagreements
     assert ("the picture is 640x480, the seat zones were calibrated on 1280x960 pictures:"
             " calibrate again (dudo calibrate)") in said
+
+
+def test_a_doubtful_die_is_said_in_the_players_words() -> None:
+    dice = tuple(SeenDie(i, face, sure, 50 * i, 40, 30, "red", "Ana")
+                 for i, (face, sure) in enumerate([(4, 0.99), (6, 0.5), (2, 0.97)]))
+    reading = CameraReading(dice=dice, expected={"Ana": 3})
+    assert reading.problems == ["die 2 may not be a 6 (the camera is only 50% sure)"]
