@@ -128,16 +128,12 @@ def dudo_call(game: Game, seat: int) -> Call | str:
     if passer is not None:
         if seat != game._turn:
             return f"after {game._names[passer]}'s pass only {game.turn} may call it"
-        if passer in game._left:
-            return f"{game._names[passer]} has left the table: {game.turn} must raise"
         return Call("pass", seat, passer, 0, 0)
     bidder = game._bidder
     if bidder is None:
         return "no bid to doubt yet"
     if seat == bidder:
         return f"{game._names[seat]} may not doubt their own bid"
-    if bidder in game._left:
-        return f"{game._names[bidder]} has left the table: {game.turn} must raise"
     if seat == game._turn:
         return Call("dudo", seat, bidder, game._bid_q, game._bid_f)
     if game.rules.cruzado:
@@ -169,8 +165,6 @@ def exact_call_problem(game: Game, seat: int) -> str:
         return f"no bid yet: {call} is called on a standing bid"
     if seat == bidder:
         return f"{game._names[seat]} may not call {call} on their own bid"
-    if bidder in game._left:
-        return f"{game._names[bidder]} has left the table: {game.turn} must raise"
     if exact in ("spot_on", "jinto") and seat != game._turn:
         return f"only the next player may call {call}: {game.turn} acts"
     if exact == "exactomundo" and seat == game._turn:
@@ -203,7 +197,12 @@ def do_call(game: Game, call: Call) -> list[Announcement]:
     kind = "calza" if call.kind == "calza" else "dudo"  # the record's action
     game._bids = Said(game._bids, (kind, call.caller))
     name = game._names[call.caller]
-    return [Announcement(kind, name, describe_call(game.rules, call, game._names))]
+    said = [Announcement(kind, name, describe_call(game.rules, call, game._names))]
+    if call.target in game._left:
+        # A call on a player who has left is void, as when they leave after it: the next
+        # player is not held to raise a bid nobody may doubt (it may top the dice in play).
+        said += rounds.void_call(game, call, call.target)
+    return said
 
 
 # -- pass --------------------------------------------------------------------------------

@@ -404,9 +404,14 @@ def apply_leave(game: Game, seat: int) -> list[Announcement]:
         if game._turn == seat:
             game._turn = game._next_active(seat, game._direction)
     elif call is not None and seat in (call.caller, call.target):
-        other = call.target if seat == call.caller else call.caller
-        text = f"{name} left: the call is void, nobody loses a die"
-        game._last_result = Result(game.round, call, None, None, game._wild, text, ())
-        said.append(Announcement("reveal", None, text))
-        said += start_round(game, other, None)
+        said += void_call(game, call, seat)
     return said
+
+
+def void_call(game: Game, call: Call, gone: int) -> list[Announcement]:
+    """The call is void, ``gone`` (its caller or the player called) having left the table:
+    nobody loses a die, and the other of the two opens the next round."""
+    other = call.target if gone == call.caller else call.caller
+    text = f"{game._names[gone]} left: the call is void, nobody loses a die"
+    game._last_result = Result(game.round, call, None, None, game._wild, text, ())
+    return [Announcement("reveal", None, text), *start_round(game, other, None)]

@@ -262,10 +262,10 @@ def test_the_largest_bid_the_referee_takes_can_be_left_for_aces_and_said() -> No
     with pytest.raises(IllegalAction, match=f"leaving aces needs at least {2 * most + 1}x5"):
         game.apply({"action": "bid", "player": "Caro", "quantity": 5, "face": 5})
     assert game.legal_bids() == []  # Caro may doubt: no raise to offer past the largest
-    # The bidder leaves: Caro must raise, and no raise is left to offer (the page and the dial
-    # offer none; an undo takes the game back), rather than the offer failing.
+    # The bidder leaves: still no raise to offer (the page and the dial offer none), rather
+    # than the offer failing; Caro may call the bid, a void call.
     game.apply({"action": "leave", "player": "Ben"})
-    assert game.legal_bids() == []
+    assert game.legal_bids() == [] and game.can_call()["dudo"] == ["Caro"]
 
 
 def test_records_of_earlier_versions_replay_with_the_names_and_bids_they_hold() -> None:

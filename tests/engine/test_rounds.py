@@ -121,23 +121,48 @@ class TestLeave:
         }  # fmt: skip
         assert game.dice_left_with_players == 5
 
-    def test_a_bid_whose_bidder_left_still_stands_but_cannot_be_doubted(self, play: Script) -> None:
+    def test_a_bid_whose_bidder_left_stands_and_may_be_raised(self, play: Script) -> None:
         game = game_of("perudo", FOUR)
         play(game, "Ana 2x3; Ana leave")
         assert game.state()["bid"]["player"] == "Ana"
-        assert game.state()["can_call"]["dudo"] == []
-        with pytest.raises(IllegalAction, match="Ana has left the table: Ben must raise"):
-            play(game, "Ben dudo")
         play(game, "Ben 2x4; Caro dudo")
         assert game.phase == "reveal"
 
-    def test_the_dial_still_offers_a_raise_when_the_bid_that_left_tops_the_dice(
+    @pytest.mark.parametrize(
+        ("options", "script", "call"),
+        [({}, "Ana 30x6; Ana leave", "Ben dudo"),
+         ({"cruzado": True}, "Ana 30x6; Ana leave", "Dan dudo"),
+         ({"exact_call": "calza"}, "Ana 30x6; Ana leave", "Ben calza"),
+         ({"pass": True}, "Ana 2x3; Ben pass; Ben leave", "Caro dudo")],
+        ids=["dudo", "cruzado", "calza", "a called pass"],
+    )  # fmt: skip
+    def test_a_call_on_a_player_who_left_is_void_and_the_caller_opens(
+        self, play: Script, options: dict[str, Any], script: str, call: str
+    ) -> None:
+        # No one is held to raise a bid nobody may doubt (thirty 6s, with 15 dice in play):
+        # the call is void, as when the player called leaves after it.
+        game = game_of("perudo", FOUR, **options)
+        play(game, script)
+        caller, gone = call.split()[0], script.split("; ")[-1].split()[0]
+        assert caller in game.state()["can_call"]["calza" if "calza" in call else "dudo"]
+        said = play(game, call)
+        assert [a.text for a in said][1:] == [
+            f"{gone} left: the call is void, nobody loses a die", f"Round 2: {caller} opens"]
+        state = game.state()
+        assert (state["phase"], state["turn"], state["dice_lost"]) == ("bidding", caller, 0)
+        assert state["last_result"]["void"] is True
+        play(game, "undo")  # the call taken back: the round goes on as it was
+        assert (game.phase, game.round, game.state()["bid"]["player"]) == ("bidding", 1, "Ana")
+
+    def test_a_bid_that_left_and_tops_the_dice_is_doubted_not_raised(
         self, play: Script
     ) -> None:
         game = game_of("perudo", dice=1)
         play(game, "Ana 5x6; Ana leave")
-        # Two dice left: no raise of five 6s fits, so each face's lowest raise is offered.
-        assert [str(b) for b in game.legal_bids()] == ["6x2", "6x3", "6x4", "6x5", "6x6", "3x1"]
+        # Two dice left: no raise of five 6s fits, and Ben may doubt it (a void call), as
+        # any bid no raise fits under the dice in play.
+        assert game.legal_bids() == []
+        assert game.state()["can_call"]["dudo"] == ["Ben"]
 
     def test_leaving_during_a_reveal_takes_the_leaver_out_of_the_count(self, play: Script) -> None:
         game = game_of("perudo", FOUR)
