@@ -354,14 +354,21 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
     return names
 
 
-def check_new_players(names: Sequence[str]) -> None:
+NAME_MAX = 40  # characters of a new game's player name (the page's field takes 24)
+
+
+def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = None) -> None:
     """MalformedAction unless a new game's names can be told apart on a phone: no spaces at
     either end, no character that does not show (but the joiners of emoji and of Persian and
     Indic words, between two that do, and the tags of flag emoji), no two that look the
-    same. (Records and journals of earlier versions keep their names: only a new game is
-    held to this.)"""
+    same, none longer than NAME_MAX; and no two players of one colour on the page.
+    (Records and journals of earlier versions keep their names: only a new game is held to
+    this.)"""
     looks: dict[str, tuple[str, str]] = {}  # each name as compared: the name, its look
     for name in names:
+        if len(name) > NAME_MAX:
+            raise MalformedAction(f"player name {shown(name)}: {len(name)} characters, at most"
+                                  f" {NAME_MAX}")
         if name != name.strip():
             raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
         for i, c in enumerate(name):
@@ -379,6 +386,12 @@ def check_new_players(names: Sequence[str]) -> None:
             raise MalformedAction(f"player {ascii(name)} {how} {ascii(seen)}:"
                                   " give each player a name of their own")
         looks[look.casefold()] = name, look
+    holders: dict[str, str] = {}
+    for name, colour in (colours or {}).items():
+        if colour.lower() in holders:
+            raise MalformedAction(f"{holders[colour.lower()]} and {name} have the same colour"
+                                  f" ({colour}): give each player a colour of their own")
+        holders[colour.lower()] = name
 
 
 def _colours(colours: object, players: list[str]) -> dict[str, str]:

@@ -272,8 +272,11 @@ def _create_server(companion: Companion, config: Config) -> Any:
         },
     )
     try:
+        # waitress would take a body of up to 1 GB, spooled to the card: past the app's own
+        # limit (answered in JSON), it is cut off here.
         return create_server(
-            app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo"
+            app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo",
+            max_request_body_size=1024 * 1024,
         )
     except OSError as err:
         raise CannotListenYet(

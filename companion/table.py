@@ -206,7 +206,7 @@ class Table:
         with self._lock:
             try:
                 game = Game.from_header(dict(header))
-                check_new_players(game.players)
+                check_new_players(game.players, game.header.get("colours"))
             except (TypeError, ValueError) as err:
                 return self._reject(f"cannot start the game: {err}")
             game_id: int | None

@@ -12,7 +12,10 @@
 - ``SIM_CUPS``: the simulated cups (``--sim``); the app never reads them, tests do.
 - ``NEW_GAME``: defaults for the page's new-game form (``rules``, ``options``, ``players``).
 - ``PUBLIC_URL``: the address the join QR code shows (default: the address asked for).
-- ``PIN_ATTEMPTS``, ``PIN_WINDOW_S``: wrong PINs a phone may try per window (5 per 60 s).
+- ``PIN_ATTEMPTS``, ``PIN_WINDOW_S``: wrong PINs a phone may try per window (5 per 60 s);
+  ``PIN_TABLE_ATTEMPTS``: all phones together (30 per window: many addresses guess no faster).
+- ``SESSION_DAYS``: how long a control session lasts (7 days; a changed PIN ends them all).
+- ``MAX_CONTENT_LENGTH``: the largest request body (64 KiB).
 - ``SSE_MAX_CLIENTS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``, ``SSE_MAX_AGE_S``: the live
   feed's limits. Each open stream holds one server thread: serve with more threads than
   ``SSE_MAX_CLIENTS`` so actions always find one.
@@ -35,10 +38,15 @@ DEFAULTS: dict[str, Any] = {
     "PUBLIC_URL": None,
     "PIN_ATTEMPTS": 5,
     "PIN_WINDOW_S": 60.0,
+    "PIN_TABLE_ATTEMPTS": 30,
+    "SESSION_DAYS": 7.0,
     "SSE_MAX_CLIENTS": 24,
     "SSE_QUEUE_SIZE": 64,
     "SSE_KEEPALIVE_S": 15.0,
     "SSE_MAX_AGE_S": 600.0,
+    # The largest body a phone sends is a new game's header (a few hundred bytes): a larger
+    # one is refused (413) before it is read, so nobody can fill the Pi's memory with one.
+    "MAX_CONTENT_LENGTH": 64 * 1024,
     # The cookie never leaves this site (no cross-site request carries it) and no script
     # can read it. Not Secure: the table serves plain HTTP on its own Wi-Fi.
     "SESSION_COOKIE_NAME": "dudo_session",

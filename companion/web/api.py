@@ -19,7 +19,7 @@ from companion.journal import JournalError
 from companion.web.auth import PIN_HEADER, check_pin, control_required, has_control
 from companion.web.context import WebContext, announcement_json, bid_odds
 from companion.web.events import encode
-from companion.web.replies import error, json_body, number_arg
+from companion.web.replies import WHOLE_MAX, error, json_body, number_arg, whole
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,10 @@ def state() -> Response:
 def events() -> Response:
     """A Server-Sent Events stream: the state now, then every change and announcement."""
     ctx = _ctx()
+    if request.method == "HEAD":
+        # A HEAD's body is never read, so a stream's end would never free its place among
+        # the phones that follow the table: answered without one.
+        return Response(mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
     listener = ctx.broker.connect()
     if listener is None:
         response = error("too many phones are following this table: try again soon", 503)
@@ -105,11 +109,11 @@ def actions() -> Response:
     seen = request.headers.get(SEEN_HEADER)
     if seen is None:
         return _ctx().outcome(_ctx().table.submit(action))
-    game_id, _, moves = seen.partition("/")
-    if not (game_id.isdigit() and moves.isdigit()):
+    game_id, _, moves = (whole(part) for part in seen.partition("/"))
+    if game_id is None or moves is None:
         return error(f"{SEEN_HEADER} {shown(seen)}: the game_id and moves the phone showed, "
                      "as GAME/MOVES (e.g. 3/12)", 400)
-    return _ctx().outcome(_ctx().table.submit(action, seen=(int(game_id), int(moves))))
+    return _ctx().outcome(_ctx().table.submit(action, seen=(game_id, moves)))
 
 
 @bp.post("/reading")
@@ -137,13 +141,14 @@ def reading() -> Response:
         return error('corrections must be an object of die index to face: {"3": 5}', 400)
     corrections: dict[int, int] = {}
     for index, face in raw.items():
-        if not (str(index).isdigit() and isinstance(face, int) and not isinstance(face, bool)):
+        die = whole(index)
+        if die is None or not isinstance(face, int) or isinstance(face, bool):
             return error(
                 f"correction {shown(index)}: {shown(face)} is not a die index and a face", 400
             )
         if not 1 <= face <= 6:
             return error(f"correction for die {index}: face {face} is not 1 to 6", 400)
-        corrections[int(index)] = face
+        corrections[die] = face
     return _ctx().outcome(table.confirm_reading(corrections or None, picture))
 
 
@@ -199,6 +204,8 @@ def games() -> Response:
 @bp.get("/games/<int:game_id>/record")
 def game_record(game_id: int) -> Response:
     """One finished (or abandoned) game's record, as a download."""
+    if game_id > WHOLE_MAX:
+        return error(f"no game {game_id}", 404)
     journal = _ctx().journal
     if journal is None:
         return error("this table keeps no journal", 404)

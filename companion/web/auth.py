@@ -10,6 +10,7 @@ needs no token.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
@@ -17,8 +18,9 @@ import os
 import secrets
 import threading
 import time
+import unicodedata
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -39,17 +41,29 @@ CSRF_HEADER = "X-CSRF-Token"
 
 
 class PinLimiter:
-    """Counts wrong PINs per client address; too many in the window locks that client out.
+    """Counts wrong PINs per client address; too many in the window locks that client out,
+    and ``table_attempts`` from all clients together lock out every one (a laptop with many
+    addresses on the Wi-Fi guesses no faster than that: 30 a minute, days for a 4-digit PIN).
 
     While a client is locked out even the right PIN is refused, or guessing would go on.
     """
 
-    def __init__(self, attempts: int, window_s: float, clock: Callable[[], float] = time.monotonic):
+    EVERYONE = ""  # the key of the count of all clients' wrong PINs (no address is empty)
+
+    def __init__(self, attempts: int, window_s: float, clock: Callable[[], float] = time.monotonic,
+                 table_attempts: int | None = None):
         self.attempts = attempts
         self.window_s = window_s
+        self.table_attempts = table_attempts
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
+
+    def table_retry_after(self) -> int:
+        """Seconds until any client may try a PIN again; 0 when the table is not locked."""
+        if self.table_attempts is None:
+            return 0
+        return self._wait(self.EVERYONE, self.table_attempts)
 
     def _recent(self, client: str, now: float) -> deque[float]:
         failures = self._failures.get(client, deque())
@@ -63,20 +77,25 @@ class PinLimiter:
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try a PIN again; 0 when it may now."""
+        return self._wait(client, self.attempts)
+
+    def _wait(self, key: str, attempts: int) -> int:
         with self._lock:
             now = self._clock()
-            failures = self._recent(client, now)
-            if len(failures) < self.attempts:
+            failures = self._recent(key, now)
+            if len(failures) < attempts:
                 return 0
-            return max(1, int(failures[0] + self.window_s - now + 0.999))
+            # The oldest failure that keeps the count at the limit must leave the window.
+            return max(1, int(failures[-attempts] + self.window_s - now + 0.999))
 
     def fail(self, client: str) -> None:
         """Record one wrong PIN from ``client``."""
         with self._lock:
             now = self._clock()
-            failures = self._recent(client, now)
-            failures.append(now)
-            self._failures[client] = failures
+            for key in (client, self.EVERYONE):
+                failures = self._recent(key, now)
+                failures.append(now)
+                self._failures[key] = failures
 
 
 class ControlSessions:
@@ -84,12 +103,20 @@ class ControlSessions:
 
     A logout closes its session here, not only on the phone that sent it. Kept in ``path``
     (beside the session key in the data directory: phones stay signed in across restarts);
-    None keeps them for this run only. The newest ``keep`` are kept.
+    None keeps them for this run only. The newest ``keep`` are kept, each for ``days``.
+
+    ``pin_mark`` names the PIN they were opened with (a keyed hash, never the PIN): sessions
+    kept under another PIN are dropped, so a PIN changed (or drawn afresh at a start) ends
+    the control of every phone that had the old one.
     """
 
-    def __init__(self, path: Path | None = None, keep: int = 256) -> None:
+    def __init__(self, path: Path | None = None, keep: int = 256, *, pin_mark: str = "",
+                 days: float = 7.0, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self.keep = keep
+        self.pin_mark = pin_mark
+        self.max_age_s = days * 86400.0
+        self._clock = clock
         self._lock = threading.Lock()
         self._opened: dict[str, float] = self._load()
 
@@ -97,7 +124,7 @@ class ControlSessions:
         """A new session's id."""
         sid = secrets.token_urlsafe(18)
         with self._lock:
-            self._opened[sid] = time.time()
+            self._opened[sid] = self._clock()
             for old in sorted(self._opened, key=self._opened.__getitem__)[: -self.keep]:
                 del self._opened[old]
             self._save()
@@ -111,15 +138,24 @@ class ControlSessions:
 
     def __contains__(self, sid: object) -> bool:
         with self._lock:
-            return isinstance(sid, str) and sid in self._opened
+            if not isinstance(sid, str) or sid not in self._opened:
+                return False
+            if self._clock() - self._opened[sid] < self.max_age_s:
+                return True
+            del self._opened[sid]  # too old: the PIN again
+            self._save()
+            return False
 
     def _load(self) -> dict[str, float]:
         if self.path is None or not self.path.exists():
             return {}
         try:
-            opened = json.loads(self.path.read_text(encoding="utf-8"))
-            return {str(sid): float(at) for sid, at in dict(opened).items()}
-        except (OSError, ValueError, TypeError) as err:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))
+            if not (isinstance(kept, dict) and kept.get("pin") == self.pin_mark):
+                log.info("the table PIN changed: phones enter the new one")
+                return {}
+            return {str(sid): float(at) for sid, at in dict(kept["opened"]).items()}
+        except (OSError, ValueError, TypeError, KeyError) as err:
             log.warning("cannot read the sessions in %s (%s): phones sign in again", self.path, err)
             return {}
 
@@ -128,11 +164,20 @@ class ControlSessions:
             return
         part = self.path.with_name(self.path.name + ".part")
         try:
-            part.write_text(json.dumps(self._opened), encoding="utf-8")
+            part.write_text(json.dumps({"pin": self.pin_mark, "opened": self._opened}),
+                            encoding="utf-8")
             os.replace(part, self.path)
         except OSError as err:
             log.warning("cannot keep the sessions in %s (%s): phones sign in again after a"
                         " restart", self.path, err)
+
+
+def pin_mark(config: Mapping[str, object]) -> str:
+    """The table PIN as the kept sessions name it: keyed by the app's secret, not the PIN."""
+    key = config["SECRET_KEY"]
+    key = key if isinstance(key, bytes) else str(key).encode("utf-8")
+    pin = str(config.get("TABLE_PIN") or "").encode("utf-8")
+    return hmac.new(key, b"table PIN " + pin, hashlib.sha256).hexdigest()
 
 
 def _error(message: str, status: int, **headers: str) -> Response:
@@ -157,23 +202,24 @@ def _limiter() -> PinLimiter:
 
 
 def _pin_matches(given: str) -> bool:
-    """Compare ``given`` with the table PIN in constant time (a timing leak would spell it)."""
+    """Compare ``given`` with the table PIN in constant time (a timing leak would spell it),
+    as a phone may type it: spaces around it, and the digits of its own script (١٢٣٤, or
+    the full-width １２３４) as the digits they are."""
     pin = current_app.config.get("TABLE_PIN")
     if not pin:
         return False
-    return hmac.compare_digest(given.encode("utf-8"), str(pin).encode("utf-8"))
+    typed = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in given.strip())
+    return hmac.compare_digest(typed.encode("utf-8"), str(pin).encode("utf-8"))
 
 
 def check_pin(given: str) -> Response | None:
     """Check a PIN offered by this client: None when right, else the error response."""
     limiter = _limiter()
-    wait = limiter.retry_after(_client())
-    if wait:
-        return _error(
-            f"too many wrong PINs from this phone: try again in {wait} s",
-            429,
-            **{"Retry-After": str(wait)},
-        )
+    for wait, whence in ((limiter.retry_after(_client()), "from this phone"),
+                         (limiter.table_retry_after(), "at this table")):
+        if wait:
+            return _error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
+                          **{"Retry-After": str(wait)})
     if not current_app.config.get("TABLE_PIN"):
         return _error("this table has no PIN set: control from phones is off", 403)
     if _pin_matches(given):

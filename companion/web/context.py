@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Response
 
-from companion.web.auth import ControlSessions, PinLimiter
+from companion.web.auth import ControlSessions, PinLimiter, pin_mark
 from companion.web.events import Broker
 from companion.web.replies import error
 
@@ -70,8 +70,10 @@ class WebContext:
         """The context for ``table`` under the app's ``config``."""
         return cls(
             table=table,
-            limiter=PinLimiter(int(config["PIN_ATTEMPTS"]), float(config["PIN_WINDOW_S"])),
-            sessions=ControlSessions(config.get("SESSIONS_FILE")),
+            limiter=PinLimiter(int(config["PIN_ATTEMPTS"]), float(config["PIN_WINDOW_S"]),
+                               table_attempts=int(config["PIN_TABLE_ATTEMPTS"])),
+            sessions=ControlSessions(config.get("SESSIONS_FILE"), pin_mark=pin_mark(config),
+                                     days=float(config["SESSION_DAYS"])),
             journal=config.get("JOURNAL") or getattr(table, "journal", None),
             sim_driver=config.get("SIM_DRIVER"),
         )

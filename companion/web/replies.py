@@ -41,12 +41,25 @@ def json_body(example: str) -> dict[str, Any] | Response:
     return body
 
 
+# The largest whole number a request may give (a game id, a move count, a die's index):
+# 18 digits, within SQLite's integers, and far within Python's limit on digits read.
+WHOLE_MAX = 10**18 - 1
+
+
+def whole(text: object) -> int | None:
+    """``text`` as a whole number of ASCII digits up to :data:`WHOLE_MAX`, else None ("²",
+    "٣" and 5,000 digits are no number a phone sends)."""
+    if isinstance(text, str) and 0 < len(text) <= 18 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def number_arg(name: str, default: int, low: int, high: int | None) -> int | Response:
     """The query argument ``name`` as a whole number from ``low`` to ``high``, or the error."""
     text = request.args.get(name)
     if text is None:
         return default
-    value = int(text) if text.isascii() and text.isdigit() else None
+    value = whole(text)
     if value is None or value < low or (high is not None and value > high):
         upto = f" to {high}" if high is not None else " or more"
         return error(f"{name}={shown(text)}: a whole number from {low}{upto}", 400)

@@ -74,8 +74,13 @@ def test_an_action_without_a_game_is_refused_with_a_hint_to_start_one(table: Tab
         ({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
           "options": {"dice": 11}}, "dice"),
         ({"rules": "perudo", "players": ["Ana", "Ben"]}, "dudo-record/1"),
+        ({"game": "dudo-record/1", "players": ["Ana", "Ben"],
+          "colours": {"Ana": "#DD3333", "Ben": "#dd3333"}},
+         "Ana and Ben have the same colour (#dd3333)"),
+        ({"game": "dudo-record/1", "players": ["Ana", "B" * 100_000]}, "at most 40"),
     ],
-    ids=["unknown preset", "one player", "eleven dice", "not a record header"],
+    ids=["unknown preset", "one player", "eleven dice", "not a record header", "one colour",
+         "a name of 100,000 characters"],
 )
 def test_a_bad_new_game_is_refused_and_the_journal_keeps_no_trace_of_it(
     table: Table, journal: Journal, header: dict[str, Any], reason: str

@@ -213,6 +213,9 @@ def test_undo_from_the_api_takes_the_last_bid_back(
         ({"confirm": False}, 400, "confirm"),
         ({"confirm": True, "corrections": [5]}, 400, "corrections"),
         ({"confirm": True, "corrections": {"x": 5}}, 400, "die index"),
+        ({"confirm": True, "corrections": {"\u00b2": 5}}, 400, "die index"),  # "²"
+        ({"confirm": True, "corrections": {"\u0663": 5}}, 400, "die index"),  # "٣"
+        ({"confirm": True, "corrections": {"9" * 5000: 5}}, 400, "die index"),
         ({"confirm": True, "corrections": {"0": 9}}, 400, "face 9"),
         ({"confirm": True, "retake": True}, 400, "confirm"),
         ({"confirm": True, "picture": "2"}, 400, "picture '2'"),
@@ -242,9 +245,10 @@ def test_two_phones_pressing_undo_for_one_mistake_take_back_one_action(
     second = client.post("/api/actions", json={"action": "undo"}, headers=seen)
     assert second.status_code == 422 and "moved on" in second.get_json()["error"]
     assert table.state()["bid"]["quantity"] == 3  # Ana's bid stands
-    bad = client.post("/api/actions", json={"action": "undo"},
-                      headers={**pin, "X-Table-Seen": "latest"})
-    assert bad.status_code == 400 and "GAME/MOVES" in bad.get_json()["error"]
+    for odd in ("latest", "1/\u00b2", "1/" + "9" * 5000):  # "²" is a digit to str.isdigit
+        bad = client.post("/api/actions", json={"action": "undo"},
+                          headers={**pin, "X-Table-Seen": odd.encode("utf-8").decode("latin-1")})
+        assert bad.status_code == 400 and "GAME/MOVES" in bad.get_json()["error"]
     assert table.state()["bid"]["quantity"] == 3
 
 
@@ -284,10 +288,14 @@ def test_a_table_with_many_games_lists_them_a_page_at_a_time(
     small = client.get("/api/games?limit=3&before=10").get_json()
     assert [g["id"] for g in small["games"]] == [9, 8, 7]
     for query, reason in (("limit=0", "limit='0'"), ("limit=501", "limit='501'"),
-                          ("limit=x", "limit='x'"), ("before=-1", "before='-1'")):
+                          ("limit=x", "limit='x'"), ("before=-1", "before='-1'"),
+                          ("before=" + "9" * 23, "before='" + "9" * 23),
+                          ("limit=" + "9" * 5000, "limit='" + "9" * 20)):
         answer = client.get(f"/api/games?{query}")
         assert answer.status_code == 400
         assert reason in answer.get_json()["error"] and "whole number" in answer.get_json()["error"]
+    huge = client.get("/api/games/9223372036854775808/record")  # past SQLite's integers
+    assert huge.status_code == 404 and "no game 9223372036854775808" in huge.get_json()["error"]
 
 
 def test_the_new_game_form_gets_every_preset_and_option(client: FlaskClient) -> None:

@@ -80,6 +80,16 @@ def test_a_table_full_of_phones_refuses_one_more_with_503(table: Table) -> None:
     assert refused.headers["Retry-After"]
 
 
+def test_a_head_request_takes_no_place_among_the_phones(table: Table) -> None:
+    client = create_app(table, {"TESTING": True, "SSE_MAX_CLIENTS": 1}).test_client()
+    for _ in range(3):  # `curl -I`: the body is never read, so no stream would ever end
+        head = client.head("/api/events")
+        assert head.status_code == 200 and head.mimetype == "text/event-stream"
+        head.close()
+    stream = open_stream(client)
+    assert next(stream)[0] == "state"  # a phone still finds its place
+
+
 def test_a_slow_phone_is_dropped_and_never_blocks_the_table(table: Table) -> None:
     broker = Broker(lambda event: {"state": event.state}, queue_size=3, max_listeners=10)
     table.subscribe(broker.publish)

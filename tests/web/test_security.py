@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 from companion.table import Table
 from companion.web import create_app
-from companion.web.auth import PinLimiter
+from companion.web.auth import ControlSessions, PinLimiter
 from tests.web.conftest import HEADER, PIN
 
 BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
@@ -208,3 +208,57 @@ def test_the_pin_appears_in_no_log_and_no_page(
         assert secret not in logged
     for path in ("/", "/api/state", "/api/session", "/api/history", "/api/record"):
         assert PIN not in client.get(path).get_data(as_text=True), path
+
+
+@pytest.mark.parametrize("typed", [f" {PIN} ", "".join(chr(0xFF10 + int(d)) for d in PIN),
+                                   "".join(chr(0x0660 + int(d)) for d in PIN)],
+                         ids=["spaces", "full-width digits", "Arabic-Indic digits"])
+def test_the_pin_is_taken_as_a_phone_types_it(client: FlaskClient, typed: str) -> None:
+    assert login(client, typed).status_code == 200
+
+
+def test_a_changed_pin_ends_the_control_of_every_phone_that_had_the_old_one(
+    table: Table, tmp_path: Any
+) -> None:
+    config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
+              "SESSIONS_FILE": tmp_path / "sessions.json"}
+    phone = create_app(table, config).test_client()
+    assert login(phone).status_code == 200
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    again = create_app(table, {**config, "TABLE_PIN": "8642"}).test_client()  # a new PIN
+    again.set_cookie("dudo_session", cookie.value)
+    assert again.get("/api/session").get_json()["control"] is False
+    assert PIN not in (tmp_path / "sessions.json").read_text()  # a keyed mark, not the PIN
+
+
+def test_a_control_session_lasts_a_week(table: Table) -> None:
+    app = create_app(table, {"TABLE_PIN": PIN, "TESTING": True})
+    now = [1_000_000.0]
+    app.extensions["dudo"].sessions = ControlSessions(clock=lambda: now[0])
+    phone = app.test_client()
+    assert login(phone).status_code == 200
+    now[0] += 6.9 * 86400
+    assert phone.get("/api/session").get_json()["control"] is True
+    now[0] += 0.2 * 86400
+    assert phone.get("/api/session").get_json()["control"] is False
+
+
+def test_many_addresses_together_guess_no_faster_than_the_table_allows(app: Flask) -> None:
+    app.extensions["dudo"].limiter = PinLimiter(5, 60.0, clock=lambda: 0.0, table_attempts=30)
+    for n in range(10):  # ten laptops' addresses, three wrong PINs each
+        guesser = app.test_client()
+        guesser.environ_base["REMOTE_ADDR"] = f"192.0.2.{n + 1}"
+        for _ in range(3):
+            assert login(guesser, "0000").status_code == 403
+    player = app.test_client()
+    player.environ_base["REMOTE_ADDR"] = "192.0.2.200"
+    refused = login(player, PIN)
+    assert refused.status_code == 429
+    assert "too many wrong PINs at this table" in refused.get_json()["error"]
+
+
+def test_a_body_too_large_is_refused_before_it_is_read(client: FlaskClient) -> None:
+    answer = client.post("/api/login", data=b"x" * (65 * 1024),
+                         headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and "Too Large" in answer.get_json()["error"]
