@@ -42,9 +42,15 @@ def press() -> Response:
     if "button" not in body:
         return error('send the button to press: {"button": "dudo", "seat": 2}', 400)
     button, seat, hold_s = body.get("button"), body.get("seat"), body.get("hold_s", 0)
-    # A long hold ties up a server thread; the panel's own checks do the rest.
-    if type(hold_s) in (int, float) and not 0 <= hold_s <= MAX_HOLD_S:
+    # A long hold ties up a server thread; the panel's own checks do the rest. The values
+    # are said as the page sent them (JSON's words: null, true).
+    if type(hold_s) not in (int, float) or not 0 <= hold_s <= MAX_HOLD_S:
         return error(f"hold_s must be seconds from 0 to {MAX_HOLD_S:g}, got {shown(hold_s)}", 400)
+    if not isinstance(button, str):
+        return error(f"button {shown(button)}: a button's name, such as \"dudo\"", 400)
+    seats = _driver().panel.pins.seats
+    if seat is not None and (type(seat) is not int or seat not in seats):
+        return error(f"seat {shown(seat)}: this panel's seats are {seats[0]}-{seats[-1]}", 400)
     try:
         _driver().press(button, seat=seat, hold_s=hold_s)
     except ValueError as err:
