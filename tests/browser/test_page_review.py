@@ -231,6 +231,8 @@ def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
     expect(phone.locator("#place-bid")).to_be_enabled()
+    phone.set_viewport_size({"width": 360, "height": 780})  # a narrow phone
+    header = phone.locator("header.top").bounding_box()
 
     # The Wi-Fi drops as a bid is pressed: the page says what to do, not the browser's words.
     phone.route("**/api/actions", lambda route: route.abort("internetdisconnected"))
@@ -249,6 +251,9 @@ def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     senders += ["#sim [data-button=dudo]", "#sim button.dial", "#sim [data-button=dial][data-hold]"]
     for sender in senders:
         expect(phone.locator(sender)).to_be_disabled()
+    # The header keeps its height (the word "reconnecting" pushed its button to a second row,
+    # and the whole page down); the banner says it.
+    assert phone.locator("header.top").bounding_box()["height"] == header["height"]
     phone.evaluate("window.scrollTo(0, 0)")
     shot(phone, "27-phone-feed-down")
 
