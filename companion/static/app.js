@@ -317,7 +317,13 @@ function renderBanners(state) {
   }
   const win = $("winner");
   if (state.winner) {
-    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}));
+    // The next step, where the players look: the new-game form is far down the page.
+    const next = page.control ? h("button", {type: "button", id: "to-new-game", class: "quiet", onclick: () => {
+      $("setup").scrollIntoView({block: "start"});
+      const name = $("seats").querySelector("input[type=text]");
+      if (name) name.focus({preventScroll: true});
+    }}, "New game \u2193") : null;
+    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}), next);
     win.hidden = false;
   } else {
     win.hidden = true;

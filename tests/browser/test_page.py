@@ -282,3 +282,10 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
     phone.evaluate("window.scrollTo(0, 0)")
     shot(phone, "05-winner")
     shot(phone, "06-winner-full", full=True)
+    # The next step is offered where the players look: the form, its heading in sight.
+    expect(watcher.locator("#to-new-game")).to_have_count(0)  # no PIN, no new game
+    phone.click("#to-new-game")
+    expect(phone.locator("#seats input[type=text]").first).to_be_focused()
+    expect(phone.locator("#setup h2")).to_be_in_viewport()
+    assert phone.locator("#setup h2").bounding_box()["y"] >= phone.locator(
+        "header.top").bounding_box()["height"]  # not under the sticky header
