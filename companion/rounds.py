@@ -365,9 +365,16 @@ def start_round(game: Game, opener: int, palifico: int | None) -> list[Announcem
     name = game._names[opener]
     if palifico is not None:
         return [Announcement("palifico", name, f"Palifico! {name} opens the round")]
+    return opening(game)
+
+
+def opening(game: Game) -> list[Announcement]:
+    """Who opens the round under way (the first round's is said when the game starts)."""
+    assert game._turn is not None
+    name = game._names[game._turn]
     way = (
         ""
-        if rules.direction == "clockwise"
+        if game.rules.direction == "clockwise"
         else (" (clockwise)" if game._direction == 1 else " (anticlockwise)")
     )
     return [Announcement("round", name, f"Round {game.round}: {name} opens{way}")]

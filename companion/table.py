@@ -29,6 +29,7 @@ from companion.game import Game, check_new_players
 from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
+from companion.rounds import opening
 
 logger = logging.getLogger(__name__)
 
@@ -225,8 +226,9 @@ class Table:
             self._reading = self._last_reveal = None
             self._capture_token = None
             self._publish()
-            self._emit("state")
-            return Outcome(True, None, self.state())
+            said = opening(game)
+            self._emit("state", said)
+            return Outcome(True, None, self.state(), said)
 
     def play_again(self, first: str | None = None) -> Outcome:
         """Start a new game set up as the finished one was: its players in their seats, its

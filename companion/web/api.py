@@ -268,13 +268,14 @@ def rules() -> Response:
 def history() -> Response:
     """Everything announced in the current game so far, oldest first (from its record)."""
     from companion.game import Game
+    from companion.rounds import opening
 
     text = _ctx().current_record()
     if not text:
         return jsonify(announcements=[])
     parsed = [json.loads(line) for line in text.splitlines() if line.strip()]
     game = Game.from_header(parsed[0])
-    said: list[dict[str, Any]] = []
+    said = [announcement_json(a) for a in opening(game)]
     for action in parsed[1:]:
         said.extend(announcement_json(a) for a in game.apply(action))
     return jsonify(announcements=said)

@@ -189,7 +189,8 @@ def test_the_history_tells_the_game_so_far(
     )
     client.post("/api/actions", json={"action": "dudo", "player": "Ben"}, headers=pin)
     said = client.get("/api/history").get_json()["announcements"]
-    assert [a["kind"] for a in said][:2] == ["bid", "dudo"]
+    assert [a["kind"] for a in said][:3] == ["round", "bid", "dudo"]
+    assert said[0]["text"] == "Round 1: Ana opens"  # the first round's opener is said too
     assert all(a["text"] for a in said)
 
 
