@@ -375,13 +375,17 @@ function renderPlayers(state) {
     const n = typeof p.dice === "number" ? p.dice : null;
     if (n !== null) for (let k = 0; k < n; k++) cups.push(h("span", {class: "cupdie"}));
     const colour = colourOf(state, p.name);
-    return h("li", {class: ["player", p.out ? "out" : "", state.turn === p.name ? "turn" : "", state.palifico === p.name ? "pal" : ""].join(" ")},
+    const turn = state.turn === p.name;
+    // A screen reader hears each line as the page shows it: whose turn, the dice, the badges.
+    return h("li", {class: ["player", p.out ? "out" : "", turn ? "turn" : "", state.palifico === p.name ? "pal" : ""].join(" "), "aria-current": turn ? "true" : null},
       h("span", {class: "seat", text: String(i + 1), style: colour ? "background:" + colour + ";color:" + inkOn(colour) + ";text-shadow:none" : null}),
       h("span", {class: "name", text: p.name}),
-      h("span", {class: "cup", "aria-label": n === null ? "dice hidden" : n + " dice"}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
-      h("span", {class: "count", text: p.out ? "out" : (n === null ? "?" : String(n))}),
+      turn ? h("span", {class: "sr-only", text: " (to act)"}) : null,
+      h("span", {class: "cup", role: "img", "aria-label": n === null ? "dice hidden" : n + (n === 1 ? " die" : " dice")}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
+      h("span", {class: "count", "aria-hidden": "true", text: p.out ? "out" : (n === null ? "?" : String(n))}),
+      p.out ? h("span", {class: "sr-only", text: " out"}) : null,
       bidder === p.name ? h("span", {class: "badge", text: "bid"}) : null,
-      p.palifico_used ? h("span", {class: "badge pal", text: "P", title: "palifico played"}) : null,
+      p.palifico_used ? h("span", {class: "badge pal", title: "palifico played"}, h("span", {"aria-hidden": "true", text: "P"}), h("span", {class: "sr-only", text: "palifico played"})) : null,
     );
   }));
   const parts = [];
@@ -620,6 +624,7 @@ function renderPicker() {
   rebuildKeepingFocus($("faces"), "aria-label", [1, 2, 3, 4, 5, 6].map((f) => {
     const legal = c && bids.find((b) => b.quantity === c.quantity && b.face === f);
     return h("button", {type: "button", class: "face-btn" + (c && c.face === f ? " chosen" : ""), disabled: !legal, "aria-label": "face " + f,
+      "aria-pressed": c && c.face === f ? "true" : "false", title: legal && legal.odds ? pct(legal.odds.chance) + " likely true" : null,
       onclick: () => { page.choice = legal; renderPicker(); }}, die(f), h("small", {text: legal && legal.odds ? pct(legal.odds.chance) : ""}));
   }));
   $("place-bid").disabled = !c;

@@ -417,8 +417,9 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
     expect(undo).to_be_enabled()
     undo.focus()
     phone.keyboard.press("Enter")  # held while it is sent (disabled: the focus leaves it)
+    expect(phone.locator("#round-bids li")).to_have_count(1)  # Ben's bid taken back
+    expect(undo).to_be_enabled()  # released
     expect(undo).to_be_focused()
-    assert get_state(server)["bid"]["text"] == "1x3"
     phone.keyboard.press("Enter")  # the focus is back: a second undo from the keyboard
     expect(phone.locator("#bid")).to_contain_text("no bid")
     assert get_state(server)["bid"] is None
@@ -432,3 +433,23 @@ def test_a_toast_over_the_buttons_goes_at_the_next_touch(phone: Any, server: str
     phone.mouse.click(5, 300)  # anywhere on the page
     expect(toast).to_be_hidden(timeout=1500)  # at once, not after its 4 s
     assert get_state(server)["bid"]["text"] == "1x3"  # the touch changed nothing
+
+
+def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    take_control(phone)
+    # Each line read as the page shows it: seat, name, whose turn, dice, badge.
+    expect(phone.locator("#players")).to_match_aria_snapshot(
+        "- list:\n"
+        "  - listitem:\n    - text: 1 Ana\n    - img \"2 dice\"\n    - text: bid\n"
+        "  - listitem:\n    - text: 2 Ben (to act)\n    - img \"2 dice\"\n"
+        "  - listitem:\n    - text: 3 Caro\n    - img \"2 dice\"\n"
+    )
+    expect(phone.locator("#turn")).to_have_attribute("aria-live", "polite")
+    face = phone.locator("#faces [aria-label='face 4']")
+    face.click()
+    expect(face).to_have_attribute("aria-pressed", "true")
+    assert "likely true" in (face.get_attribute("title") or "")
