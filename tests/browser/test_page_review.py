@@ -345,6 +345,9 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     small.add_style_tag(content="html { font-size: 200%; }")
     assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
     assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
+    small.set_viewport_size({"width": 320, "height": 568})  # the smallest phones
+    assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
+    small.set_viewport_size({"width": 360, "height": 640})
     for part in ("#lock", "#bid", "#turn", "#call-dudo", "#place-bid"):
         box = small.locator(part).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, (part, box)
