@@ -18,7 +18,7 @@ HANDLERS = {
     "replay": "companion.record:replay_command",
     "rules": "companion.rules:rules_command",
     "scan": "vision.scan:scan_command",
-    "calibrate": "vision.calibrate:calibrate_command",
+    "calibrate": "companion.cli:calibrate_command",
     "serve": "companion.serve:serve_command",
     "panel-test": "hardware.panel_test:panel_test_command",
 }
@@ -102,6 +102,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    """``dudo calibrate`` (vision's), then the whole config read as ``dudo serve`` reads it
+    at start: a mistake in another of its tables is said now, not when the table's service
+    fails to start."""
+    from pathlib import Path
+
+    from companion.config import load_config
+    from hardware.pins import pin_map_from_config
+    from vision.calibrate import DEFAULT_CONFIG
+    from vision.calibrate import calibrate_command as calibrate
+
+    status = calibrate(args)
+    path = Path(args.config or DEFAULT_CONFIG)
+    if status == 0:
+        try:
+            load_config(path)
+            pin_map_from_config(path)
+        except ValueError as err:
+            print(f"dudo calibrate: written, but the table will not start with this config"
+                  f" until it is mended: {err}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

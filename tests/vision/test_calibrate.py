@@ -387,6 +387,25 @@ def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_si
     assert "of a 2028x1520 picture: the config's camera size" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("other", "said"),
+    [("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
+     ("[server]\nport = 'eighty'\n", "[server] port = 'eighty': must be a whole number"),
+     ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players")],
+    ids=["a pin used twice", "a port in words", "one player"],
+)  # fmt: skip
+def test_a_config_the_table_would_refuse_is_said_when_calibrate_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, said: str
+) -> None:
+    config = tmp_path / "dudo.toml"
+    config.write_text(other)
+    assert main(["calibrate", "--config", str(config), "--seats", "3"]) == 0  # written
+    err = capsys.readouterr().err
+    assert "written, but the table will not start with this config until it is mended" in err
+    assert said in err
+    assert load_calibration(config).seats.count == 3 and other in config.read_text()
+
+
 def test_a_dice_picture_without_dice_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
