@@ -27,7 +27,7 @@ from typing import ParamSpec, TypeVar
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
-from companion.web.replies import request_json
+from companion.web.replies import error, request_json
 
 log = logging.getLogger(__name__)
 
@@ -180,13 +180,6 @@ def pin_mark(config: Mapping[str, object]) -> str:
     return hmac.new(key, b"table PIN " + pin, hashlib.sha256).hexdigest()
 
 
-def _error(message: str, status: int, **headers: str) -> Response:
-    response = jsonify(error=message)
-    response.status_code = status
-    response.headers.update(headers)
-    return response
-
-
 def _client() -> str:
     return request.remote_addr or "unknown"
 
@@ -218,15 +211,15 @@ def check_pin(given: str) -> Response | None:
     for wait, whence in ((limiter.retry_after(_client()), "from this phone"),
                          (limiter.table_retry_after(), "at this table")):
         if wait:
-            return _error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
+            return error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
                           **{"Retry-After": str(wait)})
     if not current_app.config.get("TABLE_PIN"):
-        return _error("this table has no PIN set: control from phones is off", 403)
+        return error("this table has no PIN set: control from phones is off", 403)
     if _pin_matches(given):
         return None
     limiter.fail(_client())
     log.info("wrong table PIN from %s", _client())  # never the PIN itself
-    return _error("wrong table PIN", 403)
+    return error("wrong table PIN", 403)
 
 
 def csrf_token() -> str:
@@ -256,7 +249,7 @@ def control_required(view: Callable[P, R]) -> Callable[P, R | Response]:
                 return refused
             return view(*args, **kwargs)
         if not has_control():
-            return _error(
+            return error(
                 f"this needs the table PIN: enter it on the page or send the {PIN_HEADER} header",
                 401,
             )
@@ -276,7 +269,7 @@ def check_csrf() -> Response | None:
         sent.encode("utf-8"), expected.encode("utf-8")
     ):
         return None
-    return _error(f"missing or wrong CSRF token ({CSRF_HEADER}): reload the page", 403)
+    return error(f"missing or wrong CSRF token ({CSRF_HEADER}): reload the page", 403)
 
 
 @bp.post("/api/login")
@@ -284,7 +277,7 @@ def login() -> Response:
     """Open a control session with the table PIN: ``{"pin": "1234"}``."""
     body = request_json()
     if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
-        return _error('send the PIN as JSON: {"pin": "1234"}', 400)
+        return error('send the PIN as JSON: {"pin": "1234"}', 400)
     refused = check_pin(body["pin"])
     if refused is not None:
         return refused
