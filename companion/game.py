@@ -9,9 +9,10 @@ slots, so a snapshot is one tuple of references: every accepted action pushes th
 snapshot from before it, and ``undo`` pops it back. No inverse operations, no deep copies.
 
 Leaving, a decision of this engine (RULES.md leaves it open): when the bidder of the
-standing bid (or a passer) leaves during bidding, the bid stays the bid to beat; a call on
-it, like a call whose caller or called player leaves during the reveal, is void: nobody
-loses a die and the one of the two still at the table opens the next round.
+standing bid (or a passer) leaves during bidding, the bid stays the bid to beat; the next
+player's call on it (nobody else may call it), like a call whose caller or called player
+leaves during the reveal, is void: nobody loses a die and the one of the two still at the
+table opens the next round.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from typing import Any
 
@@ -131,10 +133,9 @@ class TestLeave:
     @pytest.mark.parametrize(
         ("options", "script", "call"),
         [({}, "Ana 30x6; Ana leave", "Ben dudo"),
-         ({"cruzado": True}, "Ana 30x6; Ana leave", "Dan dudo"),
-         ({"exact_call": "calza"}, "Ana 30x6; Ana leave", "Ben calza"),
+         ({"cruzado": True}, "Ana 30x6; Ana leave", "Ben dudo"),
          ({"pass": True}, "Ana 2x3; Ben pass; Ben leave", "Caro dudo")],
-        ids=["dudo", "cruzado", "calza", "a called pass"],
+        ids=["dudo", "at a cruzado table", "a called pass"],
     )  # fmt: skip
     def test_a_call_on_a_player_who_left_is_void_and_the_caller_opens(
         self, play: Script, options: dict[str, Any], script: str, call: str
@@ -144,7 +145,7 @@ class TestLeave:
         game = game_of("perudo", FOUR, **options)
         play(game, script)
         caller, gone = call.split()[0], script.split("; ")[-1].split()[0]
-        assert caller in game.state()["can_call"]["calza" if "calza" in call else "dudo"]
+        assert game.state()["can_call"]["dudo"] == [caller]  # the next player alone
         said = play(game, call)
         assert [a.text for a in said][1:] == [
             f"{gone} left: the call is void, nobody loses a die", f"Round 2: {caller} opens"]
@@ -153,6 +154,25 @@ class TestLeave:
         assert state["last_result"]["void"] is True
         play(game, "undo")  # the call taken back: the round goes on as it was
         assert (game.phase, game.round, game.state()["bid"]["player"]) == ("bidding", 1, "Ana")
+
+    @pytest.mark.parametrize(
+        ("options", "call", "reason"),
+        [({"cruzado": True}, "Dan dudo",
+          "Ana has left the table: only Ben may call the bid (a void call) or raise it"),
+         ({"exact_call": "calza"}, "Ben calza",
+          "Ana has left the table: no calza on their bid; Ben raises it or calls dudo"),
+         ({"exact_call": "exactomundo"}, "Caro calza", "no exactomundo on their bid")],
+        ids=["a cruzado doubt", "calza", "exactomundo"],
+    )  # fmt: skip
+    def test_nobody_but_the_next_player_ends_the_round_on_a_bid_that_left(
+        self, play: Script, options: dict[str, Any], call: str, reason: str
+    ) -> None:
+        game = game_of("payroodo" if "exactomundo" in str(options) else "perudo", FOUR,
+                       **options)
+        play(game, "Ana 30x6; Ana leave")
+        with pytest.raises(IllegalAction, match=re.escape(reason)):
+            play(game, call)
+        assert (game.phase, game.round, game.turn) == ("bidding", 1, "Ben")
 
     def test_a_bid_that_left_and_tops_the_dice_is_doubted_not_raised(
         self, play: Script
