@@ -123,7 +123,7 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
     if camera_fault:
         table.set_fault("camera", camera_fault)
-    if sim:
+    if sim and camera is not None:
         companion.cups = SimulatedCups(table, camera, seed=seed)
         stack.callback(companion.cups.close)
     if pins is not None:
@@ -172,19 +172,23 @@ def _open_camera(
             reader = VisionReader(
                 config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of
             )
-            _load_models(config, reader)
-            camera.start()
-            return camera, reader, None
-        reader = VisionReader(config.path, calibration=calibration)
-        if calibration.camera.source != "none":
-            _load_models(config, reader)
+        else:
+            reader = VisionReader(config.path, calibration=calibration)
     except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
         raise StartError(str(err)) from err
     except ImportError as err:
         return None, None, f"the camera cannot be used ({err}): enter the reveal by hand"
-    spec = calibration.camera.source
+    spec = "sim" if sim else calibration.camera.source
     if spec == "none":
         return None, None, None
+    unreadable = _models_unreadable(config, reader)
+    if unreadable:
+        # The referee needs no reader: the table starts, and says so at once.
+        logger.error("%s", unreadable)
+        return None, None, f"{unreadable}: enter the reveal by hand"
+    if sim:
+        camera.start()
+        return camera, reader, None
     try:
         from vision.sources import open_source
 
@@ -198,15 +202,17 @@ def _open_camera(
     return camera, reader, None
 
 
-def _load_models(config: Config, reader: VisionReader) -> None:
-    """The reader's models loaded at start: a missing or wrong model file is a ValueError
-    naming the config's [vision] table now, not a fault at the first reveal (which is also
-    read without the wait of loading them)."""
+def _models_unreadable(config: Config, reader: VisionReader) -> str | None:
+    """Why the reader's models cannot be loaded (a file missing, or made for another part),
+    naming the config's [vision] table; None once they are loaded. Loaded at start, a
+    wrong model is said before the first reveal, which is then read without that wait."""
     try:
         reader.load()
+    except ImportError as err:
+        return f"the dice reader cannot be used ({err})"
     except (FileNotFoundError, ValueError) as err:
-        where = config.path or "the shipped models"
-        raise ValueError(f"{where}: [vision]: {err}") from None
+        return f"{config.path or 'the shipped models'}: [vision]: {err}"
+    return None
 
 
 # How long a camera may take to start: longer, and the table starts without it (a source that

@@ -85,7 +85,8 @@ chown "$SERVICE_USER":"$SERVICE_USER" "$DATA_DIR"
 chmod 0750 "$DATA_DIR"
 
 # The port the config names (8080 if it names none): Avahi announces that one.
-port=$(sed -n 's/^port *= *\([0-9][0-9]*\).*/\1/p' "$CONFIG_DIR/config.toml" | head -n 1)
+port=$(sed -n 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+    "$CONFIG_DIR/config.toml" | head -n 1)
 port=${port:-8080}
 
 echo "install: systemd unit and Avahi service (port $port)"
@@ -99,6 +100,7 @@ systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
 systemctl enable dudo-companion.service
 systemctl restart dudo-companion.service
 
-pin=$(sed -n 's/^pin *= *"\([0-9]*\)".*/\1/p' "$CONFIG_DIR/config.toml" | head -n 1)
+pin=$(sed -n 's/^[[:space:]]*pin[[:space:]]*=[[:space:]]*"\([0-9]*\)".*/\1/p' \
+    "$CONFIG_DIR/config.toml" | head -n 1)
 echo "install: done. The table's page: http://$(hostname).local:$port/  PIN: ${pin:-see the log}"
 echo "install: status: systemctl status dudo-companion; log: journalctl -u dudo-companion -f"

@@ -103,9 +103,11 @@ async function api(method, path, body, extra) {
 }
 
 let noticeTimer = null;
-// A toast lies over the controls: the player's next touch clears it (the history keeps
-// every announcement), so the button under it can be seen before it is tapped.
+// A toast lies over the controls: the player's next touch clears an announcement's (the
+// history keeps every one), so the button under it can be seen before it is tapped. A
+// refusal's stays its time: it is kept nowhere else.
 document.addEventListener("pointerdown", () => {
+  if ($("notice").classList.contains("error")) return;
   clearTimeout(noticeTimer);
   $("notice").hidden = true;
 }, {capture: true});

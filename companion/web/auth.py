@@ -119,6 +119,7 @@ class ControlSessions:
         self._clock = clock
         self._lock = threading.Lock()
         self._opened: dict[str, float] = self._load()
+        self._save()  # as loaded: sessions of another PIN gone for good, not back with it
 
     def open(self) -> str:
         """A new session's id."""
@@ -152,7 +153,8 @@ class ControlSessions:
         try:
             kept = json.loads(self.path.read_text(encoding="utf-8"))
             if not (isinstance(kept, dict) and kept.get("pin") == self.pin_mark):
-                log.info("the table PIN changed: phones enter the new one")
+                log.info("the sessions kept were opened with another table PIN (or by an"
+                         " earlier version): phones enter the PIN again")
                 return {}
             return {str(sid): float(at) for sid, at in dict(kept["opened"]).items()}
         except (OSError, ValueError, TypeError, KeyError) as err:

@@ -456,3 +456,15 @@ def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
     face.click()
     expect(face).to_have_attribute("aria-pressed", "true")
     assert "likely true" in (face.get_attribute("title") or "")
+
+
+def test_a_refusal_stays_its_time_though_the_player_touches_the_page(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    phone.evaluate("notice('DUDO by Ana: no bid to doubt yet', 'error')")  # as a refusal shows
+    phone.mouse.click(5, 300)
+    phone.wait_for_timeout(500)
+    expect(phone.locator("#notice")).to_be_visible()
+    expect(phone.locator("#notice")).to_have_text("DUDO by Ana: no bid to doubt yet")

@@ -13,14 +13,18 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 from companion.cli import build_parser
+from companion.config import load_config
 from companion.crashtest import free_port
-from companion.serve import serve_command
+from companion.serve import build, serve_command
 
 PIN = "1357"
 # This run's environment, as a shell's (a CI job run by systemd has its marks).
@@ -185,12 +189,10 @@ def run_serve(argv: list[str]) -> int:
          "[seats] first_angle = nan: must be a number"),
         (["--sim"], "[camera]\nsourc = 'none'\n", "unknown key(s) in [camera]: sourc"),
         (["--sim"], "[colours]\nAna = 'rouge'\n", "[colours] Ana = 'rouge'"),
-        (["--sim"], "[vision]\nmodel_path = 'nope.onnx'\n",
-         "table.toml: [vision]: dice reader model missing: "),
     ],
     ids=["bad pin", "bad port", "missing config", "unknown key", "bad TOML", "bad seats",
          "bad pin map", "unknown camera", "huge frame", "no angle", "sim: camera typo",
-         "sim: colour", "sim: missing model"],
+         "sim: colour"],
 )
 def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], config: str | None,
@@ -209,6 +211,26 @@ def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     assert message in err
     # Nothing was started: no journal (nor session key) was made in the data directory.
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
+@pytest.mark.parametrize("sim", [True, False], ids=["simulated table", "a camera device"])
+def test_a_missing_reader_model_is_said_at_start_and_the_reveal_is_typed_in(
+    tmp_path: Path, sim: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")  # this machine's pins are no Pi's
+    config = tmp_path / "table.toml"
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "empty.png"), np.zeros((48, 64, 3), np.uint8))
+    config.write_text(f"[camera]\nsource = 'folder:{frames}'\n"
+                      "[vision]\nmodel_path = 'nope.onnx'\n")
+    loaded = load_config(config, data=tmp_path / "data")
+    with ExitStack() as stack:
+        companion = build(loaded, sim=sim, seed=1, stack=stack)
+        fault = companion.table.state()["faults"]["camera"]
+        assert fault.startswith(f"{config}: [vision]: dice reader model missing: ")
+        assert fault.endswith("nope.onnx: enter the reveal by hand")
+        assert companion.camera is None  # nothing will look; the players type the dice in
 
 
 def test_a_port_in_use_is_a_clear_message(

@@ -230,6 +230,9 @@ def test_a_changed_pin_ends_the_control_of_every_phone_that_had_the_old_one(
     again.set_cookie("dudo_session", cookie.value)
     assert again.get("/api/session").get_json()["control"] is False
     assert PIN not in (tmp_path / "sessions.json").read_text()  # a keyed mark, not the PIN
+    back = create_app(table, config).test_client()  # the old PIN again: its sessions ended
+    back.set_cookie("dudo_session", cookie.value)
+    assert back.get("/api/session").get_json()["control"] is False
 
 
 def test_a_control_session_lasts_a_week(table: Table) -> None:
