@@ -225,7 +225,10 @@ def _read_pin_map(config: Config) -> tuple[Any, str | None]:
     try:
         from hardware.pins import pin_map_from_config
 
-        return pin_map_from_config(config.path), None
+        pins = pin_map_from_config(config.path)
+        for caution in pins.cautions():
+            logger.warning("pin map: %s", caution)
+        return pins, None
     except ValueError as err:
         raise StartError(str(err)) from err
     except ImportError as err:

@@ -55,6 +55,8 @@ class PanelTest:
         source = "gpiozero mock pins" if self.mock else "this Pi's GPIO"
         self.say(f"pin map ({source}):")
         self.say(self.pins.table())
+        for caution in self.pins.cautions():
+            self.say(f"note: {caution}")
         factory: Any = mock_pin_factory() if self.mock else None
         # Each pin library fails in its own way (lgpio's "GPIO busy" is a plain Exception).
         try:

@@ -56,6 +56,8 @@ NAMES: tuple[str, ...] = (*INPUTS, *OUTPUTS)
 
 # The 40-pin header of every Pi since the B+ brings out GPIO 0-27.
 BCM_RANGE = range(0, 28)
+# GPIO 0 and 1 (ID_SD, ID_SC) are read at boot for a HAT's ID EEPROM: usable, with care.
+ID_EEPROM_PINS = frozenset({0, 1})
 # GPIO 2 and 3 (I2C) carry 1.8 kOhm pull-ups on the board: they cannot be pulled down.
 FIXED_PULL_UP = frozenset({2, 3})
 DEFAULT_BOUNCE_TIME = 0.05
@@ -127,6 +129,15 @@ class PinMap:
     def seats(self) -> list[int]:
         """The seat numbers (1-8) that have a seat button."""
         return [n for n in range(1, SEATS + 1) if f"seat{n}" in self.pins]
+
+    def cautions(self) -> list[str]:
+        """What to check about pins that work but are kept for something else on the board."""
+        said = []
+        for spec in self.pins.values():
+            if spec.pin in ID_EEPROM_PINS:
+                said.append(f"{spec.name} is on GPIO {spec.pin} (ID_SD/ID_SC), which a HAT's"
+                            " ID EEPROM uses at boot: with a HAT on the header, move it")
+        return said
 
     def table(self) -> str:
         """The map as a text table for a builder: name, BCM pin, header pin, wiring."""

@@ -49,6 +49,19 @@ def test_panel_test_stops_on_a_bad_pin_map_with_the_reason(
     )
 
 
+def test_a_button_on_the_hat_id_pins_is_noted_and_still_tested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[pins]\ndudo = 0\ncalza = 1\nundo = 5\n")
+    assert main(["panel-test", "--mock", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert ("note: dudo is on GPIO 0 (ID_SD/ID_SC), which a HAT's ID EEPROM uses at boot:"
+            " with a HAT on the header, move it") in out
+    assert "note: calza is on GPIO 1" in out and "note: undo" not in out
+    assert "  pressed dudo (GPIO0)" in out
+
+
 class _BusyPin(MockPWMPin):
     """A pin another program holds, as lgpio refuses it: a plain Exception, no GPIO error."""
 
