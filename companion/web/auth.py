@@ -57,13 +57,21 @@ class PinLimiter:
         self.table_attempts = table_attempts
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
+        self._known: set[str] = set()  # clients that gave the right PIN in this run
         self._lock = threading.Lock()
 
-    def table_retry_after(self) -> int:
-        """Seconds until any client may try a PIN again; 0 when the table is not locked."""
-        if self.table_attempts is None:
+    def table_retry_after(self, client: str) -> int:
+        """Seconds until ``client`` may try a PIN again while the table is locked; 0 when it
+        is not, or for a client that gave the right PIN before (a phone of the table that
+        logged out: guessing from other addresses does not keep it out)."""
+        if self.table_attempts is None or client in self._known:
             return 0
         return self._wait(self.EVERYONE, self.table_attempts)
+
+    def succeed(self, client: str) -> None:
+        """Record the right PIN from ``client``."""
+        with self._lock:
+            self._known.add(client)
 
     def _recent(self, client: str, now: float) -> deque[float]:
         failures = self._failures.get(client, deque())
@@ -211,13 +219,14 @@ def check_pin(given: str) -> Response | None:
     """Check a PIN offered by this client: None when right, else the error response."""
     limiter = _limiter()
     for wait, whence in ((limiter.retry_after(_client()), "from this phone"),
-                         (limiter.table_retry_after(), "at this table")):
+                         (limiter.table_retry_after(_client()), "at this table")):
         if wait:
             return error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
                           **{"Retry-After": str(wait)})
     if not current_app.config.get("TABLE_PIN"):
         return error("this table has no PIN set: control from phones is off", 403)
     if _pin_matches(given):
+        limiter.succeed(_client())
         return None
     limiter.fail(_client())
     log.info("wrong table PIN from %s", _client())  # never the PIN itself
