@@ -274,11 +274,13 @@ class Game:
 
     # -- acting ---------------------------------------------------------------------------
 
-    def check(self, action: Mapping[str, Any]) -> None:
-        """Raise MalformedAction or IllegalAction if ``action`` may not be applied now."""
+    def check(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        """Raise MalformedAction or IllegalAction if ``action`` may not be applied now; else
+        the action as the record keeps it (only the keys it needs)."""
         kind = action.get("action") if type(action) is dict else None
         check = CHECKS.get(kind) if type(kind) is str else None
-        (check or _checker(action))(self, action)
+        record: dict[str, Any] = (check or _checker(action))(self, action)[2]
+        return record
 
     def apply(self, action: Mapping[str, Any]) -> list[Announcement]:
         """Check ``action``, apply it, keep it in ``actions``; return what to announce."""

@@ -339,13 +339,15 @@ class Table:
         action = dict(action)
         try:
             encode(action)
-            game.check(action)
+            record = game.check(action)
         except (TypeError, ValueError) as err:
             return self._reject(str(err))
         if self.journal is not None:
             assert self._game_id is not None
             try:
-                self.journal.append(self._game_id, len(game.actions) + 1, action)
+                # As the record keeps it: a key the action does not need (any size, in a
+                # body up to 64 KiB) is no part of the game, in the journal or its download.
+                self.journal.append(self._game_id, len(game.actions) + 1, record)
             except JournalError as err:
                 return self._journal_failed(err)
         phase_before, accepted_before = game.phase, list(game.actions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -281,3 +282,16 @@ def test_a_new_bid_past_what_a_phone_counts_exactly_is_refused_and_changes_nothi
                              " up to 9,007,199,254,740,991 dice)")
     assert table.submit({"action": "bid", "player": "Ana", "quantity": too_many - 1,
                          "face": 3}).ok
+
+
+def test_the_journal_keeps_an_action_as_the_record_does_without_keys_it_does_not_need(
+    table: Table, journal: Journal, header: dict[str, Any]
+) -> None:
+    table.new_game(header)
+    noted = {"action": "bid", "player": "Ana", "quantity": 2, "face": 3, "note": "x" * 60_000}
+    assert table.submit(noted).ok
+    assert table.submit({"action": "undo", "player": "Zed"}).ok  # undo needs no player
+    kept = journal.record(table.state()["game_id"]).splitlines()[1:]
+    assert [json.loads(line) for line in kept] == [
+        {"action": "bid", "player": "Ana", "quantity": 2, "face": 3}, {"action": "undo"}]
+    assert "\n".join(kept) == "\n".join(table.record().splitlines()[1:])
