@@ -105,9 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    """``dudo calibrate`` (vision's), then the whole config read as ``dudo serve`` reads it
-    at start: a mistake in another of its tables is said now, not when the table's service
-    fails to start."""
+    """``dudo calibrate`` (vision's), once the config's other tables are read as ``dudo
+    serve`` reads them at start: a mistake in one is said now, and nothing is written, not
+    a calibration the table's service would then refuse to start with."""
     from pathlib import Path
 
     from companion.config import load_config
@@ -115,16 +115,16 @@ def calibrate_command(args: argparse.Namespace) -> int:
     from vision.calibrate import DEFAULT_CONFIG
     from vision.calibrate import calibrate_command as calibrate
 
-    status = calibrate(args)
     path = Path(args.config or DEFAULT_CONFIG)
-    if status == 0:
+    if path.is_file():
         try:
             load_config(path)
             pin_map_from_config(path)
         except ValueError as err:
-            print(f"dudo calibrate: written, but the table will not start with this config"
-                  f" until it is mended: {err}", file=sys.stderr)
-    return status
+            print(f"dudo calibrate: {err}: mend it first, or the table would not start with"
+                  f" it; nothing written to {path}", file=sys.stderr)
+            return 2
+    return int(calibrate(args))
 
 
 if __name__ == "__main__":

@@ -86,6 +86,12 @@ def calibrate(
         raise CalibrationError("nothing to calibrate: give --empty, --dice, --source or --seats")
     if seats < 0 or seats > 12:
         raise CalibrationError(f"--seats {seats}: must be 1..12")
+    # A link is followed to the config it names; anything but a file (/dev/null, a folder, a
+    # pipe) is no config to replace.
+    path = path.resolve() if path.is_symlink() else path
+    if path.exists() and not path.is_file():
+        raise CalibrationError(f"{path}: not a config file (a folder or a device): give the"
+                               " TOML file itself")
     if path.exists() and not path.stat().st_mode & 0o222:
         raise CalibrationError(f"{path}: the config is read-only (mode "
                                f"{stat.S_IMODE(path.stat().st_mode):o}): make it writable first")
@@ -112,6 +118,15 @@ def calibrate(
         camera = dataclasses.replace(camera, width=width, height=height)
 
     reader = config_from_dict(vision, source=str(path))
+    before = calibration.camera
+    if (empty_frame is None and reader.marks and before.width and before.height
+            and (camera.width, camera.height) != (before.width, before.height)):
+        # The marks are pixels of the pictures the empty glass was taken in, as the zones are.
+        sx, sy = camera.width / before.width, camera.height / before.height
+        marks = tuple((x * sx, y * sy) for x, y in reader.marks)
+        vision["marks"] = [[round(x, 1), round(y, 1)] for x, y in marks]
+        reader = dataclasses.replace(reader, marks=marks)
+        lines.append(f"marks: {len(marks)} scaled to {camera.width}x{camera.height} pictures")
     # Only the tables this run measured are rewritten: the others keep their text.
     tables: dict[str, dict[str, object]] = {}
     if empty_frame is not None:
@@ -125,8 +140,9 @@ def calibrate(
         vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", reader, lines)
         config_from_dict(vision, source=str(path))  # still a valid [vision] table
         tables["vision"] = vision
+    if "marks" in vision and vision["marks"] != _table(data, "vision").get("marks"):
+        tables["vision"] = vision
     zones = calibration.seats
-    before = calibration.camera
     rescaled = not seats and zones.seats and (camera.width, camera.height) != (
         before.width, before.height)
     if rescaled:
@@ -137,7 +153,8 @@ def calibrate(
     if seats:
         zones = sector_zones(seats, camera.width, camera.height)
         lines.append(
-            f"seats: {seats} equal zones around ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
+            f"seats: {seats} equal zone{'' if seats == 1 else 's'} around"
+            f" ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
             " seat 1 at the bottom of the picture, the next seats anticlockwise in it (clockwise"
             " round the table seen from above: the camera under the glass sees a mirror)"
             + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"
@@ -148,6 +165,9 @@ def calibrate(
         tables["camera"] = result["camera"]
     if seats or rescaled:
         tables["seats"] = result["seats"]
+    # What is written must load again (a picture 16,385 px wide makes a [camera] no table
+    # will start with): checked before anything is written.
+    calibration_from_dict({**data, **tables}, source=f"{path} as it would be written")
     reference = fresh = None
     if empty_frame is not None and camera.empty:
         # Written beside the earlier picture, which it replaces only once the config is saved.

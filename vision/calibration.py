@@ -165,7 +165,15 @@ def load_calibration(path: str | Path | None) -> Calibration:
     if path is None:
         return Calibration()
     data = read_toml(path)
-    return calibration_from_dict(data, source=str(path))
+    calibration = calibration_from_dict(data, source=str(path))
+    kind, rest = source_parts(calibration.camera.source)
+    if kind in ("folder", "device") and not rest.isdigit() and not Path(rest).is_absolute():
+        # A path written by hand is read beside the config, as the empty glass's picture is,
+        # not from wherever the table happens to be started.
+        where = Path(path).parent / Path(rest).expanduser()
+        camera = replace(calibration.camera, source=f"{kind}:{where}")
+        calibration = replace(calibration, camera=camera)
+    return calibration
 
 
 def calibration_from_dict(data: Mapping[str, object], source: str = "config") -> Calibration:
@@ -214,6 +222,9 @@ def source_parts(spec: str) -> tuple[str, str]:
     """A camera source spec's kind and its argument (``"device:0"``: ``("device", "0")``);
     ValueError, listing the forms, for a spec of no known form."""
     kind, colon, rest = spec.partition(":")
+    if kind == "device" and rest.isdigit() and not (rest.isascii() and int(rest) <= 999):
+        raise ValueError(f"frame source {spec!r}: a device's number is 0 to 999 (in the digits"
+                         " 0-9), or give its path, /dev/video0")
     takes_one = kind in ("device", "folder")
     if (takes_one and rest) or (kind in ("picamera2", "sim", "none") and not colon):
         return kind, rest

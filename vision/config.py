@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -135,7 +136,8 @@ def config_from_dict(table: dict[str, object], source: str = "config") -> Reader
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A number TOML can write, not nan or inf (a place or a size is never either)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def read_toml(path: str | Path) -> dict[str, object]:

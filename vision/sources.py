@@ -62,7 +62,7 @@ def open_source(
     if kind == "picamera2":
         return PicameraSource(settings)
     if kind == "device":
-        target: int | str = int(rest) if rest.isdigit() else rest
+        target: int | str = int(rest) if rest.isdigit() else rest  # ASCII, 0-999: source_parts
         return DeviceSource(target, settings)
     if kind == "folder":
         return FolderSource(Path(rest))

@@ -26,6 +26,9 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     never left half-written, unreadable or open to others. OSError names the file.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # a link is followed; a device is no config
+        raise ValueError(f"{path}: not a config file: give the TOML file itself")
+    path = path.resolve() if path.is_symlink() else path
     old_text = path.read_text(encoding="utf-8-sig") if path.exists() else ""  # no BOM
     try:
         old_data = tomllib.loads(old_text) if old_text else {}

@@ -31,13 +31,13 @@ DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice
 
 OTHER_TABLES = """\
 # the table's own settings: calibrate must keep this comment
-[game]
+[table]
 rules = "perudo"
 players = ["Ana", "Ben"]
 
 [pins]
 dudo = 17  # the big red button
-"quoted key" = 4
+"calza" = 4
 
 [vision]
 doubt_threshold = 0.7
@@ -79,8 +79,8 @@ def test_saving_keeps_every_other_table_and_its_comments(tmp_path: Path) -> None
     save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
     text = path.read_text()
     data = tomllib.loads(text)
-    assert data["game"] == {"rules": "perudo", "players": ["Ana", "Ben"]}
-    assert data["pins"] == {"dudo": 17, "quoted key": 4}
+    assert data["table"] == {"rules": "perudo", "players": ["Ana", "Ben"]}
+    assert data["pins"] == {"dudo": 17, "calza": 4}
     assert data["vision"] == {"doubt_threshold": 0.7}
     assert data["seats"] == {"count": 4, "centre": [400.0, 300.0], "first_angle": 90.0,
                              "clockwise": False}
@@ -394,16 +394,56 @@ def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_si
      ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players")],
     ids=["a pin used twice", "a port in words", "one player"],
 )  # fmt: skip
-def test_a_config_the_table_would_refuse_is_said_when_calibrate_writes_it(
+def test_a_config_the_table_would_refuse_is_said_and_left_as_it_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, said: str
 ) -> None:
     config = tmp_path / "dudo.toml"
     config.write_text(other)
-    assert main(["calibrate", "--config", str(config), "--seats", "3"]) == 0  # written
+    assert main(["calibrate", "--config", str(config), "--seats", "3"]) == 2
     err = capsys.readouterr().err
-    assert "written, but the table will not start with this config until it is mended" in err
-    assert said in err
-    assert load_calibration(config).seats.count == 3 and other in config.read_text()
+    assert said in err and "mend it first, or the table would not start with it" in err
+    assert config.read_text() == other  # nothing written
+
+
+def test_calibrate_replaces_no_device_and_writes_through_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "configs"
+    folder.mkdir()  # as /dev/null or a pipe would be: no file to replace (a test replaces none)
+    assert main(["calibrate", "--config", str(folder), "--seats", "3"]) == 1
+    assert f"{folder}: not a config file (a folder or a device)" in capsys.readouterr().err
+    assert folder.is_dir() and not any(folder.iterdir())
+    real = tmp_path / "real" / "c.toml"
+    real.parent.mkdir()
+    real.write_text(OTHER_TABLES)
+    link = tmp_path / "link.toml"
+    link.symlink_to(real)
+    assert main(["calibrate", "--config", str(link), "--seats", "3"]) == 0
+    assert link.is_symlink() and load_calibration(real).seats.count == 3
+
+
+def test_a_picture_too_large_for_a_config_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wide = tmp_path / "wide.png"
+    cv2.imwrite(str(wide), np.full((16, 16_385, 3), 90, np.uint8))
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    assert main(["calibrate", "--config", str(config), "--empty", str(wide)]) == 1
+    assert "[camera] width = 16385: must be a whole number from 1 to" in capsys.readouterr().err
+    assert config.read_text() == OTHER_TABLES
+
+
+def test_the_marks_on_the_glass_follow_a_new_picture_size_as_the_seats_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "dudo.toml"
+    config.write_text("[camera]\nwidth = 640\nheight = 480\n[vision]\nmarks = [[100.0, 200.0]]\n")
+    picture = tmp_path / "dice.png"
+    cv2.imwrite(str(picture), render_dice([3, 5, 2], seed=4, width=1280, height=960).image)
+    assert main(["calibrate", "--config", str(config), "--dice", str(picture)]) == 0
+    assert "marks: 1 scaled to 1280x960 pictures" in capsys.readouterr().out
+    assert load_config(config).marks == ((200.0, 400.0),)
 
 
 def test_a_dice_picture_without_dice_is_refused(
@@ -490,3 +530,21 @@ def _a_sticker_the_reader_doubts(
             ):
                 return sticker
     raise AssertionError("the reader takes no piece of a die for a doubtful die")
+
+
+def test_a_source_path_written_by_hand_is_read_beside_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "srv" / "table.toml"
+    config.parent.mkdir()
+    config.write_text("[camera]\nsource = 'folder:frames'\n")
+    monkeypatch.chdir("/")  # the service starts elsewhere
+    assert load_calibration(config).camera.source == f"folder:{tmp_path / 'srv' / 'frames'}"
+
+
+@pytest.mark.parametrize("value", ["[[nan, 1.0]]", "[[1.0, inf]]"])
+def test_marks_must_be_places_on_the_glass(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(f"[vision]\nmarks = {value}\n")
+    with pytest.raises(ValueError, match=r"\[vision\] marks = .*: must be a list of \[x, y\]"):
+        load_config(config)

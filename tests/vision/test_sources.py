@@ -270,3 +270,9 @@ def test_the_simulator_is_a_source_that_renders_the_dice_last_set() -> None:
     assert frame.shape == (960, 1280, 3)
     assert source.last_scene is not None
     assert sorted(d.face for d in source.last_scene.dice) == [2, 3]
+
+
+@pytest.mark.parametrize("spec", ["device:\u00b2", "device:99999999999999999999", "device:1000"])
+def test_a_device_number_out_of_reason_is_refused_plainly(spec: str) -> None:
+    with pytest.raises(ValueError, match="a device's number is 0 to 999"):
+        open_source(spec)
