@@ -316,21 +316,36 @@ class Panel:
         state = self._state()
         self._sync_dial(state)
         with self._lock:
-            bid = self.dial.current
+            bid, named = self.dial.current, self._seat
         player, why = self._who(button, state)
         if player is None or bid is None:
             self._queue.put(("refused", why or f"{button.upper()}: no bid to make now"))
             return
-        self._submit(f"{button.upper()} {bid} by {player}", {
+        if not self._submit(f"{button.upper()} {bid} by {player}", {
             "action": "bid", "player": player, "quantity": bid.quantity, "face": bid.face,
-        })
+        }):
+            self._name_again(named)
 
     def _call(self, name: str) -> None:
+        with self._lock:
+            named = self._seat
         player, why = self._who(name, self._state())
         if player is None:
             self._queue.put(("refused", why))
             return
-        self._submit(f"{name.upper()} by {player}", {"action": name, "player": player})
+        if not self._submit(f"{name.upper()} by {player}", {"action": name, "player": player}):
+            self._name_again(named)
+
+    def _name_again(self, named: tuple[int, float] | None) -> None:
+        """A press a seat named was refused: the seat still names the next press, within its
+        window. (Ana presses her seat to call CALZA; Caro, to act, pushes the dial first: the
+        push is refused as Ana's, and Ana's CALZA must not then go to Caro.)"""
+        if named is None or time.monotonic() - named[1] > self.seat_window_s:
+            return
+        with self._lock:
+            if self._seat is None:
+                self._seat = named
+        self._queue.put(("seats",))
 
     def _armed_seat(self) -> int | None:
         """The seat pressed for the next press, within its window; else None."""
@@ -368,8 +383,9 @@ class Panel:
 
     def _submit(
         self, what: str, action: dict[str, Any] | Callable[[], OutcomeLike]
-    ) -> None:
-        """Submit a record action (or make another call to the table) and answer it."""
+    ) -> bool:
+        """Submit a record action (or make another call to the table) and answer it;
+        whether the table took it."""
         # Events the table sends while it handles this very action are collected here,
         # so that the panel answers the press with one signal, not two.
         self._local.events = []
@@ -382,6 +398,7 @@ class Panel:
         finally:
             events, self._local.events = self._local.events, None
         self._queue.put(("submitted", what, outcome, events))
+        return outcome is not None and bool(outcome.ok)
 
     def _state(self) -> dict[str, Any]:
         try:

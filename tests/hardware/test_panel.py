@@ -618,6 +618,23 @@ def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
     assert table.state()["call"]["caller"] == "Ben"
 
 
+@pytest.mark.parametrize("first", ["dial", "dudo"])
+def test_a_seat_named_for_a_call_is_not_spent_by_another_players_refused_press(
+    table: Table, panel: Panel, driver: MockPanelDriver, first: str,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    new_game(table)
+    driver.press("dial")  # Ana bids; Ben is to act
+    driver.press("seat3")  # Caro: "I call calza"
+    # Before Caro reaches CALZA, Ben pushes his own button: it is taken as Caro's, and refused.
+    assert heard(lambda: driver.press(first)) == 3
+    assert "by Caro: not Caro's turn: Ben acts" in table.state()["display"]["panel"]
+    assert blinking_seats(panel) == [3]  # Caro's seat still names her call
+    driver.press("calza")
+    call = table.state()["call"]
+    assert (call["call"], call["caller"]) == ("calza", "Caro")  # not Ben's, who never called
+
+
 @pytest.mark.parametrize(
     ("before", "reason"),
     [
