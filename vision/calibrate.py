@@ -298,20 +298,28 @@ def _check_empty(
     return camera, marks
 
 
-def measured_sizes(frame: np.ndarray, reader: ReaderConfig, view: str = "below") -> list[int]:
+def measured_sizes(
+    frame: np.ndarray, reader: ReaderConfig, view: str = "below", *, sure_only: bool = False
+) -> list[int]:
     """The sizes of the dice read in ``frame`` with no die size given, in pixels: what a
-    calibration measures (its die size is their median)."""
+    calibration measures (its die size is their median); ``sure_only``: of the dice read
+    surely (not doubtful)."""
     from vision.reader import read_dice
 
     unsized = dataclasses.replace(reader, die_size=None)
-    return [d.size for d in read_dice(frame, unsized, view=view).dice]
+    dice = read_dice(frame, unsized, view=view).dice
+    return [d.size for d in dice if not sure_only or d.confidence >= reader.doubt_threshold]
 
 
 def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
-    """The median side of the dice seen, in pixels."""
-    sizes = measured_sizes(frame, reader)
+    """The median side of the dice read surely, in pixels (a doubtful "die" may be the tray
+    itself, or a die on its edge)."""
+    sizes = measured_sizes(frame, reader, sure_only=True)
     if not sizes:
-        raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
+        found = len(measured_sizes(frame, reader))
+        raise CalibrationError(f"{name}: no dice found: put a few dice on the glass" if not found
+                               else f"{name}: no die read surely ({found} doubtful): put a few"
+                               " dice, face down, on the glass in good light")
     size = round(float(statistics.median(sizes)), 1)
     if size != within_die_sizes(size):
         low, high = DIE_SIZES

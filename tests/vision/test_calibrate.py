@@ -548,3 +548,17 @@ def test_marks_must_be_places_on_the_glass(tmp_path: Path, value: str) -> None:
     config.write_text(f"[vision]\nmarks = {value}\n")
     with pytest.raises(ValueError, match=r"\[vision\] marks = .*: must be a list of \[x, y\]"):
         load_config(config)
+
+
+def test_the_die_size_is_measured_on_dice_read_surely_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every die doubtful (a table that doubts all): no size is taken from a doubtful "die",
+    # which may be the tray itself.
+    config = tmp_path / "dudo.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")
+    picture = tmp_path / "dice.png"
+    cv2.imwrite(str(picture), render_dice([3, 5, 2], seed=4).image)
+    assert main(["calibrate", "--config", str(config), "--dice", str(picture)]) == 1
+    assert "dice.png: no die read surely (3 doubtful)" in capsys.readouterr().err
+    assert config.read_text() == "[vision]\ndoubt_threshold = 1.0\n"
