@@ -69,6 +69,34 @@ class ReaderConfig:
             raise ValueError(f"[vision] min_detection {self.min_detection}: must be in (0, 1)")
 
 
+    def at_size(self, calibrated: tuple[int, int], size: tuple[int, int]) -> ReaderConfig:
+        """This config for a picture of ``size`` (width, height), its die size and marks
+        measured on pictures of ``calibrated``: scaled to it (a die size past those the
+        reader takes is left to be found on the picture)."""
+        if calibrated == size or not (self.die_size or self.marks):
+            return self
+        sx, sy = size[0] / calibrated[0], size[1] / calibrated[1]
+        die_size = None if self.die_size is None else self.die_size * math.sqrt(sx * sy)
+        if die_size is not None and within_die_sizes(die_size) != die_size:
+            die_size = None
+        return replace(self, die_size=die_size,
+                       marks=tuple((x * sx, y * sy) for x, y in self.marks))
+
+
+def calibrated_size(path: str | Path | None) -> tuple[int, int] | None:
+    """The picture size a config's die size and marks were measured at: its ``[camera]``
+    width and height, when it gives both."""
+    if path is None:
+        return None
+    camera = read_toml(path).get("camera", {})
+    if not isinstance(camera, dict):
+        return None
+    width, height = camera.get("width"), camera.get("height")
+    if type(width) is int and type(height) is int and width > 0 and height > 0:
+        return width, height
+    return None
+
+
 def load_config(path: str | Path | None) -> ReaderConfig:
     """Read the ``[vision]`` table of a TOML file; no file (None) gives the defaults.
 

@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 from typing import TextIO
 
-from vision.config import ReaderConfig, load_config
+from vision.config import ReaderConfig, calibrated_size, load_config
 from vision.reading import SMEARED, Reading, UnreadableImage
 
 # The formats an annotated copy is written in; any other image is annotated as a PNG.
@@ -36,6 +36,7 @@ def scan_command(args: argparse.Namespace) -> int:
     """Read every image named in ``args.images``; print one result per image."""
     try:
         config = load_config(args.config)
+        calibrated = calibrated_size(args.config)
     except ValueError as err:
         print(f"dudo scan: {err}", file=sys.stderr)
         return 2
@@ -57,7 +58,8 @@ def scan_command(args: argparse.Namespace) -> int:
     taken = {Path(name).resolve() for name in args.images}
     for name in args.images:
         try:
-            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken)
+            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken,
+                     calibrated=calibrated)
         except (UnreadableImage, CannotWrite) as err:
             failures += 1
             print(f"dudo scan: {err}", file=sys.stderr)
@@ -78,14 +80,20 @@ def scan_one(
     annotate_dir: Path | None,
     out: TextIO,
     taken: set[Path] | None = None,
+    *,
+    calibrated: tuple[int, int] | None = None,
 ) -> Reading:
     """Read one image, print its result to ``out`` and write its annotated copy if asked.
 
     ``taken``: paths the annotated copy must not be written to (see ``annotated_path``).
+    ``calibrated``: the picture size the config's die size and marks were measured at; a
+    photograph of another size is read with them scaled to it.
     """
     from vision.reader import load_image, read_dice
 
     image = load_image(name)
+    if calibrated is not None:
+        config = config.at_size(calibrated, (image.shape[1], image.shape[0]))
     try:
         reading = read_dice(image, config, view=view)
     except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)

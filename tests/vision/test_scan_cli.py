@@ -467,3 +467,18 @@ def test_model_paths_in_a_config_are_taken_from_the_config_s_folder(
     code, lines, err = scan(capsys, str(path), "--json", "--config", str(config))
     assert (code, err) == (0, "")
     assert json.loads(lines[0])["total"] == 8
+
+
+def test_a_photograph_of_another_size_is_read_with_the_calibration_scaled_to_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = DEV_SET / "images" / DEV_PHOTO
+    config = tmp_path / "dudo.toml"
+    config.write_text("[camera]\nwidth = 640\nheight = 640\n[vision]\ndie_size = 38.0\n")
+    larger = tmp_path / "larger.png"
+    image = cv2.imread(str(photo))
+    cv2.imwrite(str(larger), cv2.resize(image, (1600, 1600), interpolation=cv2.INTER_CUBIC))
+    assert main(["scan", str(photo), str(larger), "--view", "above", "--json",
+                 "--config", str(config)]) == 0
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert second["counts"] == first["counts"] and second["total"] == first["total"] >= 20
