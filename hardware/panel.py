@@ -478,7 +478,10 @@ class Panel:
         self._refusal = reason
         self._refused_in = _game_key(self._state())
         self._show("panel", reason)
-        self.signals.play("rejected")
+        # A press refused while the table calls the players (to a phone, to a palifico, to
+        # the winner) does not silence that call: it is played again after the refusal.
+        calling = tuple(n for n in self.signals.playing() if n in ("look", "palifico", "won"))
+        self.signals.play("rejected", *calling)
 
     def _follow(self, state: dict[str, Any], announcements: Sequence[AnnouncementLike]) -> str:
         """Bring LEDs and dial up to ``state``; return the signal it deserves, or ''."""

@@ -68,6 +68,7 @@ class Signals:
         self._devices: list[Any] = []
         self._done = threading.Event()
         self._done.set()
+        self._playing: tuple[str, ...] = ()
         self._blinking: set[str] = set()
         self.buzzer: Buzzer | TonalBuzzer | None = None
         self.leds: dict[str, LED] = {}
@@ -106,8 +107,12 @@ class Signals:
             return
         logger.debug("signal %s", " + ".join(names))
         done = threading.Event()
-        self._done = done
+        self._done, self._playing = done, names
         self.buzzer.source = self._values(names, done)
+
+    def playing(self) -> tuple[str, ...]:
+        """The signals still playing (one after another), or () when the buzzer is quiet."""
+        return () if self._done.is_set() else self._playing
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the signal playing to end; False if it is still playing."""

@@ -618,6 +618,24 @@ def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
     assert table.state()["call"]["caller"] == "Ben"
 
 
+def test_a_press_refused_while_the_table_calls_the_players_does_not_silence_the_call(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, tick_s=0.05)  # signals as long as a person hears
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana bids
+        calm(panel)
+        driver.press("dudo")  # Ben doubts: no camera, the players must type the dice in
+        assert panel.signals.playing() == ("look",)
+        driver.press("calza", seat=3)  # Caro at the same moment: refused, the cups are up
+        assert "no exact call during the reveal" in table.state()["display"]["panel"]
+        assert panel.signals.playing() == ("rejected", "look")  # then the call again
+    finally:
+        panel.close()
+
+
 @pytest.mark.parametrize("first", ["dial", "dudo"])
 def test_a_seat_named_for_a_call_is_not_spent_by_another_players_refused_press(
     table: Table, panel: Panel, driver: MockPanelDriver, first: str,
