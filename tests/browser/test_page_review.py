@@ -430,6 +430,8 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
 
 def test_a_toast_over_the_buttons_goes_at_the_next_touch(phone: Any, server: str) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    expect(phone.locator("#live")).to_have_text("live")  # following the table: it hears the bid
+    expect(phone.locator("#turn")).to_contain_text("Ana")
     act(server, action="bid", player="Ana", quantity=1, face=3)
     toast = phone.locator("#notice")
     expect(toast).to_contain_text("Ana bids one 3")
