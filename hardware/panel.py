@@ -152,6 +152,7 @@ class Panel:
         self._again_hold_s = again_hold_s
         self._again_from: str | None = None
         self._again_seat: int | None = None  # the seat pressed before it: who opens
+        self._again_named: tuple[int, float] | None = None  # that press, and when
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -221,6 +222,7 @@ class Panel:
         with self._lock:
             self._again_from = _game_key(state) if over else None
             if over:
+                self._again_named = self._seat if seat is not None else None
                 self._again_seat, self._seat = seat, None
         return over
 
@@ -237,6 +239,7 @@ class Panel:
         over = self._take_again()
         if over is not None and _game_key(self._state()) == over:  # not if a phone started one
             self._queue.put(("refused", self._over_reason(name)))
+            self._name_again(self._again_named)  # the seat still names who opens
 
     def _over_reason(self, button: str) -> str:
         hint = (f": hold {self._again.upper()} {self._again_hold_s:g} s to play again with "

@@ -769,6 +769,18 @@ def test_holding_the_dial_after_the_game_starts_another_with_the_same_table(
     assert first_line(table) == {**header, "first": "Ana"}
 
 
+def test_a_short_push_after_the_game_leaves_the_opener_s_seat_named(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    finish_a_game(table)
+    driver.press("seat2")  # Ben won the roll-off
+    driver.press("dial")  # a short push by mistake: it only says how to play again
+    assert "press the opener's seat first" in table.state()["display"]["panel"]
+    driver.press("dial", hold_s=AGAIN_S * 4)
+    calm(panel)
+    assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ben"
+
+
 def test_a_short_push_after_the_game_says_nothing_of_it_once_a_phone_started_another(
     table: Table, panel: Panel, pin_factory: MockFactory, sounds: Callable[[Any], int]
 ) -> None:
