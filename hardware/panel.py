@@ -151,8 +151,8 @@ class Panel:
         self._again = next((n for n in ("dial", "bid") if n in self.pins), None)
         self._again_hold_s = again_hold_s
         self._again_from: str | None = None
-        self._again_seat: int | None = None  # the seat pressed before it: who opens
-        self._again_named: tuple[int, float] | None = None  # that press, and when
+        # The seat pressed before it (who opens), and when: (seat, time) or None.
+        self._again_named: tuple[int, float] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._worker: threading.Thread | None = None
         self.signals = Signals(self.pins, tick_s=tick_s, blink_s=blink_s,
@@ -223,7 +223,7 @@ class Panel:
             self._again_from = _game_key(state) if over else None
             if over:
                 self._again_named = self._seat if seat is not None else None
-                self._again_seat, self._seat = seat, None
+                self._seat = None
         return over
 
     def _take_again(self) -> str | None:
@@ -268,8 +268,8 @@ class Panel:
             over = self._take_again()
             if over is None or _game_key(state) != over:
                 return  # not over when pressed (that press bid), or changed since
-            first, why = (None, "") if self._again_seat is None else _seat_player(
-                self._again_seat, state, name)
+            named = self._again_named
+            first, why = (None, "") if named is None else _seat_player(named[0], state, name)
             if why:
                 self._queue.put(("refused", why))
                 return
