@@ -114,12 +114,14 @@ def calibrate_command(args: argparse.Namespace) -> int:
     from hardware.pins import pin_map_from_config
     from vision.calibrate import DEFAULT_CONFIG
     from vision.calibrate import calibrate_command as calibrate
+    from vision.calibration import load_calibration
 
     path = Path(args.config or DEFAULT_CONFIG)
     if path.is_file():
         try:
             load_config(path)
             pin_map_from_config(path)
+            load_calibration(path)
         except ValueError as err:
             print(f"dudo calibrate: {err}: mend it first, or the table would not start with"
                   f" it; nothing written to {path}", file=sys.stderr)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import stat
 import statistics
 import sys
@@ -33,6 +34,7 @@ from vision.calibration import (
     sector_zones,
 )
 from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml, within_die_sizes
+from vision.reading import UnreadableImage
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
 
@@ -88,10 +90,18 @@ def calibrate(
         raise CalibrationError(f"--seats {seats}: must be 1..12")
     # A link is followed to the config it names; anything but a file (/dev/null, a folder, a
     # pipe) is no config to replace.
-    path = path.resolve() if path.is_symlink() else path
+    try:
+        path = path.resolve() if path.is_symlink() else path
+    except RuntimeError:  # Python 3.11's "Symlink loop"
+        raise CalibrationError(f"{path}: a loop of links, no config file") from None
     if path.exists() and not path.is_file():
         raise CalibrationError(f"{path}: not a config file (a folder or a device): give the"
                                " TOML file itself")
+    if not path.parent.is_dir():
+        raise CalibrationError(f"{path}: no such folder {path.parent}")
+    if not os.access(path.parent, os.W_OK):
+        raise CalibrationError(f"{path}: its folder {path.parent} cannot be written (the"
+                               " config is saved as a new file beside it, then renamed)")
     if path.exists() and not path.stat().st_mode & 0o222:
         raise CalibrationError(f"{path}: the config is read-only (mode "
                                f"{stat.S_IMODE(path.stat().st_mode):o}): make it writable first")
@@ -280,12 +290,15 @@ def _check_empty(
             f"{name}: {burnt:.0%} of the picture is burnt out (pure white): "
             "dim the light or shorten the exposure"
         )
-    seen = read_dice(frame, dataclasses.replace(reader, marks=()), view="below")
+    try:
+        seen = read_dice(frame, dataclasses.replace(reader, marks=()), view="below")
+    except UnreadableImage as err:  # decoded, but too small to be a picture of the glass
+        raise CalibrationError(f"{name}: {err}") from None
     sure = [d for d in seen.dice if d.confidence >= reader.doubt_threshold]
     if sure:
         where = ", ".join(f"({d.x}, {d.y})" for d in sure[:5])
         raise CalibrationError(
-            f"{name}: the empty glass shows {len(sure)} dice at {where}: clear the glass"
+            f"{name} shows {len(sure)} dice at {where}: clear the glass"
         )
     lines.append(f"empty glass: {_size(frame)}, median grey {brightness:.0f}, no dice seen")
     marks = tuple((float(d.x), float(d.y)) for d in seen.dice)
@@ -314,7 +327,10 @@ def measured_sizes(
 def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
     """The median side of the dice read surely, in pixels (a doubtful "die" may be the tray
     itself, or a die on its edge)."""
-    sizes = measured_sizes(frame, reader, sure_only=True)
+    try:
+        sizes = measured_sizes(frame, reader, sure_only=True)
+    except UnreadableImage as err:  # decoded, but too small to be a picture of dice
+        raise CalibrationError(f"{name}: {err}") from None
     if not sizes:
         found = len(measured_sizes(frame, reader))
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass" if not found

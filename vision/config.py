@@ -86,11 +86,14 @@ class ReaderConfig:
 def calibrated_size(path: str | Path | None) -> tuple[int, int] | None:
     """The picture size a config's die size and marks were measured at: its ``[camera]``
     width and height, when it gives both."""
+    from vision.calibration import calibration_from_dict
+
     if path is None:
         return None
-    camera = read_toml(path).get("camera", {})
-    if not isinstance(camera, dict):
-        return None
+    data = read_toml(path)
+    calibration_from_dict(data, source=str(path))  # ValueError for a table the table refuses
+    camera = data.get("camera", {})
+    assert isinstance(camera, dict)  # a [camera] that is no table is refused above
     width, height = camera.get("width"), camera.get("height")
     if type(width) is int and type(height) is int and width > 0 and height > 0:
         return width, height

@@ -262,6 +262,9 @@ def evaluate_folder(
     from vision.reader import load_image, read_dice
 
     config = config or ReaderConfig()
+    if not (root / "images").is_dir():
+        raise ValueError(f"{root}: no images/ folder in it: give the folder that holds images/"
+                         " and labels/ (the dev set's format)")
     images = sorted(p for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if names is not None:
         wanted = set(names)
@@ -404,7 +407,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         if args.csv:
-            _check_csv_target(args.csv)
+            _check_csv_target(args.csv, args.folder)
         summary = evaluate_folder(args.folder, args.view, config, degradation=args.degrade,
                                   calibrated=args.calibrated)
     except (ValueError, OSError) as err:  # a label file or counts.csv that cannot be read
@@ -452,8 +455,17 @@ def how_read(degradation: str | None, calibrated: float | None) -> str:
     return degraded + (", calibrated" if calibrated == 1.0 else f", calibrated x{calibrated:g}")
 
 
-def _check_csv_target(out: Path) -> None:
-    """ValueError unless ``out`` can be written: checked before the run, not after it."""
+def _check_csv_target(out: Path, scored: Path) -> None:
+    """ValueError unless ``out`` can be written: checked before the run, not after it, and
+    never one of the ``scored`` folder's own photographs, labels or counts."""
+    from vision.scan import resolved
+
+    where, inputs = resolved(out), resolved(scored)
+    if where == inputs / "counts.csv" or any(
+            where.is_relative_to(inputs / part) for part in ("images", "labels")):
+        raise ValueError(f"--csv {out}: inside the folder being scored ({scored}): its rows"
+                         " would replace a photograph, a label or counts.csv; write them"
+                         " elsewhere")
     folder = out.parent
     if not folder.exists():
         raise ValueError(f"--csv {out}: no such folder {folder}")

@@ -248,10 +248,14 @@ def load_image(path: str | Path) -> np.ndarray:
     if str(path) == "":
         raise UnreadableImage("an empty file name: name a photograph")
     path = Path(path)
-    if not path.exists():
-        raise UnreadableImage(f"{path}: no such file")
-    if not path.is_file():
-        raise UnreadableImage(f"{path}: not a file")
+    try:
+        if not path.exists():
+            raise UnreadableImage(f"{path}: a link to no file (or a loop of links)"
+                                  if path.is_symlink() else f"{path}: no such file")
+        if not path.is_file():
+            raise UnreadableImage(f"{path}: not a file")
+    except OSError as err:  # a folder on the way that cannot be opened
+        raise UnreadableImage(f"{path}: cannot be read ({err.strerror})") from None
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as err:
@@ -262,6 +266,9 @@ def load_image(path: str | Path) -> np.ndarray:
         with _decoder_messages() as messages:
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error as err:  # a header declaring more pixels than OpenCV decodes, and worse
+        if "Insufficient memory" in str(err):
+            raise UnreadableImage(f"{path}: too large to decode in the memory available"
+                                  ) from None
         reason = "larger than OpenCV decodes" if "MAX_IMAGE_PIXELS" in str(err) else "corrupt"
         raise UnreadableImage(f"{path}: not an image OpenCV can decode ({reason})") from None
     if image is None:

@@ -55,7 +55,7 @@ def scan_command(args: argparse.Namespace) -> int:
             return 2
     failures = 0
     # Not to be written over: this run's photographs and the annotated copies it wrote.
-    taken = {Path(name).resolve() for name in args.images}
+    taken = {resolved(Path(name)) for name in args.images}
     for name in args.images:
         try:
             scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken,
@@ -63,6 +63,10 @@ def scan_command(args: argparse.Namespace) -> int:
         except (UnreadableImage, CannotWrite) as err:
             failures += 1
             print(f"dudo scan: {err}", file=sys.stderr)
+        except MemoryError:  # decoded, but too large to read or annotate here
+            failures += 1
+            print(f"dudo scan: {name}: too large to read in the memory available",
+                  file=sys.stderr)
         except BrokenPipeError:
             raise  # the reader of the output has gone (`| head`): the command ends quietly
         except (OSError, ValueError) as err:
@@ -141,11 +145,21 @@ def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> P
     for n in itertools.count():
         tail = "" if n == 0 else "-annotated" if n == 1 else f"-annotated-{n}"
         target = folder / f"{source.stem}{tail}{suffix}"
-        if (target.resolve() not in taken and target.resolve() != source.resolve()
+        if target.is_symlink() and not target.exists():
+            continue  # a link to nothing, or a loop of links: not this run's to replace
+        if (resolved(target) not in taken and resolved(target) != resolved(source)
                 and (not target.exists() or _annotated_earlier(target))):
-            taken.add(target.resolve())
+            taken.add(resolved(target))
             return target
     raise AssertionError("unreachable")
+
+
+def resolved(path: Path) -> Path:
+    """``path`` with its links followed; as it is (made absolute) when they loop."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: Python 3.11's "Symlink loop"
+        return path.absolute()
 
 
 def _annotated_earlier(path: Path) -> bool:

@@ -332,7 +332,7 @@ def test_stopping_at_a_prompt_writes_nothing_and_says_so(
         (lambda p: render_dice([], seed=1, exposure=3.0, background="light").image, "burnt out"),
         (
             lambda p: render_dice([3, 4, 6], seed=1, background="light").image,
-            "the empty glass shows",
+            "empty.png shows 3 dice at",
         ),
     ],
     ids=["dark", "burnt-out", "not-empty"],
@@ -373,6 +373,36 @@ def test_bad_calibration_input_is_a_clear_message_and_changes_nothing(
     assert config.read_text() == OTHER_TABLES
 
 
+def test_a_picture_too_small_to_read_is_named_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dot = tmp_path / "dot.png"
+    cv2.imwrite(str(dot), np.zeros((1, 1, 3), np.uint8))
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    assert main(["calibrate", "--config", str(config), "--dice", str(dot)]) == 1
+    assert capsys.readouterr().err.startswith(f"dudo calibrate: {dot}: frame of shape")
+    assert config.read_text() == OTHER_TABLES
+
+
+def test_a_config_in_no_folder_or_a_loop_of_links_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], photos: tuple[Path, Path]
+) -> None:
+    # Before, the missing folder was blamed on a hidden file of the calibration's own.
+    empty, _ = photos
+    nowhere = tmp_path / "nodir" / "dudo.toml"
+    assert main(["calibrate", "--config", str(nowhere), "--empty", str(empty)]) == 1
+    assert f"dudo calibrate: {nowhere}: no such folder {nowhere.parent}\n" in (
+        capsys.readouterr().err)
+    assert not nowhere.parent.exists()
+    loop = tmp_path / "a.toml"
+    loop.symlink_to("b.toml")
+    (tmp_path / "b.toml").symlink_to("a.toml")
+    assert main(["calibrate", "--config", str(loop), "--seats", "3"]) == 1
+    assert f"dudo calibrate: {loop}: a loop of links, no config file\n" in (
+        capsys.readouterr().err)
+
+
 def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_size(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -391,8 +421,9 @@ def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_si
     ("other", "said"),
     [("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
      ("[server]\nport = 'eighty'\n", "[server] port = 'eighty': must be a whole number"),
-     ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players")],
-    ids=["a pin used twice", "a port in words", "one player"],
+     ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players"),
+     ("[camera]\nwidth = 'x'\n", "[camera] width = 'x': must be a whole number")],
+    ids=["a pin used twice", "a port in words", "one player", "a width in words"],
 )  # fmt: skip
 def test_a_config_the_table_would_refuse_is_said_and_left_as_it_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, said: str

@@ -228,6 +228,31 @@ def test_a_folder_without_images_is_a_clear_error(
     assert "no images" in capsys.readouterr().err
 
 
+def test_the_images_folder_itself_given_for_the_folder_says_which_folder_to_give(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The likeliest slip: the images/ folder, or an empty one, in place of the set's folder.
+    for wrong in (small_folder / "images", small_folder / "empty"):
+        wrong.mkdir(exist_ok=True)
+        assert main([str(wrong)]) == 2
+        assert capsys.readouterr().err == (
+            f"evaluate: error: {wrong}: no images/ folder in it: give the folder that holds"
+            " images/ and labels/ (the dev set's format)\n")
+
+
+@pytest.mark.parametrize("inside", ["labels/{label}", "images/{image}", "counts.csv",
+                                    "images/rows.csv"])
+def test_the_rows_are_never_written_over_the_folder_s_own_photographs_or_labels(
+    small_folder: Path, inside: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = sorted((small_folder / "images").iterdir())[0]
+    out = small_folder / inside.format(label=image.stem + ".txt", image=image.name)
+    before = {p: p.read_bytes() for p in small_folder.rglob("*") if p.is_file()}
+    assert main([str(small_folder), "--csv", str(out)]) == 2
+    assert "inside the folder being scored" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in small_folder.rglob("*") if p.is_file()} == before
+
+
 def test_a_corrupt_photograph_in_the_folder_is_named(
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -482,3 +482,72 @@ def test_a_photograph_of_another_size_is_read_with_the_calibration_scaled_to_it(
                  "--config", str(config)]) == 0
     first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert second["counts"] == first["counts"] and second["total"] == first["total"] >= 20
+
+
+def test_a_name_the_system_cannot_look_up_and_a_loop_of_links_are_named_the_others_read(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A name too long for the file system fails as a folder one cannot open does (not a
+    # missing file): it stopped the whole batch, and a loop of links gave a traceback.
+    path, _ = table
+    too_long = tmp_path / ("x" * 300 + ".jpg")
+    loop = tmp_path / "a.jpg"
+    loop.symlink_to("b.jpg")
+    (tmp_path / "b.jpg").symlink_to("a.jpg")
+    code, lines, err = scan(capsys, str(too_long), str(loop), str(path), "--json")
+    assert code == 1
+    assert [json.loads(line)["image"] for line in lines] == [str(path)]
+    assert err.splitlines() == [
+        f"dudo scan: {too_long}: cannot be read (File name too long)",
+        f"dudo scan: {loop}: a link to no file (or a loop of links)",
+    ]
+
+
+def test_annotate_passes_over_a_loop_of_links_in_the_folder_and_writes_beside_it(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = table
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "table.png").symlink_to("x.png")
+    (out / "x.png").symlink_to("table.png")
+    code, lines, err = scan(capsys, str(path), "--annotate", str(out))
+    assert (code, err) == (0, "")
+    assert (out / "table.png").is_symlink()  # left as it was
+    assert load_image(out / "table-annotated.png").shape == load_image(path).shape
+
+
+def test_a_photograph_too_large_for_the_memory_is_said_so_not_called_corrupt(
+    tmp_path: Path,
+) -> None:
+    resource = pytest.importorskip("resource")
+    ok, encoded = cv2.imencode(".jpg", np.full((64, 64, 3), 128, np.uint8))
+    data = bytearray(encoded.tobytes())
+    frame = data.index(b"\xff\xc0")  # its header says 20000 x 20000 pixels: 1.2 GB decoded
+    data[frame + 5:frame + 9] = (20000).to_bytes(2, "big") * 2
+    big = tmp_path / "big.jpg"
+    big.write_bytes(bytes(data))
+
+    def little_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "scan", str(big)],
+        capture_output=True, text=True, preexec_fn=little_memory, check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"dudo scan: {big}: too large to decode in the memory available")
+
+
+def test_a_config_whose_camera_table_the_table_would_refuse_stops_the_scan(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its size was taken as "none given" and the calibration read unscaled.
+    path, _ = table
+    config = tmp_path / "dudo.toml"
+    config.write_text("[camera]\nwidth = 'x'\nheight = 640\n[vision]\ndie_size = 38.0\n")
+    code, lines, err = scan(capsys, str(path), "--config", str(config))
+    assert (code, lines) == (2, [])
+    assert err == (f"dudo scan: {config}: [camera] width = 'x': must be a whole number from 1"
+                   " to 16,384\n")
