@@ -17,7 +17,7 @@ from companion import bidding, rounds
 from companion.announcement import Announcement
 from companion.bid import bid_words, check_bid_fields
 from companion.calls import EXACT_CALL_NAMES, Call, describe_call
-from companion.errors import IllegalAction, MalformedAction, said, shown
+from companion.errors import IllegalAction, MalformedAction, said_bid, shown
 from companion.said import Said, in_order
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
                 opener_dice=game._dice[seat],
             )
             if reason:
-                raise IllegalAction(f"illegal bid {said(q)}x{f}: {reason}")
+                raise IllegalAction(f"illegal bid {said_bid(q, f)}: {reason}")
     else:
         reason = bidding.raise_problem(
             game.rules,
@@ -106,7 +106,8 @@ def check_bid(game: Game, action: Mapping[str, Any]) -> Checked:
         )
         if reason:
             raise IllegalAction(
-                f"illegal bid {said(q)}x{f} over {said(game._bid_q)}x{game._bid_f}: {reason}")
+                f"illegal bid {said_bid(q, f)} over {said_bid(game._bid_q, game._bid_f)}:"
+                f" {reason}")
     record = {"action": "bid", "player": name, "quantity": q, "face": f}
     return do_bid, (game, seat, q, f), record
 

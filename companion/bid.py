@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from companion.errors import MalformedAction, shown
+from companion.errors import MalformedAction, said, shown
 
 FACES = range(1, 7)
 # Bids have no upper bound in the rules (RULES.md), and a record replays any; the table takes
@@ -34,9 +34,9 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
     if type(face) is not int:
         raise MalformedAction(f"malformed bid: face {shown(face)} is not a whole number")
     if not 1 <= face <= 6:
-        raise MalformedAction(f"malformed bid: face {face} (faces are 1-6)")
+        raise MalformedAction(f"malformed bid: face {said(face)} (faces are 1-6)")
     if quantity < 1:
-        raise MalformedAction(f"malformed bid: quantity {quantity} (quantities start at 1)")
+        raise MalformedAction(f"malformed bid: quantity {said(quantity)} (quantities start at 1)")
     return quantity, face
 
 

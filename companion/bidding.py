@@ -15,7 +15,7 @@ the legal raises are exactly the bids that rank higher.
 from __future__ import annotations
 
 from companion.bid import MAX_QUANTITY, Bid
-from companion.errors import said
+from companion.errors import said_bid
 from companion.rules import Rules
 
 
@@ -62,10 +62,10 @@ def raise_problem(
             if f == 1:
                 return "" if q > prev_q else "quantity of aces must rise"
             need = leave_aces_needed(prev_q)
-            return "" if q >= need else f"leaving aces needs at least {said(need)}x{f}"
+            return "" if q >= need else f"leaving aces needs at least {said_bid(need, f)}"
         if f == 1:
             need = aces_needed(rules, prev_q)
-            return "" if q >= need else f"going to aces needs at least {said(need)}x1"
+            return "" if q >= need else f"going to aces needs at least {said_bid(need, 1)}"
     # Plain comparison, the ace being the lowest face.
     if q > prev_q:
         return ""

@@ -22,10 +22,17 @@ def said(number: int) -> str:
     record may hold a bid of thousands of digits; Python writes out at most 4,300)."""
     if number.bit_length() <= 64:
         return str(number)
+    sign = "a negative" if number < 0 else "a"
     try:
-        return f"a number of {len(str(abs(number))):,} digits"
+        return f"{sign} number of {len(str(abs(number))):,} digits"
     except ValueError:
-        return "a number of over 4,300 digits"
+        return f"{sign} number of over 4,300 digits"
+
+
+def said_bid(quantity: int, face: int) -> str:
+    """A bid as a message names it: ``5x3``, ``(a number of 26 digits)x3``."""
+    amount = said(quantity)
+    return f"{amount}x{face}" if quantity.bit_length() <= 64 else f"({amount})x{face}"
 
 
 # The most of a value a message shows: a message is one line, whatever the input held.

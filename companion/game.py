@@ -140,7 +140,14 @@ class Game:
             raise MalformedAction(
                 f"not a dudo record: the header has no 'game' (expected {RECORD_FORMAT!r})"
             )
-        if header["game"] != RECORD_FORMAT:
+        version = header["game"]
+        if isinstance(version, str) and version.startswith("dudo-record/") and (
+                version != RECORD_FORMAT):
+            raise MalformedAction(
+                f"a dudo record of another version: header 'game' is {shown(version)};"
+                f" this dudo reads {RECORD_FORMAT!r}: replay it with the dudo that wrote it"
+            )
+        if version != RECORD_FORMAT:
             raise MalformedAction(
                 f"not a dudo record: header 'game' is {shown(header['game'])}, "
                 f"expected {RECORD_FORMAT!r}"

@@ -35,9 +35,19 @@ def write(game: Game, file: IO[str]) -> None:
     file.write(dumps(game))
 
 
+def _whole(digits: str) -> int:
+    """A JSON whole number; past the 4,300 digits Python reads, a message saying so."""
+    if len(digits.lstrip("-")) > sys.get_int_max_str_digits() > 0:
+        raise MalformedAction(f"a number of {len(digits.lstrip('-')):,} digits: a record holds"
+                              f" numbers of at most {sys.get_int_max_str_digits():,}")
+    return int(digits)
+
+
 def _parse(line: str, number: int) -> Any:
     try:
-        return json.loads(line)
+        return json.loads(line, parse_int=_whole)
+    except MalformedAction as exc:
+        raise MalformedAction(f"line {number}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise MalformedAction(f"line {number}: bad JSON: {exc.msg} (column {exc.colno})") from None
     except ValueError as exc:  # e.g. an integer of thousands of digits
@@ -54,9 +64,9 @@ def replay(lines: Iterable[str]) -> Game:
     """
     game: Game | None = None
     for number, ended in enumerate(lines, start=1):
-        # Its end is not JSON (an error there is in this line), nor a byte-order mark at its
+        # Its end is not JSON (an error there is in this line), nor byte-order marks at its
         # start (records joined by an editor that writes one at the start of each file).
-        line = ended.rstrip("\r\n").removeprefix("\ufeff")
+        line = ended.rstrip("\r\n").lstrip("\ufeff")
         if not line.strip():
             continue
         item = _parse(line, number)

@@ -210,7 +210,8 @@ def make_rules(preset: str = "perudo", options: Mapping[str, object] | None = No
 def describe(rules: Rules) -> str:
     """A readable table of one set of rules: each option, its value and its meaning."""
     lines = [f"{rules.preset}: {PRESET_TITLES.get(rules.preset, '')}".rstrip(": ")]
-    lines.append(f"  {'players':<22}{rules.players_text():<18}how many may sit at the table")
+    lines.append(f"  {'(players)':<22}{rules.players_text():<18}how many may sit at the table"
+                 " (fixed by the preset, no option)")
     for name, value in rules.options().items():
         lines.append(f"  {name:<22}{_show(value):<18}{OPTIONS[name].meaning}")
     return "\n".join(lines)

@@ -92,7 +92,8 @@ class MockPanelDriver:
 
     def _button(self, name: str, what: str | None = None) -> PinSpec:
         if not isinstance(name, str) or name not in BUTTONS:
-            raise ValueError(f"unknown button {name!r}; the buttons are {', '.join(BUTTONS)}")
+            raise ValueError(f"unknown button {repr(name)[:40]}; this panel's buttons are "
+                             f"{', '.join(self.buttons())}")
         spec = self.panel.pins.get(name)
         if spec is None:
             raise ValueError(f"this panel has no {what or name} button; it has "

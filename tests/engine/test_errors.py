@@ -29,6 +29,10 @@ def game_after(script: str, play: Script, preset: str = "perudo", **options: Any
         ({**BID, "face": 7}, "malformed bid: face 7 (faces are 1-6)"),
         ({**BID, "face": 0}, "malformed bid: face 0 (faces are 1-6)"),
         ({**BID, "quantity": 0}, "malformed bid: quantity 0 (quantities start at 1)"),
+        # A message is one short line, whatever the number (it was printed whole).
+        ({**BID, "face": 10**4000}, "malformed bid: face a number of 4,001 digits (faces are"),
+        ({**BID, "quantity": -(10**300)},
+         "malformed bid: quantity a negative number of 301 digits (quantities start at 1)"),
         ({**BID, "quantity": "3"}, "malformed bid: quantity '3' is not a whole number"),
         ({**BID, "quantity": True}, "malformed bid: quantity true is not a whole number"),
         ({**BID, "face": 2.0}, "malformed bid: face 2.0 is not a whole number"),
@@ -110,6 +114,9 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
     [
         ({"game": "chess/1", "players": THREE}, "not a dudo record: header 'game' is 'chess/1'"),
         ({"game": "dudo-record/1"}, "the header needs 'players'"),
+        ({"game": "dudo-record/2", "players": THREE},
+         "a dudo record of another version: header 'game' is 'dudo-record/2'; this dudo reads"
+         " 'dudo-record/1': replay it with the dudo that wrote it"),
         ({"players": THREE}, "not a dudo record: the header has no 'game'"),
         ({"game": None, "players": THREE}, "not a dudo record: header 'game' is null"),
         ({"game": "dudo-record/1", "rules": None, "players": THREE}, "unknown preset null"),

@@ -119,8 +119,8 @@ def test_the_players_colours_chosen_for_a_new_game_stay_with_its_record_and_stat
         ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 5, "face": 4}',
           '{"action": "bid", "player": "Ben", "quantity": %s, "face": 1}' % ("9" * 4300),
           '{"action": "bid", "player": "Caro", "quantity": 3, "face": 5}'],
-         IllegalAction, "line 4: illegal bid 3x5 over a number of 4,300 digitsx1: leaving aces"
-                        " needs at least a number of over 4,300 digitsx5"),
+         IllegalAction, "line 4: illegal bid 3x5 over (a number of 4,300 digits)x1: leaving"
+                        " aces needs at least (a number of over 4,300 digits)x5"),
     ],
 )  # fmt: skip
 def test_the_first_bad_line_stops_the_replay_with_its_number_and_reason(
@@ -253,6 +253,22 @@ def test_a_carriage_return_inside_a_line_is_no_line_break_and_a_mark_on_each_fil
     )
     with pytest.raises(IllegalAction, match="^line 3: illegal bid 2x4 over 3x4: quantity must"):
         replay_file(record)
+
+
+def test_a_record_of_huge_numbers_is_refused_in_words_a_player_reads() -> None:
+    huge = 10**25
+    raised = '{"action": "bid", "player": "%s", "quantity": %d, "face": %d}'
+    with pytest.raises(IllegalAction) as caught:
+        replay([HEADER, raised % ("Ana", huge, 4), raised % ("Ben", huge, 3)])
+    assert str(caught.value) == ("line 3: illegal bid (a number of 26 digits)x3 over (a number"
+                                 " of 26 digits)x4: same quantity needs a higher face")
+    longest = '{"action": "bid", "player": "Ana", "quantity": 1%s, "face": 4}' % ("0" * 4999)
+    with pytest.raises(MalformedAction) as caught:
+        replay([HEADER, longest])
+    assert str(caught.value) == ("line 2: a number of 5,000 digits: a record holds numbers of at"
+                                 " most 4,300")
+    marked = "\ufeff\ufeff" + raised % ("Ana", 3, 4)  # two files' marks, each joined twice
+    assert replay([HEADER, marked]).state()["bid"]["text"] == "3x4"
 
 
 def test_the_largest_bid_the_referee_takes_can_be_left_for_aces_and_said() -> None:

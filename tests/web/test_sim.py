@@ -127,6 +127,9 @@ def test_the_one_die_players_seat_held_plays_the_palifico_round_open(
     ("path", "body", "reason"),
     [
         ("/api/sim/press", {"button": "big red"}, "unknown button"),
+        # Not the buttons a panel may have: this one's (6 seats).
+        ("/api/sim/press", {"button": "seat9"}, "unknown button 'seat9'; this panel's buttons are"
+         " dial, dudo, calza, pass, undo, seat1, seat2, seat3, seat4, seat5, seat6"),
         ("/api/sim/press", {"button": "dudo", "seat": 9}, "seat 9: this panel's seats are 1-"),
         ("/api/sim/press", {"button": "dudo", "seat": "2"}, "seat '2': this panel's seats are"),
         ("/api/sim/press", {"button": "dudo", "seat": True}, "seat true: this panel's seats"),
