@@ -325,7 +325,7 @@ function renderBanners(state) {
       const name = $("seats").querySelector("input[type=text]");
       if (name) name.focus({preventScroll: true});
     }}, "New game \u2193") : null;
-    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}), next);
+    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}), ...(next ? [next] : []));
     win.hidden = false;
   } else {
     win.hidden = true;
@@ -423,7 +423,8 @@ function renderReveal(state) {
     // The picture's own number: two pictures of one round may read as many dice as fast.
     const key = [state.game_id, reading.round, reading.picture, reading.total, reading.ms].join("-");
     const src = "/api/reveal.jpg?t=" + encodeURIComponent(key);
-    if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; }
+    // A tap opens it full size, where a phone zooms in on the dice's numbers.
+    if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; $("reveal-link").href = src; }
     img.hidden = false;
     // A phone re-renders on every event: the faces a player set must survive it, and
     // belong only to the picture they were set on.

@@ -284,6 +284,9 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
     shot(phone, "06-winner-full", full=True)
     # The next step is offered where the players look: the form, its heading in sight.
     expect(watcher.locator("#to-new-game")).to_have_count(0)  # no PIN, no new game
+    # Only the winner and the rounds on a phone without the PIN (it read "null" there).
+    expect(watcher.locator("#winner")).to_have_text(
+        f"{winner} wins!Game over after {state['round']} rounds")
     phone.click("#to-new-game")
     expect(phone.locator("#seats input[type=text]").first).to_be_focused()
     expect(phone.locator("#setup h2")).to_be_in_viewport()

@@ -59,6 +59,9 @@ def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     image = player.locator("#reveal-img")
     expect(image).to_be_visible()
     first = image.get_attribute("src")
+    # A tap opens the picture full size (its numbers were too small to read on a phone).
+    link = player.locator("#reveal-link")
+    assert (link.get_attribute("href"), link.get_attribute("target")) == (first, "_blank")
     # The next picture may read as many dice, as fast: it is still another picture, and
     # the faces set on the first do not carry over to it.
     player.evaluate("""() => {
@@ -66,6 +69,7 @@ def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
       render({...s, reading: {...s.reading, picture: s.reading.picture + 1}});
     }""")
     assert image.get_attribute("src") != first
+    assert link.get_attribute("href") == image.get_attribute("src")
 
 
 def test_the_form_for_a_called_pass_says_whose_dice_to_count(
