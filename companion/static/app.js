@@ -394,7 +394,40 @@ function renderPlayers(state) {
   if (state.dice_in_play !== null && state.dice_in_play !== undefined) parts.push(state.dice_in_play + (state.dice_in_play === 1 ? " die" : " dice") + " in play");
   if (state.dice_lost !== null && state.dice_lost !== undefined) parts.push(state.dice_lost + " lost");
   $("dice-totals").textContent = parts.join(" \u00b7 ");
+  renderLeave(state);
 }
+
+// A player who gets up and goes (RULES.md: out at once, their dice leave play): chosen, then
+// the button tapped twice within 5 s, so that a slip of the finger puts nobody out.
+const LEAVE_ARMED_MS = 5000;
+function renderLeave(state) {
+  const playing = state.phase === "bidding" || state.phase === "reveal";
+  const names = playing ? (state.players || []).filter((p) => !p.out).map((p) => p.name) : [];
+  $("leave-row").hidden = !page.control || !names.length;
+  const select = $("leaver");
+  const keep = select.value;
+  select.replaceChildren(h("option", {value: "", text: "who?"}), ...names.map((n) => h("option", {value: n, text: n})));
+  select.value = names.includes(keep) ? keep : "";
+  const armed = page.leaving && page.leaving.name === select.value && page.leaving.until > Date.now();
+  if (!armed) page.leaving = null;
+  $("leave").disabled = !select.value;
+  $("leave").textContent = armed ? select.value + " leaves: tap again" : "Leaves";
+  $("leave").classList.toggle("armed", Boolean(armed));
+}
+$("leaver").addEventListener("change", () => { page.leaving = null; if (page.state) renderLeave(page.state); });
+$("leave").addEventListener("click", () => {
+  const name = $("leaver").value;
+  if (!name || !page.state) return;
+  if (page.leaving && page.leaving.name === name && page.leaving.until > Date.now()) {
+    page.leaving = null;
+    $("leaver").value = "";
+    act({action: "leave", player: name});
+  } else {
+    page.leaving = {name, until: Date.now() + LEAVE_ARMED_MS};
+    setTimeout(() => { if (page.state) renderLeave(page.state); }, LEAVE_ARMED_MS + 100);
+  }
+  renderLeave(page.state);
+});
 
 const SAYS = {pass: "passes", dudo: "calls dudo!", calza: "calls calza!", palifico: "declares the round"};
 function bidLine(b) {

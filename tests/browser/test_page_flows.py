@@ -365,3 +365,33 @@ def test_a_game_set_up_wrong_is_left_for_a_new_one_only_when_the_phone_confirms(
     state = get_state(server)
     assert state["game_id"] != started and state["round"] == 1
     expect(phone.locator("#games")).to_contain_text("(unfinished)")
+
+
+def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectator_cannot(
+    phone: Any, spectator: Any, server: str
+) -> None:
+    # Before, only a script could record a leave: a real table had no way to.
+    new_game(server, ["Ana", "Ben", "Caro"])
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    take_control(phone)
+    expect(phone.locator("#live")).to_have_class("live on")
+    expect(spectator.locator("#leave-row")).to_be_hidden()
+    expect(phone.locator("#leave")).to_be_disabled()  # nobody chosen: a tap does nothing
+    phone.select_option("#leaver", "Ben")
+    phone.click("#leave")
+    expect(phone.locator("#leave")).to_have_text("Ben leaves: tap again")
+    assert not [p for p in get_state(server)["players"] if p["out"]]  # one tap: nobody out
+    phone.evaluate("document.getElementById('leave-row').scrollIntoView({block: 'center'})")
+    shot(phone, "34-a-player-leaves")
+    phone.click("#leave")
+    expect(phone.locator("#players li.out .name")).to_have_text(["Ben"])
+    expect(spectator.locator("#players li.out .name")).to_have_text(["Ben"])
+    state = get_state(server)
+    assert state["turn"] == "Caro" and [p["name"] for p in state["players"] if p["out"]] == ["Ben"]
+    # Ben is gone from the choice; a tap armed for Caro lapses after 5 s.
+    expect(phone.locator("#leaver option")).to_have_text(["who?", "Ana", "Caro"])
+    phone.select_option("#leaver", "Caro")
+    phone.click("#leave")
+    expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
+    expect(phone.locator("#leave")).to_have_text("Leaves", timeout=8000)
+    assert [p["name"] for p in get_state(server)["players"] if p["out"]] == ["Ben"]
