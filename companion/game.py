@@ -168,6 +168,11 @@ class Game:
         return list(self._names)
 
     @property
+    def leavers(self) -> list[str]:
+        """The players who left the table during the game, in seat order."""
+        return [self._names[seat] for seat in sorted(self._left)]
+
+    @property
     def turn(self) -> str | None:
         """Who acts next, or None during a reveal and once the game is over."""
         return None if self._turn is None else self._names[self._turn]

@@ -231,13 +231,25 @@ class Table:
             return Outcome(True, None, self.state(), said)
 
     def play_again(self, first: str | None = None) -> Outcome:
-        """Start a new game set up as the finished one was: its players in their seats, its
-        rules, options and colours. ``first`` (who won the roll-off) opens it, else the same
-        player as before. Refused unless the game is over."""
+        """Start a new game set up as the finished one was: its players in their seats but
+        those who left the table, its rules, options and colours. ``first`` (who won the
+        roll-off) opens it, else the same player as before (the first seat, if they left).
+        Refused unless the game is over."""
         with self._lock:
             if self._game is None or self._game.phase != "over":
                 return self._reject("the game is not over: a new game is started on the page")
             header = dict(self._game.header)
+            gone = self._game.leavers
+            if first in gone:
+                return self._reject(f"{first} left the table: press the seat of a player"
+                                    " still here, or none")
+            if gone:
+                header["players"] = [p for p in header["players"] if p not in gone]
+                if "colours" in header:
+                    header["colours"] = {p: c for p, c in header["colours"].items()
+                                         if p not in gone}
+                if header.get("first") in gone:
+                    del header["first"]
             if first is not None:
                 header["first"] = first
             return self.new_game(header)

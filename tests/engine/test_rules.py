@@ -94,7 +94,8 @@ def test_dudo_rules_with_a_preset_prints_its_options(capsys: pytest.CaptureFixtu
     assert out.startswith("jinto: a club's house rules")
     assert "exact_call            jinto" in out
     # Not an option a record's "options" takes: marked so, as the whole table marks it.
-    assert "(players)             2-20              how many may sit at the table (fixed by the" in out
+    assert ("(players)             2-20              how many may sit at the table (fixed by"
+            " the preset, no option)") in out
 
 
 def test_dudo_rules_with_an_unknown_preset_exits_2_with_a_clear_message(

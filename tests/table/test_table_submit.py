@@ -270,6 +270,30 @@ def test_play_again_starts_the_finished_game_s_table_afresh_and_only_once_it_is_
     assert replay(journal.record(first_game).splitlines()).winner == "Ben"  # the old game stays
 
 
+def test_play_again_seats_no_player_who_left_the_table(
+    table: Table, journal: Journal, play: Any
+) -> None:
+    # Before, a player who had got up and gone sat again with five dice.
+    header = {"game": "dudo-record/1", "rules": "perudo", "options": {"dice": 1},
+              "players": ["Ana", "Ben", "Caro"], "first": "Caro",
+              "colours": {"Ana": "#c0392b", "Ben": "#2e86c1", "Caro": "#27ae60"}}
+    assert table.new_game(header).ok
+    play(table, [{"action": "leave", "player": "Caro"},
+                 {"action": "bid", "player": "Ana", "quantity": 1, "face": 3},
+                 {"action": "dudo", "player": "Ben"},
+                 {"action": "reveal", "dice": {"Ana": [2], "Ben": [4]}}])
+    assert table.state()["winner"] == "Ben"
+    gone = table.play_again("Caro")
+    assert not gone.ok and gone.error == ("Caro left the table: press the seat of a player still"
+                                          " here, or none")
+    assert table.play_again().ok
+    state = table.state()
+    assert [p["name"] for p in state["players"]] == ["Ana", "Ben"] and state["turn"] == "Ana"
+    again = replay(journal.record(state["game_id"]).splitlines())
+    assert again.header["colours"] == {"Ana": "#c0392b", "Ben": "#2e86c1"}
+    assert again.header.get("first", "Ana") == "Ana"  # Caro opened the last: the first seat
+
+
 def test_a_new_bid_past_what_a_phone_counts_exactly_is_refused_and_changes_nothing(
     table: Table, header: dict[str, Any]
 ) -> None:
