@@ -154,6 +154,8 @@ def settle(
     elif dice[caller] < rules.dice:
         s.changes[caller] = 1
         s.dice_regained = 1
+    elif rules.lost_dice_visible:  # else the reason would tell the table the caller's dice
+        s.verdict = f"exact (no die back: {names[caller]} has all {rules.dice})"
     return s
 
 

@@ -95,6 +95,18 @@ class TestCalza:
         assert dice_of(game) == {"Ana": 5, "Ben": 5, "Caro": 5}
         assert game.turn == "Caro"
         assert game.dice_regained == 0
+        # Said, so that nobody wonders where the die went (it said "exact." alone).
+        assert game.state()["last_result"]["text"] == (
+            "Calza by Caro on Ana's five 4s: 5 counted (aces wild), exact (no die back: Caro"
+            " has all 5).")
+
+    def test_at_a_table_that_hides_the_counts_the_calza_says_no_count(
+        self, play: Script
+    ) -> None:
+        game = game_of("perudo", exact_call="calza", lost_dice_visible=False)
+        play(game, f"Ana 5x4; Caro calza; {FIVE_4S}")
+        assert game.state()["last_result"]["text"] == (
+            "Calza by Caro on Ana's five 4s: 5 counted (aces wild), exact.")
 
     def test_a_wrong_calza_costs_its_caller_a_die_and_they_open(
         self, play: Script, dice_of: DiceOf
