@@ -95,11 +95,28 @@ async function api(method, path, body, extra) {
   }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
-    if (res.status === 401) setControl(false);
-    notice(data.error || res.status + " " + res.statusText, "error");
+    if (res.status === 401 && page.control) {
+      setControl(false);
+      notice(CONTROL_ENDED, "error");
+    } else {
+      notice(data.error || res.status + " " + res.statusText, "error");
+    }
     return null;
   }
   return data;
+}
+
+// A table started again with another PIN ends every phone's control (so does a PIN changed
+// in its config): said in a player's words, not as the API's refusal.
+const CONTROL_ENDED = "This phone's control has ended: the table's PIN has changed (was it restarted?). Tap \u201cEnter PIN\u201d.";
+async function recheckControl() {
+  try {
+    const res = await fetch("/api/session", {credentials: "same-origin"});
+    const data = res.ok ? await res.json() : null;
+    if (!data) return;
+    if (data.csrf) page.csrf = data.csrf;
+    if (page.control && !data.control) { setControl(false); notice(CONTROL_ENDED, "error"); }
+  } catch (e) { /* out of reach again: the feed says so */ }
 }
 
 let noticeTimer = null;
@@ -839,7 +856,7 @@ function connect(lostAlready) {
     $("live").textContent = "live"; $("live").classList.add("on");
     setOffline(false);  // shows the last state again, with its controls enabled
     // The table may have restarted, or moved on: the next state is shown whatever its version.
-    if (lost) { page.floor = -Infinity; loadHistory(); }  // what was announced while the feed was down
+    if (lost) { page.floor = -Infinity; loadHistory(); recheckControl(); }  // what was announced while the feed was down, and the PIN
     lost = false;
   });
   es.addEventListener("error", () => {

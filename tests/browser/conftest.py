@@ -104,10 +104,12 @@ def finish_the_reveal(base: str) -> dict[str, Any]:
     return state
 
 
-def start_serve(data: Path, port: int, config: Path | None = None) -> subprocess.Popen[bytes]:
+def start_serve(
+    data: Path, port: int, config: Path | None = None, pin: str = PIN
+) -> subprocess.Popen[bytes]:
     """``dudo serve --sim`` on ``port`` with its journal in ``data`` (and the ``config`` file
     given), once its page answers."""
-    command = [sys.executable, "-m", "companion.cli", "serve", "--sim", "--pin", PIN,
+    command = [sys.executable, "-m", "companion.cli", "serve", "--sim", "--pin", pin,
                "--host", "127.0.0.1", "--port", str(port), "--data", str(data), "--seed", "5",
                *(["--config", str(config)] if config else [])]
     log = (data / "serve.log").open("a")

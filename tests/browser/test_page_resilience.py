@@ -13,7 +13,18 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import act, get_state, new_game, shot, take_control
+from tests.browser.conftest import (
+    PHONE,
+    act,
+    free_port,
+    get_state,
+    new_game,
+    open_page,
+    shot,
+    start_serve,
+    stop_serve,
+    take_control,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -168,3 +179,28 @@ def test_an_answer_that_never_comes_gives_the_buttons_back_with_a_reason(
     expect(phone.locator("#notice")).to_contain_text("cannot be reached", timeout=15_000)
     expect(phone.locator("#place-bid")).to_be_enabled()
     assert len(lost) == 1 and get_state(server)["bids"] == []
+
+
+def test_a_table_started_again_with_another_pin_ends_the_phone_s_control_in_its_words(
+    browser: Any, tmp_path: Any
+) -> None:
+    # Before, the page showed "Control on" and live buttons until a tap was refused with
+    # "send the X-Table-Pin header".
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = start_serve(tmp_path, port)
+    phone = open_page(browser, base, PHONE, "dark")
+    try:
+        take_control(phone)
+        new_game(base, ["Ana", "Ben"])
+        stop_serve(process)
+        process = start_serve(tmp_path, port, pin="8642")
+        expect(phone.locator("#lock")).to_have_text("Enter PIN", timeout=20_000)
+        expect(phone.locator("#notice")).to_have_text(
+            "This phone's control has ended: the table's PIN has changed (was it restarted?)."
+            " Tap \u201cEnter PIN\u201d.")
+        expect(phone.locator("#controls")).to_be_hidden()
+        assert get_state(base)["players"][0]["name"] == "Ana"  # the game goes on
+    finally:
+        phone.context.close()
+        stop_serve(process)
