@@ -82,9 +82,11 @@ class ImageScore:
 
 @dataclass(frozen=True)
 class Summary:
-    """The scores of a whole folder."""
+    """The scores of a whole folder; ``lone_labels``: its label files that no photograph
+    has (their dice are not scored)."""
 
     images: list[ImageScore]
+    lone_labels: tuple[str, ...] = ()
 
     def _sum(self, name: str) -> int:
         return sum(int(getattr(s, name)) for s in self.images)
@@ -308,7 +310,12 @@ def evaluate_folder(
         score = score_image(path.name, labels, reading)
         score.labelled = labelled
         scores.append(score)
-    return Summary(scores)
+    lone: tuple[str, ...] = ()
+    if names is None and (root / "labels").is_dir():
+        photographed = {p.stem for p in images}
+        lone = tuple(sorted(p.name for p in (root / "labels").glob("*.txt")
+                            if p.stem not in photographed))
+    return Summary(scores, lone)
 
 
 def calibrated_size(
@@ -422,6 +429,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"evaluate: error: --csv {args.csv}: {err.strerror}", file=sys.stderr)
             return 2
         print(f"  per-image rows: {args.csv}")
+    if summary.lone_labels:  # a photograph lost, or named otherwise: its dice would go unseen
+        lone = summary.lone_labels
+        print(f"evaluate: {len(lone)} label file{'' if len(lone) == 1 else 's'} with no"
+              f" photograph, not scored: {', '.join(lone[:5])}{', ...' if len(lone) > 5 else ''}",
+              file=sys.stderr)
     unread = [s for s in summary.images if not s.readable]
     for s in unread:  # scored as every die missed; named, as ``dudo scan`` names them
         print(f"evaluate: {s.image}: {s.errors[0]}", file=sys.stderr)

@@ -253,6 +253,18 @@ def test_the_rows_are_never_written_over_the_folder_s_own_photographs_or_labels(
     assert {p: p.read_bytes() for p in small_folder.rglob("*") if p.is_file()} == before
 
 
+def test_label_files_without_a_photograph_are_named_not_dropped_in_silence(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lost = sorted((small_folder / "images").iterdir())[0]
+    lost.rename(small_folder / lost.name)  # out of images/: its dice go unscored
+    assert main([str(small_folder)]) == 0
+    printed = capsys.readouterr()
+    assert "images: 2," in printed.out
+    assert printed.err == (f"evaluate: 1 label file with no photograph, not scored:"
+                           f" {lost.stem}.txt\n")
+
+
 def test_a_corrupt_photograph_in_the_folder_is_named(
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
