@@ -213,7 +213,13 @@ class DeviceSource:
         """Open the device once; a device that will not open is CameraUnavailable."""
         if self._capture is not None:
             return
-        capture = cv2.VideoCapture(self.target)
+        # OpenCV's backends each log why they could not open it: the one message is ours.
+        level = cv2.getLogLevel()
+        cv2.setLogLevel(0)  # silent
+        try:
+            capture = cv2.VideoCapture(self.target)
+        finally:
+            cv2.setLogLevel(level)
         if not capture.isOpened():
             capture.release()
             what = ("cannot open video" if not self.live

@@ -403,6 +403,17 @@ def test_a_config_in_no_folder_or_a_loop_of_links_is_named_for_what_it_is(
         capsys.readouterr().err)
 
 
+def test_a_camera_that_is_not_there_is_our_one_message_not_opencv_s_logs_too(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--source", "device:57"]) == 1
+    assert capfd.readouterr().err.splitlines() == [
+        "dudo calibrate: device:57: no camera at index 57 (cv2.VideoCapture)",
+        f"dudo calibrate: nothing written to {config}",
+    ]
+
+
 def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_size(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
