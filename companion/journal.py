@@ -55,6 +55,22 @@ class JournalError(Exception):
     """The journal could not read or write; the message says what and why."""
 
 
+class DamagedJournal(JournalError):
+    """The journal's file is damaged: SQLite finds it malformed, or no database at all (a
+    card that failed, a file cut short or written over)."""
+
+
+def sqlite_reason(err: BaseException) -> str:
+    """SQLite's name for why ``err`` (or the error it was raised from) failed:
+    ``SQLITE_FULL``, ``SQLITE_READONLY``, ``SQLITE_CORRUPT``...; "" when it does not say."""
+    cause = err if isinstance(err, sqlite3.Error) else err.__cause__
+    return str(getattr(cause, "sqlite_errorname", "") or "")
+
+
+def _damage(err: sqlite3.Error) -> bool:
+    return sqlite_reason(err).startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
 def checksum(game_id: int, seq: int, body: str) -> str:
     """The checksum kept beside a row: it ties the text to its game and its place."""
     return hashlib.sha256(f"{game_id}:{seq}:{body}".encode()).hexdigest()[:16]
@@ -148,9 +164,15 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
             if not self._has_schema():
                 self._db.executescript(_SCHEMA)
+            # A damaged page anywhere would fail the table later, at some action: now.
+            (verdict,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.Error as err:
             self._db.close()
-            raise JournalError(f"cannot open the journal {self.database}: {err}") from err
+            kind = DamagedJournal if _damage(err) else JournalError
+            raise kind(f"cannot open the journal {self.database}: {err}") from err
+        if verdict != "ok":
+            self._db.close()
+            raise DamagedJournal(f"the journal {self.database} is damaged: {verdict}")
 
     @classmethod
     def in_directory(cls, data_dir: str | Path) -> Journal:
@@ -258,6 +280,18 @@ class Journal:
                 )
             ]
         return SavedGame(game_id, header, rows, bool(finished))
+
+    def copy_game(self, game: tuple[object, ...], rows: list[tuple[object, ...]]) -> None:
+        """Store a game as another journal holds it: its ``games`` row (id, started, header,
+        checksum, finished, winner) and its ``actions`` rows (game_id, seq, body, checksum),
+        as they are (see :mod:`companion.salvage`)."""
+        with self._guard(f"cannot copy game {game[0]}") as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT OR IGNORE INTO games (id, started, header, checksum, finished,"
+                       " winner) VALUES (?, ?, ?, ?, ?, ?)", game)
+            db.executemany("INSERT OR IGNORE INTO actions (game_id, seq, body, checksum)"
+                           " VALUES (?, ?, ?, ?)", rows)
+            db.execute("COMMIT")
 
     def drop(self, row: Row, reason: str) -> None:
         """Move a row out of its game into the ``dropped`` table (kept there, not lost)."""

@@ -29,8 +29,15 @@ from typing import Any
 
 from companion import notify
 from companion.config import Config, load_config
-from companion.journal import DATABASE_NAME, Journal, JournalError
+from companion.journal import (
+    DATABASE_NAME,
+    DamagedJournal,
+    Journal,
+    JournalError,
+    sqlite_reason,
+)
 from companion.reveal import VisionReader, within
+from companion.salvage import salvage, set_aside
 from companion.sim import SimulatedCups
 from companion.table import Table
 
@@ -52,6 +59,13 @@ class StartError(Exception):
 class CannotListenYet(StartError):
     """The address or port cannot be taken now (the network not up yet, the port still held
     by the last run): exit status 1, so that systemd tries again."""
+
+    status = 1
+
+
+class CannotWriteYet(StartError):
+    """No journal can be made now (the card is full, or fails to write): exit status 1, so
+    that systemd tries again once space is freed."""
 
     status = 1
 
@@ -115,12 +129,14 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
-    journal = _open_journal(Path(config.data))
+    journal, journal_fault = _open_journal(Path(config.data))
     stack.callback(journal.close)
 
     table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
+    if journal_fault:
+        table.set_fault("journal", journal_fault)
     if camera_fault:
         table.set_fault("camera", camera_fault)
     if sim and camera is not None:
@@ -136,14 +152,36 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     return companion
 
 
-def _open_journal(data: Path) -> Journal:
-    """The journal in the data directory; read-only when the card is (StartError if neither)."""
+def _open_journal(data: Path) -> tuple[Journal, str | None]:
+    """The journal in the data directory, and what the page must say of it (None: nothing).
+
+    A damaged journal is set aside and a new one started with what can be read of it
+    (:mod:`companion.salvage`). One that can only be read (a read-only or full card) is
+    opened so: the page shows the game and why every action is refused. StartError if
+    neither.
+    """
+    path = data / DATABASE_NAME
     try:
-        return Journal.in_directory(data)
+        return Journal.in_directory(data), None
+    except DamagedJournal as err:
+        try:
+            kept = set_aside(path)
+            journal = Journal.in_directory(data)
+        except (OSError, JournalError) as again:
+            raise StartError(f"{err}; it could not be set aside for a new journal: {again}"
+                             ) from again
+        said = (f"the journal was damaged (the card?): it is kept as {kept}; a new one holds"
+                f" {salvage(kept, journal)}")
+        logger.error("%s; %s", err, said)
+        return journal, said
     except JournalError as err:
-        path = data / DATABASE_NAME
-        # A read-only card: the page still shows the game and refuses every action. SQLite
-        # needs `immutable` to read a WAL database whose -shm file it cannot create.
+        reason = sqlite_reason(err)
+        why = ("the card is full: free some space on it" if reason == "SQLITE_FULL"
+               else "the card fails to write (full, or failing): free some space on it, or"
+               " put in another" if reason.startswith("SQLITE_IOERR")
+               else f"{data} cannot be written: make it the service user's, on a card that"
+               " is not read-only") + ", then start the table again"
+        # SQLite needs `immutable` to read a WAL database whose -shm file it cannot create.
         for query in ("mode=ro", "mode=ro&immutable=1"):
             if not path.is_file():
                 break
@@ -152,7 +190,10 @@ def _open_journal(data: Path) -> Journal:
             except JournalError:
                 continue
             logger.error("%s; the journal is opened read-only", err)
-            return journal
+            said = f"the journal can only be read ({err}), so every action is refused: {why}"
+            return journal, said
+        if reason.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+            raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
 
 

@@ -307,3 +307,113 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     finally:
         with open(fifo, "wb"):  # a writer at last: the hung open ends, and its thread
             pass
+
+
+def built(data: Path, stack: ExitStack) -> Any:
+    """The companion ``dudo serve --sim`` builds on the data directory ``data``."""
+    config = load_config(None, host="127.0.0.1", port=free_port(), pin=PIN, data=str(data))
+    return build(config, sim=True, seed=1, stack=stack)
+
+
+def a_game_in(data: Path) -> dict[str, Any]:
+    """A journal holding a game of three bids, as a table left it; that game's state."""
+    from companion.journal import Journal
+    from companion.table import Table
+
+    journal = Journal.in_directory(data)
+    table = Table(journal=journal)
+    table.new_game({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]})
+    for player, quantity in (("Ana", 2), ("Ben", 3), ("Ana", 4)):
+        assert table.submit({"action": "bid", "player": player, "quantity": quantity,
+                             "face": 5}).ok
+    state = table.state()
+    table.close()
+    journal.close()
+    return state
+
+
+def test_a_journal_whose_index_is_damaged_is_set_aside_and_its_game_taken_up_whole(
+    tmp_path: Path,
+) -> None:
+    # Before, `dudo serve` stopped with exit status 2 ("database disk image is malformed"),
+    # which systemd does not retry: the table stayed down until someone mended the card.
+    import sqlite3
+
+    data = tmp_path / "data"
+    before = a_game_in(data)
+    journal = data / "journal.sqlite3"
+    with sqlite3.connect(journal) as db:
+        (page,) = db.execute("SELECT rootpage FROM sqlite_master"
+                             " WHERE name = 'sqlite_autoindex_actions_1'").fetchone()
+    with journal.open("r+b") as f:  # the card garbles that page
+        f.seek((page - 1) * 4096)
+        f.write(b"\x5a" * 4096)
+    damaged = journal.read_bytes()
+    with ExitStack() as stack:
+        table = built(data, stack).table
+        state = table.state()
+        (kept,) = (p for p in data.glob("journal.sqlite3.damaged-*")
+                   if not p.name.endswith(("-wal", "-shm")))
+        assert state["faults"]["journal"] == (
+            f"the journal was damaged (the card?): it is kept as {kept}; a new one holds the 1"
+            " game read from it, as much of each as could be read")
+        assert kept.read_bytes() == damaged  # kept whole, for whoever mends it by hand
+        assert state["bids"] == before["bids"] and state["turn"] == "Ben"
+        assert table.submit({"action": "dudo", "player": "Ben"}).ok  # a journal that writes
+        assert "journal" not in table.state()["faults"]
+
+
+def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    a_game_in(data)
+    (data / "journal.sqlite3").write_text("not a database at all\n" * 300)
+    with ExitStack() as stack:
+        table = built(data, stack).table
+        fault = table.state()["faults"]["journal"]
+        assert fault.endswith("; a new one holds no game, none could be read from it")
+        assert table.state()["phase"] == "setup"
+        assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+
+
+def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
+    tmp_path: Path,
+) -> None:
+    # Before, nothing showed until the first tap was refused.
+    data = tmp_path / "data"
+    a_game_in(data)
+    (data / "journal.sqlite3-wal").mkdir()  # SQLite cannot open its WAL: it opens read-only
+    with ExitStack() as stack:
+        table = built(data, stack).table
+        state = table.state()
+        assert state["faults"]["journal"].startswith("the journal can only be read (cannot open")
+        assert state["faults"]["journal"].endswith(
+            f"so every action is refused: {data} cannot be written: make it the service user's,"
+            " on a card that is not read-only, then start the table again")
+        assert state["turn"] == "Ben"
+        assert not table.submit({"action": "dudo", "player": "Ben"}).ok
+
+
+def test_a_card_that_takes_no_write_at_start_is_retried_by_systemd_not_given_up(
+    tmp_path: Path,
+) -> None:
+    # Exit status 2 (a mistake in the config) is never retried: a full card was one.
+    import resource
+
+    def no_room() -> None:  # every write fails, as on a card that is full or failing
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    data = tmp_path / "data"
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "serve", "--sim", "--host", "127.0.0.1",
+         "--port", str(free_port()), "--pin", PIN, "--data", str(data)],
+        capture_output=True, text=True, preexec_fn=no_room, env=OUTSIDE_SYSTEMD, timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"dudo serve: cannot open the journal {data / 'journal.sqlite3'}: disk I/O error: the"
+        " card fails to write (full, or failing): free some space on it, or put in another,"
+        " then start the table again (systemd tries again by itself)")
