@@ -55,7 +55,8 @@ rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # The `onnx` extra (ONNX Runtime, which runs the reader's nets faster) has wheels for 64-bit
 # ARM only: elsewhere OpenCV's dnn runs them.
 if ! "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE[onnx]"; then
-    echo "install: no ONNX Runtime for this system: the reader's nets run on OpenCV's dnn" >&2
+    echo "install: ONNX Runtime did not install (no wheel for this system, or PyPI out of reach:" \
+         "run this again once online): the reader's nets run on OpenCV's dnn" >&2
     "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
 fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
