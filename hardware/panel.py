@@ -205,6 +205,7 @@ class Panel:
             dq, df = ADJUST[name]
             self._sync_dial()
             with self._lock:
+                self._last_press.pop("bid", None)  # as a turn of the dial: another bid
                 bid = self.dial.adjust(dq, df)
             self._show_dial(bid)
         elif name == "undo":
@@ -234,6 +235,13 @@ class Panel:
         return over
 
     def _released(self, name: str, held: bool) -> None:
+        if name.startswith("seat") and held:
+            # Held, a seat names the next press from its release (a refused hold to open a
+            # palifico round is still that player's press: the next DUDO is theirs).
+            with self._lock:
+                if self._seat is not None and self._seat[0] == int(name[4:]):
+                    self._seat = (self._seat[0], time.monotonic())
+            return
         if name != self._again or held:
             return
         over = self._take_again()
@@ -268,7 +276,11 @@ class Panel:
             over = self._take_again()
             if over is None or _game_key(state) != over:
                 return  # not over when pressed (that press bid), or changed since
-            named = self._again_named
+            with self._lock:
+                # A seat pressed while the button was held names the opener too; either way
+                # the new game starts with no seat pressed.
+                named = self._again_named or self._seat
+                self._seat = None
             first, why = (None, "") if named is None else _seat_player(named[0], state, name)
             if why:
                 self._queue.put(("refused", why))
@@ -285,18 +297,23 @@ class Panel:
         if not (state.get("options") or {}).get("palifico_choice"):
             return
         with self._lock:
-            self._seat = None  # the hold used the seat's press: it names no other press
+            named, self._seat = self._seat, None  # the hold uses the seat's press
         self._queue.put(("seats",))
         player, why = _seat_player(int(button[4:]), state, button)
         if player is None:
             self._queue.put(("refused", why))
+        elif self._submit(f"OPEN PALIFICO by {player}",
+                          {"action": "palifico", "player": player, "mode": "open"}):
             return
-        self._submit(f"OPEN PALIFICO by {player}",
-                     {"action": "palifico", "player": player, "mode": "open"})
+        # Refused (no palifico round now): the seat still names its player's next press.
+        if named is not None:
+            self._name_again((named[0], time.monotonic()))
 
     def _turned(self, step: int) -> None:
         self._sync_dial()
         with self._lock:
+            # A push after a turn is another bid (the next player's), not a double push.
+            self._last_press.pop("dial", None)
             bid = self.dial.turn(step)
         self._show_dial(bid)
 
@@ -482,8 +499,10 @@ class Panel:
         self._refused_in = _game_key(self._state())
         self._show("panel", reason)
         # A press refused while the table calls the players (to a phone, to a palifico, to
-        # the winner) does not silence that call: it is played again after the refusal.
-        calling = tuple(n for n in self.signals.playing() if n in ("look", "palifico", "won"))
+        # the winner, a player out) does not silence that call: it is played again after
+        # the refusal (one beep of "out" and the reject's three sounded as "out").
+        calling = tuple(n for n in self.signals.playing()
+                        if n in ("look", "palifico", "won", "out"))
         self.signals.play("rejected", *calling)
 
     def _follow(self, state: dict[str, Any], announcements: Sequence[AnnouncementLike]) -> str:

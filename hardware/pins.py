@@ -131,12 +131,29 @@ class PinMap:
         return [n for n in range(1, SEATS + 1) if f"seat{n}" in self.pins]
 
     def cautions(self) -> list[str]:
-        """What to check about pins that work but are kept for something else on the board."""
+        """What to check about a map that works: pins kept for something else on the board,
+        and a panel that leaves part of the game to a phone (a map may wire only part of
+        the panel, so none of these is an error)."""
         said = []
         for spec in self.pins.values():
             if spec.pin in ID_EEPROM_PINS:
                 said.append(f"{spec.name} is on GPIO {spec.pin} (ID_SD/ID_SC), which a HAT's"
                             " ID EEPROM uses at boot: with a HAT on the header, move it")
+        if not ({"dial", "bid"} & self.pins.keys()):
+            said.append("no dial push and no BID button: bids are made on a phone only")
+        for name, what in (("dudo", "dudo is called on a phone only"),
+                           ("undo", "a mis-press is taken back on a phone only")):
+            if name not in self.pins:
+                said.append(f"no {name.upper()} button: {what}")
+        seats = self.seats
+        missing = [n for n in range(1, max(seats, default=0)) if n not in seats]
+        if missing:
+            said.append(f"no seat{missing[0]} button though seat{max(seats)} has one: the seats"
+                        " are numbered round the table from 1 (players sit in that order)")
+        for n in range(1, SEATS + 1):
+            if f"seat{n}_led" in self.pins and f"seat{n}" not in self.pins:
+                said.append(f"seat{n}_led without a seat{n} button: that seat's player cannot"
+                            " press to call out of turn")
         return said
 
     def table(self) -> str:
@@ -301,8 +318,11 @@ def _spec(name: str, entry: object, where: str) -> PinSpec:
     if isinstance(pin, bool) or not isinstance(pin, int):
         raise ValueError(f"{where}: {name!r} must be a BCM number, got {pin!r}")
     if pin not in BCM_RANGE:
+        on_header = [bcm for bcm, header in HEADER_PIN.items() if header == pin]
+        hint = (f" (header pin {pin} is GPIO{on_header[0]}: the map takes BCM numbers)"
+                if on_header else "")
         raise ValueError(f"{where}: {name!r} = {pin} is out of range: "
-                         f"BCM pins are {BCM_RANGE.start}-{BCM_RANGE.stop - 1}")
+                         f"BCM pins are {BCM_RANGE.start}-{BCM_RANGE.stop - 1}{hint}")
     if name == "buzzer":
         # The panel's buzzer is a passive piezo, silent without PWM tones (an active buzzer
         # still sounds when played tones); a buzzer driven low-active is an active one.

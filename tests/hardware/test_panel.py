@@ -904,3 +904,88 @@ def test_where_the_rules_give_no_choice_a_held_seat_is_only_a_seat_press(
     assert table.state()["palifico_mode"] == "closed"
     driver.press("calza")  # the held seat names the caller, as a press would
     assert table.state()["call"] == {**table.state()["call"], "call": "calza", "caller": "Ana"}
+
+
+def test_a_seat_held_to_open_a_round_that_is_no_palifico_still_names_its_player_s_call(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    # Before, the refused hold spent Caro's seat press: her DUDO then went to Ben, the
+    # player to act, and was taken as his call (at the encyclopedia's table, whose rules
+    # let the one-die player choose; the hold there is a palifico declaration).
+    panel = build_panel(table, pin_factory, seat_window_s=0.3)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table, palifico_choice=True)
+        driver.press("dial")  # Ana bids; Ben is to act
+        calm(panel)
+        buzzer = pin_factory.pin(BUZZER)
+        buzzer.clear_states()
+        driver.press("seat3", hold_s=0.5)  # longer than the seat's window: from its release
+        calm(panel)
+        assert "OPEN PALIFICO by Caro" in table.state()["display"]["panel"]
+        driver.press("dudo")
+        calm(panel)
+        assert table.state()["call"] is None and table.state()["turn"] == "Ben"
+        assert "DUDO by Caro: not Caro's turn: Ben acts" in table.state()["display"]["panel"]
+    finally:
+        panel.close()
+
+
+def test_a_seat_pressed_while_the_dial_is_held_to_play_again_names_the_opener_once(
+    table: Table, panel: Panel, pin_factory: MockFactory, driver: MockPanelDriver,
+) -> None:
+    # Before, Ben's seat pressed during Ana's hold opened nothing and then named Ben as the
+    # new game's first bidder, so Ana's opening push was refused.
+    finish_a_game(table)
+    dial, seat2 = (pin_factory.pin(PINS[name].pin) for name in ("dial", "seat2"))
+    dial.drive_low()  # Ana holds the dial...
+    time.sleep(AGAIN_S / 3)
+    seat2.drive_low()  # ...and Ben presses his seat: he won the roll-off
+    seat2.drive_high()
+    time.sleep(AGAIN_S * 3)
+    dial.drive_high()
+    calm(panel)
+    assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ben"
+    assert blinking_seats(panel) == []  # used up: Ben's push is his own bid
+    driver.press("dial")
+    assert table.state()["bid"]["player"] == "Ben"
+
+
+def test_the_next_player_s_push_after_a_turn_of_the_dial_is_a_bid_not_a_double_press(
+    table: Table, pin_factory: MockFactory,
+) -> None:
+    # Before, Ben's push 0.35 s after Ana's was dropped without a sound, though he had
+    # turned the dial to his own bid between them.
+    panel = build_panel(table, pin_factory, repeat_s=0.5)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana
+        driver.turn(1)
+        driver.press("dial")  # Ben, at once
+        calm(panel)
+        assert [b["player"] for b in table.state()["bids"]] == ["Ana", "Ben"]
+    finally:
+        panel.close()
+
+
+def test_a_press_refused_while_a_player_out_is_sounded_plays_that_signal_again(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    panel = build_panel(table, pin_factory, tick_s=0.05)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table, dice=1)
+        driver.press("dial")  # Ana bids
+        face = table.state()["bid"]["face"]
+        calm(panel)
+        driver.press("dudo")
+        calm(panel)  # the call to a phone (no camera here) played out
+        other = face % 6 + 1
+        reveal(table, Ana=[face], Ben=[other], Caro=[other])  # Ben doubted wrong: out
+        assert panel.settle(timeout=5)
+        assert panel.signals.playing()[0] == "out", panel.signals.playing()
+        driver.press("calza", seat=3)  # refused at once: nothing stands to call
+        assert panel.signals.playing() == ("rejected", "out")
+    finally:
+        panel.close()

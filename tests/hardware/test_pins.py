@@ -70,6 +70,8 @@ def test_the_printed_map_gives_bcm_and_header_pins_for_the_builder() -> None:
         ({"seat9": 5}, "unknown name 'seat9'"),
         ({"dudo": 28}, "'dudo' = 28 is out of range: BCM pins are 0-27"),
         ({"dudo": -1}, "'dudo' = -1 is out of range"),
+        ({"light": 40}, "'light' = 40 is out of range: BCM pins are 0-27 (header pin 40 is"
+                        " GPIO21: the map takes BCM numbers)"),
         ({"dudo": "five"}, "'dudo' must be a BCM number or a table"),
         ({"dudo": True}, "'dudo' must be a BCM number or a table"),
         ({"dudo": 5.0}, "'dudo' must be a BCM number or a table"),
@@ -163,3 +165,21 @@ def test_the_simulated_panel_has_every_input_and_keeps_the_wired_pins(panel: str
     assert all(every[spec.name] == spec for spec in pins.pins.values())
     numbers = [spec.pin for spec in every.pins.values()]
     assert len(numbers) == len(set(numbers))
+
+
+def test_a_panel_that_leaves_part_of_the_game_to_a_phone_is_noted_not_refused() -> None:
+    # Before, a map with no DUDO, no way to bid or a seat missing passed without a word.
+    bare = load_pin_map({"pins": {"buzzer": 18}})
+    assert bare.cautions() == [
+        "no dial push and no BID button: bids are made on a phone only",
+        "no DUDO button: dudo is called on a phone only",
+        "no UNDO button: a mis-press is taken back on a phone only",
+    ]
+    gaps = load_pin_map({"pins": {"dial": 22, "dudo": 5, "undo": 26, "seat1": 2, "seat2": 3,
+                                  "seat4": 10, "seat7_led": 19}})
+    assert gaps.cautions() == [
+        "no seat3 button though seat4 has one: the seats are numbered round the table from 1"
+        " (players sit in that order)",
+        "seat7_led without a seat7 button: that seat's player cannot press to call out of turn",
+    ]
+    assert default_pin_map().cautions() == []
