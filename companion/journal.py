@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,27 @@ def sqlite_reason(err: BaseException) -> str:
 
 def _damage(err: sqlite3.Error) -> bool:
     return sqlite_reason(err).startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+def damage(path: Path) -> str | None:
+    """What SQLite finds damaged in the journal file at ``path`` (its WAL read too), or None
+    when nothing is, or the file cannot be read at all (the caller's open says why).
+
+    Looked at read-only: a connection that may write folds the WAL into the file as it
+    closes, which would change the damaged file before it is set aside.
+    """
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.Error as err:
+        return str(err) if _damage(err) else None
+    finally:
+        db.close()
+    said = [str(row[0]) for row in rows]
+    return None if said == ["ok"] else "; ".join(said[:3]).replace("\n", " ")
 
 
 def checksum(game_id: int, seq: int, body: str) -> str:
@@ -164,15 +186,10 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
             if not self._has_schema():
                 self._db.executescript(_SCHEMA)
-            # A damaged page anywhere would fail the table later, at some action: now.
-            (verdict,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.Error as err:
             self._db.close()
             kind = DamagedJournal if _damage(err) else JournalError
             raise kind(f"cannot open the journal {self.database}: {err}") from err
-        if verdict != "ok":
-            self._db.close()
-            raise DamagedJournal(f"the journal {self.database} is damaged: {verdict}")
 
     @classmethod
     def in_directory(cls, data_dir: str | Path) -> Journal:
@@ -281,16 +298,20 @@ class Journal:
             ]
         return SavedGame(game_id, header, rows, bool(finished))
 
-    def copy_game(self, game: tuple[object, ...], rows: list[tuple[object, ...]]) -> None:
-        """Store a game as another journal holds it: its ``games`` row (id, started, header,
-        checksum, finished, winner) and its ``actions`` rows (game_id, seq, body, checksum),
-        as they are (see :mod:`companion.salvage`)."""
-        with self._guard(f"cannot copy game {game[0]}") as db:
+    def copy_rows(self, games: list[tuple[Any, ...]], actions: list[tuple[Any, ...]],
+                  dropped: list[tuple[Any, ...]]) -> None:
+        """Store rows as another journal holds them, in one transaction (see
+        :mod:`companion.salvage`): ``games`` (id, started, header, checksum, finished,
+        winner), ``actions`` (game_id, seq, body, checksum) and ``dropped`` (game_id, seq,
+        body, checksum, reason, dropped)."""
+        with self._guard("cannot copy the games") as db:
             db.execute("BEGIN IMMEDIATE")
-            db.execute("INSERT OR IGNORE INTO games (id, started, header, checksum, finished,"
-                       " winner) VALUES (?, ?, ?, ?, ?, ?)", game)
+            db.executemany("INSERT OR IGNORE INTO games (id, started, header, checksum,"
+                           " finished, winner) VALUES (?, ?, ?, ?, ?, ?)", games)
             db.executemany("INSERT OR IGNORE INTO actions (game_id, seq, body, checksum)"
-                           " VALUES (?, ?, ?, ?)", rows)
+                           " VALUES (?, ?, ?, ?)", actions)
+            db.executemany("INSERT INTO dropped (game_id, seq, body, checksum, reason,"
+                           " dropped) VALUES (?, ?, ?, ?, ?, ?)", dropped)
             db.execute("COMMIT")
 
     def drop(self, row: Row, reason: str) -> None:

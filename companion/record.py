@@ -39,7 +39,7 @@ def _whole(digits: str) -> int:
     """A JSON whole number; past the 4,300 digits Python reads, a message saying so."""
     if len(digits.lstrip("-")) > sys.get_int_max_str_digits() > 0:
         raise MalformedAction(f"a number of {len(digits.lstrip('-')):,} digits: a record holds"
-                              f" numbers of at most {sys.get_int_max_str_digits():,}")
+                              f" numbers of at most {sys.get_int_max_str_digits():,} digits")
     return int(digits)
 
 
@@ -50,7 +50,7 @@ def _parse(line: str, number: int) -> Any:
         raise MalformedAction(f"line {number}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise MalformedAction(f"line {number}: bad JSON: {exc.msg} (column {exc.colno})") from None
-    except ValueError as exc:  # e.g. an integer of thousands of digits
+    except ValueError as exc:  # what else Python's JSON may refuse
         raise MalformedAction(f"line {number}: bad JSON: {exc}") from None
     except RecursionError:
         raise MalformedAction(f"line {number}: bad JSON: nested too deeply") from None

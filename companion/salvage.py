@@ -1,18 +1,21 @@
-"""A damaged journal set aside, and what can still be read of it taken into a new one.
+"""A damaged journal set aside, and a new one put in its place with what can be read of it.
 
 A card that fails, or a file cut short or written over, leaves a journal SQLite calls
-malformed: the table could neither resume from it nor write to it. At start the damaged file
-(and its WAL) is renamed ``journal.sqlite3.damaged-STAMP``, kept whole for whoever mends it by
-hand, and every game whose rows can still be read is copied into a new journal, each up to
-its first row that cannot be; the resume then checks every row's checksum as always.
+damaged: the table could neither resume from it nor write to it for long. At start (see
+:func:`companion.journal.damage`) every game whose rows can still be read is copied into a
+new file beside it, ``journal.sqlite3.salvaging``, each game up to its first row that
+cannot be; only then is the damaged file renamed ``journal.sqlite3.damaged-STAMP`` with its
+WAL, kept as it was for whoever mends it by hand, and the new file takes its name. Cut off at
+any moment (a power cut, systemd's start timeout), the next start finds either the damaged
+journal still in place (and salvages it again) or the new one complete beside an empty place
+(and puts it there). The resume then checks every row's checksum as always.
 """
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 from collections.abc import Callable
-from contextlib import closing, suppress
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +25,61 @@ from companion.journal import Journal
 
 # A WAL and its index belong to their database by name: they move with it.
 _BESIDE = ("-wal", "-shm")
+# Tries to read on past a damaged stretch of rows, a stride twice the last each time.
+_SKIPS = 40
+
+_GAMES = "SELECT id, started, header, checksum, finished, winner FROM games"
+_ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
+
+
+@dataclass(frozen=True)
+class Salvaged:
+    """What a salvage took: ``games`` copied, ``cut`` of them stopped at a row that could not
+    be read (rows lost at a game's end cannot be told from none), and ``headless``: games
+    whose actions were read but not their header, left in the damaged file."""
+
+    games: int = 0
+    cut: int = 0
+    headless: int = 0
+
+    def __str__(self) -> str:
+        left = (f"; {self.headless} game{'' if self.headless == 1 else 's'} whose first line"
+                " could not be read stay in it") if self.headless else ""
+        if not self.games:
+            return "no game: none could be read from it" + left
+        cut = f" ({self.cut} stop at a damaged row)" if self.cut else ""
+        return (f"the {self.games} game{'' if self.games == 1 else 's'} read from it, as much"
+                f" of each as could be read{cut}{left}")
+
+
+def mend(path: Path) -> str:
+    """Put in place of the damaged journal at ``path`` a new one holding what can be read
+    of it, the damaged one kept beside it; what to tell the players. OSError, JournalError
+    or sqlite3.Error when that cannot be done now (the card full): nothing is renamed then.
+    """
+    new = path.with_name(path.name + ".salvaging")
+    for leftover in (new, *(new.with_name(new.name + e) for e in _BESIDE)):
+        leftover.unlink(missing_ok=True)  # of a salvage cut off before it was complete
+    journal = Journal(new)
+    try:
+        salvaged = salvage(path, journal)
+    finally:
+        journal.close()  # a clean close: one file, no WAL beside it
+    kept = set_aside(path)
+    new.replace(path)
+    return f"the journal was damaged (the card?): it is kept as {kept}; a new one holds {salvaged}"
+
+
+def finish(path: Path) -> str | None:
+    """A salvage cut off after the damaged journal was set aside and before the new one took
+    its place: put it there now; what to tell the players (None: there was none)."""
+    new = path.with_name(path.name + ".salvaging")
+    if path.exists() or not new.is_file() or any(
+            new.with_name(new.name + e).exists() for e in _BESIDE):
+        return None  # none, or not complete (its WAL not yet folded in): salvaged again
+    new.replace(path)
+    return (f"the journal was damaged (the card?) and is kept beside {path} as"
+            " journal.sqlite3.damaged-...; a new one holds what could be read of it")
 
 
 def set_aside(path: Path) -> Path:
@@ -43,63 +101,70 @@ def set_aside(path: Path) -> Path:
     return kept
 
 
-def salvage(kept: Path, into: Journal) -> Salvaged:
-    """Copy into ``into`` each game of the damaged journal ``kept`` that can still be read,
-    its actions up to the first that cannot (a game cut there is as it stood then).
+def salvage(damaged: Path, into: Journal) -> Salvaged:
+    """Copy into ``into``, in one transaction, each game of the ``damaged`` journal whose
+    header can be read, its actions up to the first that cannot (a game cut there is as it
+    stood then), and the rows it had set aside.
 
-    Each table is read from both ends, and the actions through their index and past it, so
-    that a damaged page of rows or of the index loses only what lies there.
+    Each table is read from both ends, on past damaged stretches, and the actions through
+    their index too: a damaged page of rows or of an index loses only what lies there.
     """
     games: dict[int, tuple[Any, ...]] = {}
     actions: dict[tuple[int, int], tuple[Any, ...]] = {}
+    dropped: dict[int, tuple[Any, ...]] = {}
     try:
-        source = sqlite3.connect(f"file:{kept}?mode=ro", uri=True)
+        source = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
     except sqlite3.Error:
         return Salvaged()
     with closing(source):
-        for query in ("SELECT id, started, header, checksum, finished, winner FROM games"
-                      " ORDER BY id",
-                      "SELECT id, started, header, checksum, finished, winner FROM games"
-                      " ORDER BY id DESC"):
-            _read(source, query, games, lambda row: int(row[0]))
-        for query in ("SELECT game_id, seq, body, checksum FROM actions ORDER BY game_id, seq",
-                      "SELECT game_id, seq, body, checksum FROM actions NOT INDEXED"
-                      " ORDER BY rowid",
-                      "SELECT game_id, seq, body, checksum FROM actions NOT INDEXED"
-                      " ORDER BY rowid DESC"):
-            _read(source, query, actions, lambda row: (int(row[0]), int(row[1])))
+        by_id: Callable[[tuple[Any, ...]], Any] = lambda row: int(row[0])  # noqa: E731
+        by_seq: Callable[[tuple[Any, ...]], Any] = lambda row: (int(row[0]), int(row[1]))  # noqa: E731
+        _read(source, f"{_GAMES} ORDER BY id DESC", games, by_id)
+        _scan(source, _GAMES, games, by_id)
+        _read(source, f"{_ACTIONS} ORDER BY game_id, seq", actions, by_seq)
+        _read(source, f"{_ACTIONS} NOT INDEXED ORDER BY rowid DESC", actions, by_seq)
+        _scan(source, _ACTIONS, actions, by_seq)
+        _scan(source, "SELECT rowid, game_id, seq, body, checksum, reason, dropped"
+              " FROM dropped", dropped, by_id, rowid_first=True)
+    last: dict[int, int] = {}
+    for game_id, seq in actions:
+        last[game_id] = max(seq, last.get(game_id, 0))
+    kept_rows: list[tuple[Any, ...]] = []
     cut = 0
-    for game_id, game in sorted(games.items()):
-        rows = []
-        for seq in itertools.count(1):
-            row = actions.get((game_id, seq))
-            if row is None:
-                break
-            rows.append(row)
-        into.copy_game(game, rows)
-        cut += any(g == game_id and seq > len(rows) for g, seq in actions)
-    return Salvaged(len(games), cut)
-
-
-@dataclass(frozen=True)
-class Salvaged:
-    """What a salvage took: ``games`` copied, ``cut`` of them stopped at a row that could not
-    be read (rows lost at a game's end cannot be told from none)."""
-
-    games: int = 0
-    cut: int = 0
-
-    def __str__(self) -> str:
-        if not self.games:
-            return "no game, none could be read from it"
-        cut = f" ({self.cut} stop at a damaged row)" if self.cut else ""
-        return (f"the {self.games} game{'' if self.games == 1 else 's'} read from it, as much"
-                f" of each as could be read{cut}")
+    for game_id in games:
+        seq = 1
+        while (game_id, seq) in actions:
+            kept_rows.append(actions[game_id, seq])
+            seq += 1
+        cut += last.get(game_id, 0) >= seq
+    into.copy_rows(list(games.values()), kept_rows, [row[1:] for row in dropped.values()])
+    return Salvaged(len(games), cut, len(last.keys() - games.keys()))
 
 
 def _read(source: sqlite3.Connection, query: str, into: dict[Any, tuple[Any, ...]],
           key: Callable[[tuple[Any, ...]], Any]) -> None:
     """The rows ``query`` gives until SQLite meets the damage (or to the end)."""
-    with suppress(sqlite3.Error, ValueError, TypeError):
+    try:
         for row in source.execute(query):
             into.setdefault(key(row), row)
+    except (sqlite3.Error, ValueError, TypeError):
+        pass
+
+
+def _scan(source: sqlite3.Connection, query: str,
+          into: dict[Any, tuple[Any, ...]], key: Callable[[tuple[Any, ...]], Any],
+          *, rowid_first: bool = False) -> None:
+    """``query``'s rows (of one table) in the order they are stored, read on past each
+    damaged stretch: from a row id a little further each time the last read failed."""
+    select = query if rowid_first else query.replace("SELECT ", "SELECT rowid, ", 1)
+    after, stride = -1, 1
+    for _ in range(_SKIPS):
+        try:
+            for row in source.execute(f"{select} NOT INDEXED WHERE rowid > ? ORDER BY rowid",
+                                      (after,)):
+                after, stride = int(row[0]), 1
+                into.setdefault(key(row if rowid_first else row[1:]), row if rowid_first
+                                else row[1:])
+            return
+        except (sqlite3.Error, ValueError, TypeError):
+            after, stride = after + stride, stride * 2

@@ -18,6 +18,7 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -34,10 +35,11 @@ from companion.journal import (
     DamagedJournal,
     Journal,
     JournalError,
+    damage,
     sqlite_reason,
 )
 from companion.reveal import VisionReader, within
-from companion.salvage import salvage, set_aside
+from companion.salvage import finish, mend
 from companion.sim import SimulatedCups
 from companion.table import Table
 
@@ -129,14 +131,14 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
-    journal, journal_fault = _open_journal(Path(config.data))
+    journal, journal_faults = _open_journal(Path(config.data))
     stack.callback(journal.close)
 
     table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
-    if journal_fault:
-        table.set_fault("journal", journal_fault)
+    for name, fault in journal_faults.items():
+        table.set_fault(name, fault)
     if camera_fault:
         table.set_fault("camera", camera_fault)
     if sim and camera is not None:
@@ -152,28 +154,33 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     return companion
 
 
-def _open_journal(data: Path) -> tuple[Journal, str | None]:
-    """The journal in the data directory, and what the page must say of it (None: nothing).
+def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
+    """The journal in the data directory, and the faults the page must show of it.
 
-    A damaged journal is set aside and a new one started with what can be read of it
-    (:mod:`companion.salvage`). One that can only be read (a read-only or full card) is
-    opened so: the page shows the game and why every action is refused. StartError if
-    neither.
+    A damaged journal is set aside and a new one put in its place with what can be read of
+    it (:mod:`companion.salvage`; fault ``salvaged``, shown until a new game). One that can
+    only be read (a read-only or full card) is opened so: the page shows the game and why
+    every action is refused (fault ``journal``). StartError if neither.
     """
     path = data / DATABASE_NAME
+    faults: dict[str, str] = {}
+    problem = None
     try:
-        return Journal.in_directory(data), None
-    except DamagedJournal as err:
-        try:
-            kept = set_aside(path)
-            journal = Journal.in_directory(data)
-        except (OSError, JournalError) as again:
-            raise StartError(f"{err}; it could not be set aside for a new journal: {again}"
-                             ) from again
-        said = (f"the journal was damaged (the card?): it is kept as {kept}; a new one holds"
-                f" {salvage(kept, journal)}")
-        logger.error("%s; %s", err, said)
-        return journal, said
+        if (finished := finish(path)) is not None:
+            faults["salvaged"] = finished
+        problem = damage(path) if path.is_file() else None
+        if problem is not None:
+            faults["salvaged"] = mend(path)
+            logger.error("the journal %s was damaged (%s): %s", path, problem,
+                         faults["salvaged"])
+    except (OSError, JournalError, sqlite3.Error) as err:
+        raise CannotWriteYet(f"the journal {path} is damaged ({problem}) and could not be"
+                             f" mended now: {err}: free some space on the card (systemd tries"
+                             " again by itself)") from err
+    try:
+        return Journal.in_directory(data), faults
+    except DamagedJournal as err:  # damage the check above could not see: nothing to loop on
+        raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
     except JournalError as err:
         reason = sqlite_reason(err)
         why = ("the card is full: free some space on it" if reason == "SQLITE_FULL"
@@ -190,8 +197,9 @@ def _open_journal(data: Path) -> tuple[Journal, str | None]:
             except JournalError:
                 continue
             logger.error("%s; the journal is opened read-only", err)
-            said = f"the journal can only be read ({err}), so every action is refused: {why}"
-            return journal, said
+            faults["journal"] = (f"the journal can only be read ({err}), so every action is"
+                                 f" refused: {why}")
+            return journal, faults
         if reason.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err

@@ -222,6 +222,7 @@ class Table:
             self._games_started += 1
             self._set_fault("journal", None)
             self._set_fault("left_out", None)
+            self._set_fault("salvaged", None)  # said since the start: a new game has begun
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
             self._capture_token = None
@@ -245,6 +246,9 @@ class Table:
                                     " still here, or none")
             if gone:
                 header["players"] = [p for p in header["players"] if p not in gone]
+                if len(header["players"]) < self._game.rules.min_players:
+                    return self._reject(f"only {', '.join(header['players'])} still at the"
+                                        " table: start a game on the page")
                 if "colours" in header:
                     header["colours"] = {p: c for p, c in header["colours"].items()
                                          if p not in gone}

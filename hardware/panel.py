@@ -205,7 +205,6 @@ class Panel:
             dq, df = ADJUST[name]
             self._sync_dial()
             with self._lock:
-                self._last_press.pop("bid", None)  # as a turn of the dial: another bid
                 bid = self.dial.adjust(dq, df)
             self._show_dial(bid)
         elif name == "undo":
@@ -300,20 +299,17 @@ class Panel:
             named, self._seat = self._seat, None  # the hold uses the seat's press
         self._queue.put(("seats",))
         player, why = _seat_player(int(button[4:]), state, button)
-        if player is None:
+        if player is None:  # a seat with no player: it names nobody
             self._queue.put(("refused", why))
-        elif self._submit(f"OPEN PALIFICO by {player}",
-                          {"action": "palifico", "player": player, "mode": "open"}):
             return
-        # Refused (no palifico round now): the seat still names its player's next press.
-        if named is not None:
+        if not self._submit(f"OPEN PALIFICO by {player}",
+                            {"action": "palifico", "player": player, "mode": "open"}) and named:
+            # Refused (no palifico round now): the seat still names its player's next press.
             self._name_again((named[0], time.monotonic()))
 
     def _turned(self, step: int) -> None:
         self._sync_dial()
         with self._lock:
-            # A push after a turn is another bid (the next player's), not a double push.
-            self._last_press.pop("dial", None)
             bid = self.dial.turn(step)
         self._show_dial(bid)
 

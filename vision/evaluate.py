@@ -265,8 +265,9 @@ def evaluate_folder(
 
     config = config or ReaderConfig()
     if not (root / "images").is_dir():
-        raise ValueError(f"{root}: no images/ folder in it: give the folder that holds images/"
-                         " and labels/ (the dev set's format)")
+        hint = (f": give {root.parent}, the folder that holds it" if root.name == "images"
+                else ": give the folder that holds images/ and labels/ (the dev set's format)")
+        raise ValueError(f"{root}: no images/ folder in it{hint}")
     images = sorted(p for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if names is not None:
         wanted = set(names)

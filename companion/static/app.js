@@ -108,7 +108,7 @@ async function api(method, path, body, extra) {
 
 // A table started again with another PIN ends every phone's control (so does a PIN changed
 // in its config): said in a player's words, not as the API's refusal.
-const CONTROL_ENDED = "This phone's control has ended: the table's PIN has changed (was it restarted?). Tap \u201cEnter PIN\u201d.";
+const CONTROL_ENDED = "This phone's control has ended (a new PIN, a restart, or signed out elsewhere): tap \u201cEnter PIN\u201d to take it again.";
 async function recheckControl() {
   try {
     const res = await fetch("/api/session", {credentials: "same-origin"});
@@ -259,7 +259,7 @@ function render(state) {
 // Every control that sends something to the table: held (disabled) while the live feed is
 // down (what a phone shows then may be out of date), and while this phone's last action is
 // on its way or just answered; enabled again after.
-const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #cups button[type=submit], #new-game button[type=submit], #sim button";
+const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #cups button[type=submit], #new-game button[type=submit], #sim button, #leave-row button";
 function held() { return page.offline || page.sending || performance.now() < page.settleUntil; }
 function renderHeld() {
   $("offline").hidden = !page.offline;
@@ -475,7 +475,7 @@ function renderReveal(state) {
     const src = "/api/reveal.jpg?t=" + encodeURIComponent(key);
     // A tap opens it full size, where a phone zooms in on the dice's numbers.
     if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; $("reveal-link").href = src; }
-    img.hidden = false;
+    img.hidden = $("reveal-link").hidden = false;
     // A phone re-renders on every event: the faces a player set must survive it, and
     // belong only to the picture they were set on.
     if (page.readingKey !== key) { page.readingKey = key; page.picks = {}; }
@@ -483,7 +483,7 @@ function renderReveal(state) {
     const counts = pending ? countFaces(faces) : (reading.counts || {});
     $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face", "data-face": String(f)}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
   } else {
-    img.hidden = true;
+    img.hidden = $("reveal-link").hidden = true;  // nothing for the keyboard to reach either
     $("counts").replaceChildren();
     page.readingKey = null;
     page.picks = {};

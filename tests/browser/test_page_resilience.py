@@ -122,9 +122,12 @@ def test_a_phone_that_goes_offline_says_so_holds_its_buttons_and_comes_back(
     new_game(server, ["Ana", "Ben"], rules="perudo")
     take_control(phone)
     ready_to_bid(phone, server)
+    phone.select_option("#leaver", "Ben")
+    expect(phone.locator("#leave")).to_be_enabled()
     phone.context.set_offline(True)
     expect(phone.locator("#live")).to_have_text("offline")
     expect(phone.locator("#place-bid")).to_be_disabled()
+    expect(phone.locator("#leave")).to_be_disabled()  # held as every button that sends
     expect(phone.locator("#offline")).to_be_visible()
     shot(phone, "16-offline")
     act(server, action="bid", player="Ana", quantity=2, face=4)  # another phone bids meanwhile
@@ -197,8 +200,8 @@ def test_a_table_started_again_with_another_pin_ends_the_phone_s_control_in_its_
         process = start_serve(tmp_path, port, pin="8642")
         expect(phone.locator("#lock")).to_have_text("Enter PIN", timeout=20_000)
         expect(phone.locator("#notice")).to_have_text(
-            "This phone's control has ended: the table's PIN has changed (was it restarted?)."
-            " Tap \u201cEnter PIN\u201d.")
+            "This phone's control has ended (a new PIN, a restart, or signed out elsewhere):"
+            " tap \u201cEnter PIN\u201d to take it again.")
         expect(phone.locator("#controls")).to_be_hidden()
         assert get_state(base)["players"][0]["name"] == "Ana"  # the game goes on
     finally:

@@ -266,7 +266,7 @@ def test_a_record_of_huge_numbers_is_refused_in_words_a_player_reads() -> None:
     with pytest.raises(MalformedAction) as caught:
         replay([HEADER, longest])
     assert str(caught.value) == ("line 2: a number of 5,000 digits: a record holds numbers of at"
-                                 " most 4,300")
+                                 " most 4,300 digits")
     marked = "\ufeff\ufeff" + raised % ("Ana", 3, 4)  # two files' marks, each joined twice
     assert replay([HEADER, marked]).state()["bid"]["text"] == "3x4"
 

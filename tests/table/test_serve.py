@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
@@ -332,35 +332,97 @@ def a_game_in(data: Path) -> dict[str, Any]:
     return state
 
 
+def garble(journal: Path, table: str) -> None:
+    """Write over the first page of ``table`` (or index) in the journal file, as a failing
+    card does."""
+    import sqlite3
+
+    with closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+        (page,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                             (table,)).fetchone()
+    with journal.open("r+b") as f:
+        f.seek((page - 1) * 4096)
+        f.write(b"\x5a" * 4096)
+
+
+def kept_journal(data: Path) -> Path:
+    (kept,) = (p for p in data.glob("journal.sqlite3.damaged-*")
+               if not p.name.endswith(("-wal", "-shm")))
+    return kept
+
+
 def test_a_journal_whose_index_is_damaged_is_set_aside_and_its_game_taken_up_whole(
     tmp_path: Path,
 ) -> None:
     # Before, `dudo serve` stopped with exit status 2 ("database disk image is malformed"),
     # which systemd does not retry: the table stayed down until someone mended the card.
-    import sqlite3
-
     data = tmp_path / "data"
     before = a_game_in(data)
-    journal = data / "journal.sqlite3"
-    with sqlite3.connect(journal) as db:
-        (page,) = db.execute("SELECT rootpage FROM sqlite_master"
-                             " WHERE name = 'sqlite_autoindex_actions_1'").fetchone()
-    with journal.open("r+b") as f:  # the card garbles that page
-        f.seek((page - 1) * 4096)
-        f.write(b"\x5a" * 4096)
-    damaged = journal.read_bytes()
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    damaged = (data / "journal.sqlite3").read_bytes()
     with ExitStack() as stack:
         table = built(data, stack).table
         state = table.state()
-        (kept,) = (p for p in data.glob("journal.sqlite3.damaged-*")
-                   if not p.name.endswith(("-wal", "-shm")))
-        assert state["faults"]["journal"] == (
+        kept = kept_journal(data)
+        assert state["faults"]["salvaged"] == (
             f"the journal was damaged (the card?): it is kept as {kept}; a new one holds the 1"
             " game read from it, as much of each as could be read")
         assert kept.read_bytes() == damaged  # kept whole, for whoever mends it by hand
         assert state["bids"] == before["bids"] and state["turn"] == "Ben"
         assert table.submit({"action": "dudo", "player": "Ben"}).ok  # a journal that writes
-        assert "journal" not in table.state()["faults"]
+        assert "salvaged" in table.state()["faults"]  # said until a new game
+        assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+        assert "salvaged" not in table.state()["faults"]
+    assert not list(data.glob("*.salvaging*"))
+
+
+def test_a_power_cut_s_journal_is_kept_as_it_was_and_its_wal_salvaged_too(
+    tmp_path: Path,
+) -> None:
+    # The actions after the last checkpoint are only in the WAL: a connection that may write
+    # would fold it into the damaged file as it closed, and the file kept would not be it.
+    from companion.journal import Journal
+
+    table_dir, data = tmp_path / "table", tmp_path / "data"
+    a_game_in(table_dir)
+    journal = Journal.in_directory(table_dir)
+    journal.append(1, 4, {"action": "dudo", "player": "Ben"})
+    data.mkdir()
+    for name in ("journal.sqlite3", "journal.sqlite3-wal"):  # the card, as the power went
+        (data / name).write_bytes((table_dir / name).read_bytes())
+    journal.close()
+    garble(data / "journal.sqlite3", "dropped")  # a table the WAL does not hold
+    damaged = {n: (data / n).read_bytes() for n in ("journal.sqlite3", "journal.sqlite3-wal")}
+    assert damaged["journal.sqlite3-wal"]
+    with ExitStack() as stack:
+        state = built(data, stack).table.state()
+        kept = kept_journal(data)
+        assert kept.read_bytes() == damaged["journal.sqlite3"]
+        assert (data / f"{kept.name}-wal").read_bytes() == damaged["journal.sqlite3-wal"]
+        assert state["phase"] == "reveal" and state["call"]["caller"] == "Ben"  # the WAL's row
+
+
+def test_a_salvage_cut_off_is_done_again_or_finished_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    from companion.salvage import finish, mend
+
+    data = tmp_path / "data"
+    before = a_game_in(data)
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    # Cut off while copying: a part of a new journal beside the damaged one, still in place.
+    (data / "journal.sqlite3.salvaging").write_bytes(b"half a journal")
+    with ExitStack() as stack:
+        assert built(data, stack).table.state()["bids"] == before["bids"]
+    # Cut off between setting the damaged one aside and putting the new one in its place.
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    mend(data / "journal.sqlite3")
+    (data / "journal.sqlite3").rename(data / "journal.sqlite3.salvaging")
+    with ExitStack() as stack:
+        state = built(data, stack).table.state()
+        assert state["bids"] == before["bids"]
+        assert "is kept beside" in state["faults"]["salvaged"]
+    assert finish(data / "journal.sqlite3") is None  # nothing left to finish
 
 
 def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
@@ -371,8 +433,8 @@ def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
     (data / "journal.sqlite3").write_text("not a database at all\n" * 300)
     with ExitStack() as stack:
         table = built(data, stack).table
-        fault = table.state()["faults"]["journal"]
-        assert fault.endswith("; a new one holds no game, none could be read from it")
+        fault = table.state()["faults"]["salvaged"]
+        assert fault.endswith("; a new one holds no game: none could be read from it")
         assert table.state()["phase"] == "setup"
         assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
 

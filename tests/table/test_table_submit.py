@@ -294,6 +294,17 @@ def test_play_again_seats_no_player_who_left_the_table(
     assert again.header.get("first", "Ana") == "Ana"  # Caro opened the last: the first seat
 
 
+def test_play_again_with_one_player_still_at_the_table_says_so(
+    table: Table, play: Any
+) -> None:
+    assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+    play(table, [{"action": "leave", "player": "Ben"}])
+    assert table.state()["winner"] == "Ana"
+    refused = table.play_again()
+    assert not refused.ok and refused.error == (
+        "only Ana still at the table: start a game on the page")
+
+
 def test_a_new_bid_past_what_a_phone_counts_exactly_is_refused_and_changes_nothing(
     table: Table, header: dict[str, Any]
 ) -> None:

@@ -232,12 +232,16 @@ def test_the_images_folder_itself_given_for_the_folder_says_which_folder_to_give
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The likeliest slip: the images/ folder, or an empty one, in place of the set's folder.
-    for wrong in (small_folder / "images", small_folder / "empty"):
-        wrong.mkdir(exist_ok=True)
-        assert main([str(wrong)]) == 2
-        assert capsys.readouterr().err == (
-            f"evaluate: error: {wrong}: no images/ folder in it: give the folder that holds"
-            " images/ and labels/ (the dev set's format)\n")
+    images = small_folder / "images"
+    assert main([str(images)]) == 2
+    assert capsys.readouterr().err == (f"evaluate: error: {images}: no images/ folder in it:"
+                                       f" give {small_folder}, the folder that holds it\n")
+    empty = small_folder / "empty"
+    empty.mkdir()
+    assert main([str(empty)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {empty}: no images/ folder in it: give the folder that holds"
+        " images/ and labels/ (the dev set's format)\n")
 
 
 @pytest.mark.parametrize("inside", ["labels/{label}", "images/{image}", "counts.csv",
