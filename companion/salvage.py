@@ -4,11 +4,12 @@ A card that fails, or a file cut short or written over, leaves a journal SQLite 
 damaged: the table could neither resume from it nor write to it for long. At start (see
 :func:`companion.journal.damage`) every game whose rows can still be read is copied into a
 new file beside it, ``journal.sqlite3.salvaging``, each game up to its first row that
-cannot be; only then is the damaged file renamed ``journal.sqlite3.damaged-STAMP`` with its
-WAL, kept as it was for whoever mends it by hand, and the new file takes its name. Cut off at
-any moment (a power cut, systemd's start timeout), the next start finds either the damaged
-journal still in place (and salvages it again) or the new one complete beside an empty place
-(and puts it there). The resume then checks every row's checksum as always.
+cannot be, renamed ``journal.sqlite3.salvaged`` once complete; only then is the damaged file
+renamed ``journal.sqlite3.damaged-STAMP`` with its WAL, kept as it was for whoever mends it by
+hand, and the new file takes its name. Cut off at any moment (a power cut, systemd's start
+timeout), the next start finds either no complete new journal (and salvages the damaged one
+again) or a complete one (and puts it in place). The resume then checks every row's
+checksum as always.
 """
 
 from __future__ import annotations
@@ -57,29 +58,59 @@ def mend(path: Path) -> str:
     of it, the damaged one kept beside it; what to tell the players. OSError, JournalError
     or sqlite3.Error when that cannot be done now (the card full): nothing is renamed then.
     """
-    new = path.with_name(path.name + ".salvaging")
-    for leftover in (new, *(new.with_name(new.name + e) for e in _BESIDE)):
-        leftover.unlink(missing_ok=True)  # of a salvage cut off before it was complete
+    new = _salvaging(path)
+    _remove(new)  # a salvage cut off before it was complete
     journal = Journal(new)
     try:
         salvaged = salvage(path, journal)
-    finally:
-        journal.close()  # a clean close: one file, no WAL beside it
-    kept = set_aside(path)
-    new.replace(path)
-    return f"the journal was damaged (the card?): it is kept as {kept}; a new one holds {salvaged}"
+    except BaseException:
+        journal.close()
+        _remove(new)  # never taken for complete at the next start
+        raise
+    journal.close()  # a clean close folds the WAL in: one file
+    if any(new.with_name(new.name + e).exists() for e in _BESIDE):
+        raise OSError(f"{new}: its WAL could not be folded into it (the card full?)")
+    new.replace(_salvaged(path))  # complete: the next start finishes from here
+    return (f"the journal was damaged (the card?): {_put_in_place(path)}; a new one"
+            f" holds {salvaged}")
 
 
 def finish(path: Path) -> str | None:
-    """A salvage cut off after the damaged journal was set aside and before the new one took
-    its place: put it there now; what to tell the players (None: there was none)."""
-    new = path.with_name(path.name + ".salvaging")
-    if path.exists() or not new.is_file() or any(
-            new.with_name(new.name + e).exists() for e in _BESIDE):
-        return None  # none, or not complete (its WAL not yet folded in): salvaged again
-    new.replace(path)
-    return (f"the journal was damaged (the card?) and is kept beside {path} as"
-            " journal.sqlite3.damaged-...; a new one holds what could be read of it")
+    """A salvage cut off once its new journal was complete, before that took the damaged
+    one's place: finished now; what to tell the players (None: there was none; one cut off
+    before it was complete is done again, as the journal is still found damaged)."""
+    if not _salvaged(path).is_file():
+        return None
+    return (f"the journal was damaged (the card?): {_put_in_place(path)}; a new one holds"
+            " what could be read of it")
+
+
+def _salvaging(path: Path) -> Path:
+    """Where a salvage writes its new journal."""
+    return path.with_name(path.name + ".salvaging")
+
+
+def _salvaged(path: Path) -> Path:
+    """The new journal once complete, until it takes the damaged one's place."""
+    return path.with_name(path.name + ".salvaged")
+
+
+def _remove(new: Path) -> None:
+    for part in (new, *(new.with_name(new.name + e) for e in _BESIDE)):
+        part.unlink(missing_ok=True)
+
+
+def _put_in_place(path: Path) -> str:
+    """Set aside what of the damaged journal is still at ``path`` and put the complete new
+    one there; where the damaged one is kept."""
+    if path.exists():
+        kept: Path | None = set_aside(path)
+    else:  # set aside already, by the salvage cut off
+        kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
+                    if not p.name.endswith(_BESIDE)), key=lambda p: p.stat().st_mtime,
+                   default=None)
+    _salvaged(path).replace(path)
+    return f"it is kept as {kept}" if kept else "it could not be found to keep"
 
 
 def set_aside(path: Path) -> Path:

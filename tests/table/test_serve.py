@@ -412,17 +412,19 @@ def test_a_salvage_cut_off_is_done_again_or_finished_at_the_next_start(
     garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
     # Cut off while copying: a part of a new journal beside the damaged one, still in place.
     (data / "journal.sqlite3.salvaging").write_bytes(b"half a journal")
+    (data / "journal.sqlite3.salvaging-wal").write_bytes(b"and its WAL")
     with ExitStack() as stack:
         assert built(data, stack).table.state()["bids"] == before["bids"]
     # Cut off between setting the damaged one aside and putting the new one in its place.
     garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
     mend(data / "journal.sqlite3")
-    (data / "journal.sqlite3").rename(data / "journal.sqlite3.salvaging")
+    (data / "journal.sqlite3").rename(data / "journal.sqlite3.salvaged")
     with ExitStack() as stack:
         state = built(data, stack).table.state()
         assert state["bids"] == before["bids"]
-        assert "is kept beside" in state["faults"]["salvaged"]
+        assert "it is kept as " in state["faults"]["salvaged"]
     assert finish(data / "journal.sqlite3") is None  # nothing left to finish
+    assert not list(data.glob("*.salvag*"))
 
 
 def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
@@ -479,3 +481,22 @@ def test_a_card_that_takes_no_write_at_start_is_retried_by_systemd_not_given_up(
         f"dudo serve: cannot open the journal {data / 'journal.sqlite3'}: disk I/O error: the"
         " card fails to write (full, or failing): free some space on it, or put in another,"
         " then start the table again (systemd tries again by itself)")
+
+
+def test_a_damaged_journal_that_cannot_be_mended_now_is_left_as_it_was_and_retried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    a_game_in(data)
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    damaged = (data / "journal.sqlite3").read_bytes()
+    blocked = data / "journal.sqlite3.salvaging-wal"
+    blocked.mkdir()  # where the new journal's WAL must go: nothing can be written there
+    assert run_serve(["--sim", "--host", "127.0.0.1", "--port", str(free_port()),
+                      "--pin", PIN, "--data", str(data)]) == 1  # systemd tries again
+    assert "could not be mended now" in capsys.readouterr().err
+    assert (data / "journal.sqlite3").read_bytes() == damaged
+    assert not list(data.glob("*.damaged-*")) and not list(data.glob("*.salvaged"))
+    blocked.rmdir()
+    with ExitStack() as stack:  # mended at the next start
+        assert "salvaged" in built(data, stack).table.state()["faults"]
