@@ -80,7 +80,7 @@ def damage(path: Path) -> str | None:
     closes, which would change the damaged file before it is set aside.
     """
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
         return None
     try:

@@ -15,8 +15,7 @@ checksum as always.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,8 +25,10 @@ from companion.journal import Journal
 
 # A WAL and its index belong to their database by name: they move with it.
 _BESIDE = ("-wal", "-shm")
-# Tries to read on past a damaged stretch of rows, a stride twice the last each time.
-_SKIPS = 40
+# Where the table's last row id cannot be read: the ids looked at one by one past a damaged
+# stretch, at most, and in a row without finding one.
+_MOST_IDS = 1_000_000
+_MOST_MISSES = 10_000
 
 _GAMES = "SELECT id, started, header, checksum, finished, winner FROM games"
 _ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
@@ -37,7 +38,7 @@ _ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
 class Salvaged:
     """What a salvage took: ``games`` copied, ``cut`` of them stopped at a row that could not
     be read (rows lost at a game's end cannot be told from none), and ``headless``: games
-    whose actions were read but not their header, left in the damaged file."""
+    whose first line could not be read (their actions are set aside)."""
 
     games: int = 0
     cut: int = 0
@@ -45,12 +46,13 @@ class Salvaged:
 
     def __str__(self) -> str:
         left = (f"; {self.headless} game{'' if self.headless == 1 else 's'} whose first line"
-                " could not be read stay in it") if self.headless else ""
+                " could not be read") if self.headless else ""
         if not self.games:
             return "no game: none could be read from it" + left
-        cut = f" ({self.cut} stop at a damaged row)" if self.cut else ""
-        return (f"the {self.games} game{'' if self.games == 1 else 's'} read from it, as much"
-                f" of each as could be read{cut}{left}")
+        cut = (f" ({self.cut} stop at a damaged row; the rows read past it are kept aside in"
+               " the new journal)") if self.cut else ""
+        return (f"the {self.games} game{'' if self.games == 1 else 's'} read from it, each up"
+                f" to its first damaged row{cut}{left}")
 
 
 def mend(path: Path) -> str:
@@ -107,8 +109,7 @@ def _put_in_place(path: Path) -> str:
         kept: Path | None = set_aside(path)
     else:  # set aside already, by the salvage cut off
         kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
-                    if not p.name.endswith(_BESIDE)), key=lambda p: p.stat().st_mtime,
-                   default=None)
+                    if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
     _salvaged(path).replace(path)
     return f"it is kept as {kept}" if kept else "it could not be found to keep"
 
@@ -118,12 +119,10 @@ def set_aside(path: Path) -> Path:
 
     The WAL moves first: a WAL left behind a fresh database would be read into it.
     """
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    kept = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while kept.exists():
-        n += 1
-        kept = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    # A WAL moved by a set-aside cut off before its file: the file joins it under its name.
+    orphans = [p.with_name(p.name.removesuffix("-wal"))
+               for p in path.parent.glob(f"{path.name}.damaged-*-wal")]
+    kept = next((p for p in orphans if not p.exists()), None) or _free_name(path)
     for ending in _BESIDE:
         beside = path.with_name(path.name + ending)
         if beside.exists():
@@ -132,70 +131,88 @@ def set_aside(path: Path) -> Path:
     return kept
 
 
+def _free_name(path: Path) -> Path:
+    """``NAME.damaged-STAMP`` (``-2``, ``-3``... after it if taken), its WAL's name free too."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    kept, n = path.with_name(f"{path.name}.damaged-{stamp}"), 1
+    while any(kept.with_name(kept.name + e).exists() for e in ("", *_BESIDE)):
+        n += 1
+        kept = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    return kept
+
+
 def salvage(damaged: Path, into: Journal) -> Salvaged:
     """Copy into ``into``, in one transaction, each game of the ``damaged`` journal whose
-    header can be read, its actions up to the first that cannot (a game cut there is as it
-    stood then), and the rows it had set aside.
+    first line can be read, its actions up to the first that cannot (a game cut there is as
+    it stood then); every other row that can be read (past a game's damaged row, of a game
+    whose first line cannot be read, set aside before) goes to its set-aside rows.
 
-    Each table is read from both ends, on past damaged stretches, and the actions through
-    their index too: a damaged page of rows or of an index loses only what lies there.
+    Each table is read row by row in the order it is stored, every row on its own (a read
+    that met the damage would lose the row before it), on past each damaged stretch.
     """
-    games: dict[int, tuple[Any, ...]] = {}
-    actions: dict[tuple[int, int], tuple[Any, ...]] = {}
-    dropped: dict[int, tuple[Any, ...]] = {}
     try:
-        source = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
+        source = sqlite3.connect(f"{damaged.absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
         return Salvaged()
     with closing(source):
-        by_id: Callable[[tuple[Any, ...]], Any] = lambda row: int(row[0])  # noqa: E731
-        by_seq: Callable[[tuple[Any, ...]], Any] = lambda row: (int(row[0]), int(row[1]))  # noqa: E731
-        _read(source, f"{_GAMES} ORDER BY id DESC", games, by_id)
-        _scan(source, _GAMES, games, by_id)
-        _read(source, f"{_ACTIONS} ORDER BY game_id, seq", actions, by_seq)
-        _read(source, f"{_ACTIONS} NOT INDEXED ORDER BY rowid DESC", actions, by_seq)
-        _scan(source, _ACTIONS, actions, by_seq)
-        _scan(source, "SELECT rowid, game_id, seq, body, checksum, reason, dropped"
-              " FROM dropped", dropped, by_id, rowid_first=True)
-    last: dict[int, int] = {}
-    for game_id, seq in actions:
-        last[game_id] = max(seq, last.get(game_id, 0))
-    kept_rows: list[tuple[Any, ...]] = []
+        games = {int(row[0]): row for row in _rows(source, "games", _GAMES)}
+        actions = {(int(row[0]), int(row[1])): row for row in _rows(source, "actions", _ACTIONS)}
+        before = _rows(source, "dropped", _DROPPED)
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    kept: list[tuple[Any, ...]] = []
+    set_aside_now: list[tuple[Any, ...]] = []
     cut = 0
     for game_id in games:
         seq = 1
         while (game_id, seq) in actions:
-            kept_rows.append(actions[game_id, seq])
+            kept.append(actions.pop((game_id, seq)))
             seq += 1
-        cut += last.get(game_id, 0) >= seq
-    into.copy_rows(list(games.values()), kept_rows, [row[1:] for row in dropped.values()])
-    return Salvaged(len(games), cut, len(last.keys() - games.keys()))
+        cut += any(g == game_id for g, _ in actions)  # rows past the damage: set aside
+    for (game_id, _), row in sorted(actions.items()):
+        why = (_PAST_DAMAGE if game_id in games else _NO_FIRST_LINE)
+        set_aside_now.append((*row, why, now))
+    into.copy_rows(list(games.values()), kept, before + set_aside_now)
+    headless = len({g for g, _ in actions if g not in games})
+    return Salvaged(len(games), cut, headless)
 
 
-def _read(source: sqlite3.Connection, query: str, into: dict[Any, tuple[Any, ...]],
-          key: Callable[[tuple[Any, ...]], Any]) -> None:
-    """The rows ``query`` gives until SQLite meets the damage (or to the end)."""
+# Why a salvage set a readable row aside (the journal's ``dropped`` table keeps it).
+_PAST_DAMAGE = "salvage: after a row of its game that could not be read"
+_NO_FIRST_LINE = "salvage: its game's first line could not be read"
+_DROPPED = "SELECT game_id, seq, body, checksum, reason, dropped FROM dropped"
+
+
+def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any, ...]]:
+    """Every row of ``table`` that can be read, in the order it is stored.
+
+    One row a query (Python's sqlite3 reads the row after the one it gives: a read that
+    meets the damage loses the row before it); past a row id where the damage starts, each
+    next id on its own, until the rows go on or the table's last row id is passed.
+    """
     try:
-        for row in source.execute(query):
-            into.setdefault(key(row), row)
-    except (sqlite3.Error, ValueError, TypeError):
-        pass
-
-
-def _scan(source: sqlite3.Connection, query: str,
-          into: dict[Any, tuple[Any, ...]], key: Callable[[tuple[Any, ...]], Any],
-          *, rowid_first: bool = False) -> None:
-    """``query``'s rows (of one table) in the order they are stored, read on past each
-    damaged stretch: from a row id a little further each time the last read failed."""
-    select = query if rowid_first else query.replace("SELECT ", "SELECT rowid, ", 1)
-    after, stride = -1, 1
-    for _ in range(_SKIPS):
+        (last,) = source.execute(f"SELECT max(rowid) FROM {table}").fetchone()
+    except sqlite3.Error:
+        last = None
+    known = last is not None
+    last = _MOST_IDS if last is None else int(last)
+    rows: list[tuple[Any, ...]] = []
+    after = misses = 0
+    while after < last and (known or misses < _MOST_MISSES):
         try:
-            for row in source.execute(f"{select} NOT INDEXED WHERE rowid > ? ORDER BY rowid",
-                                      (after,)):
-                after, stride = int(row[0]), 1
-                into.setdefault(key(row if rowid_first else row[1:]), row if rowid_first
-                                else row[1:])
-            return
-        except (sqlite3.Error, ValueError, TypeError):
-            after, stride = after + stride, stride * 2
+            found = source.execute(f"{select.replace('SELECT ', 'SELECT rowid, ', 1)}"
+                                   f" NOT INDEXED WHERE rowid > ? ORDER BY rowid LIMIT 1",
+                                   (after,)).fetchone()
+        except sqlite3.Error:
+            after += 1  # the damage lies ahead: that id alone, then the next
+            misses += 1
+            with suppress(sqlite3.Error):
+                found = source.execute(f"{select.replace('SELECT ', 'SELECT rowid, ', 1)}"
+                                       " NOT INDEXED WHERE rowid = ?", (after,)).fetchone()
+                if found is not None:
+                    rows.append(tuple(found[1:]))
+            continue
+        if found is None:
+            break
+        after, misses = int(found[0]), 0
+        rows.append(tuple(found[1:]))
+    return rows

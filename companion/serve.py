@@ -13,6 +13,7 @@ answers, pings the watchdog while the table is healthy and says STOPPING=1 on th
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import secrets
@@ -171,12 +172,18 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         problem = damage(path) if path.is_file() else None
         if problem is not None:
             faults["salvaged"] = mend(path)
-            logger.error("the journal %s was damaged (%s): %s", path, problem,
-                         faults["salvaged"])
+            logger.error("%s (SQLite: %s)", faults["salvaged"], problem)
     except (OSError, JournalError, sqlite3.Error) as err:
-        raise CannotWriteYet(f"the journal {path} is damaged ({problem}) and could not be"
-                             f" mended now: {err}: free some space on the card (systemd tries"
-                             " again by itself)") from err
+        what = (f"the journal {path} is damaged ({problem}) and could not be mended now"
+                if problem else f"the salvage of the damaged journal {path} could not be"
+                " finished now")
+        if _no_room(err):
+            raise CannotWriteYet(f"{what}: {err}: free some space on the card (systemd tries"
+                                 " again by itself)") from err
+        if not _cannot_write(err):
+            raise CannotWriteYet(f"{what}: {err} (systemd tries again by itself)") from err
+        # A card the kernel made read-only (as a failing one often is): shown as it is.
+        faults["salvaged"] = f"{what} ({err}): the card cannot be written"
     try:
         return Journal.in_directory(data), faults
     except DamagedJournal as err:  # damage the check above could not see: nothing to loop on
@@ -193,7 +200,7 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
             if not path.is_file():
                 break
             try:
-                journal = Journal(f"file:{path}?{query}", uri=True)
+                journal = Journal(f"{path.absolute().as_uri()}?{query}", uri=True)
             except JournalError:
                 continue
             logger.error("%s; the journal is opened read-only", err)
@@ -203,6 +210,20 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         if reason.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+
+
+def _no_room(err: BaseException) -> bool:
+    """Whether ``err`` says the card is full (or a write failed on it)."""
+    return (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+            ) or sqlite_reason(err).startswith(("SQLITE_FULL", "SQLITE_IOERR"))
+
+
+def _cannot_write(err: BaseException) -> bool:
+    """Whether ``err`` says nothing may be written there (a read-only card, a folder not
+    the service's)."""
+    return (isinstance(err, OSError) and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+            ) or sqlite_reason(err).startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN",
+                                                "SQLITE_PERM"))
 
 
 def _open_camera(

@@ -366,7 +366,7 @@ def test_a_journal_whose_index_is_damaged_is_set_aside_and_its_game_taken_up_who
         kept = kept_journal(data)
         assert state["faults"]["salvaged"] == (
             f"the journal was damaged (the card?): it is kept as {kept}; a new one holds the 1"
-            " game read from it, as much of each as could be read")
+            " game read from it, each up to its first damaged row")
         assert kept.read_bytes() == damaged  # kept whole, for whoever mends it by hand
         assert state["bids"] == before["bids"] and state["turn"] == "Ben"
         assert table.submit({"action": "dudo", "player": "Ben"}).ok  # a journal that writes

@@ -1,0 +1,92 @@
+"""A damaged journal mended: every row that can still be read is in the new journal, its
+games up to their first damaged row, the rest kept among its set-aside rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from companion.journal import Journal, damage
+from companion.salvage import mend
+
+ACTIONS = 199
+
+
+def a_long_game(path: Path) -> None:
+    journal = Journal(path)
+    game = journal.start_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]})
+    for seq in range(1, ACTIONS + 1):
+        journal.append(game, seq, {"action": "bid", "player": "Ana", "quantity": seq,
+                                   "face": 2, "pad": "y" * 60})
+    journal.close()
+
+
+def leaves(path: Path) -> list[tuple[int, int]]:
+    """The actions table's leaf pages in row order: (page number, rows on it)."""
+    with closing(sqlite3.connect(path)) as db:
+        return [(int(page), int(cells)) for page, cells in db.execute(
+            "SELECT pageno, ncell FROM dbstat WHERE name = 'actions' AND pagetype = 'leaf'"
+            " ORDER BY path")]
+
+
+def test_every_row_that_can_be_read_is_kept_the_one_before_the_damage_too(
+    tmp_path: Path,
+) -> None:
+    # Before, the row just before a damaged page was lost (Python reads a row ahead), and
+    # the rows after it were left in the damaged file alone.
+    path = tmp_path / "journal.sqlite3"
+    a_long_game(path)
+    pages = leaves(path)
+    assert len(pages) >= 4
+    page, lost = pages[2]
+    first_lost = pages[0][1] + pages[1][1] + 1  # rows are stored in the order they came
+    with path.open("r+b") as f:
+        f.seek((page - 1) * 4096)
+        f.write(b"\x5a" * 4096)
+    assert damage(path) is not None
+    said = mend(path)
+    assert said.endswith("a new one holds the 1 game read from it, each up to its first damaged"
+                         " row (1 stop at a damaged row; the rows read past it are kept aside"
+                         " in the new journal)")
+    mended = Journal(path)
+    try:
+        assert [row.seq for row in mended.game(1).rows] == list(range(1, first_lost))
+    finally:
+        mended.close()
+    with closing(sqlite3.connect(path)) as db:
+        aside = [seq for (seq,) in db.execute("SELECT seq FROM dropped ORDER BY seq")]
+    assert aside == list(range(first_lost + lost, ACTIONS + 1))
+
+
+def test_a_salvage_the_card_cannot_hold_leaves_the_damaged_journal_and_no_part_behind(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "journal.sqlite3"
+    a_long_game(path)
+    page, _ = leaves(path)[2]
+    with path.open("r+b") as f:
+        f.seek((page - 1) * 4096)
+        f.write(b"\x5a" * 4096)
+    damaged = path.read_bytes()
+    # The card fills as the new journal is written: its index file fits, its rows do not.
+    cut_off = f"""
+import resource, signal, sys
+from pathlib import Path
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (33_000, 33_000))
+from companion.salvage import mend
+try:
+    mend(Path({str(path)!r}))
+except Exception as err:
+    sys.exit(f"refused: {{err}}")
+"""
+    result = subprocess.run([sys.executable, "-c", cut_off], capture_output=True, text=True,
+                            check=False, timeout=60)
+    assert result.returncode == 1 and result.stderr.startswith("refused: "), result.stderr
+    assert path.read_bytes() == damaged
+    assert sorted(p.name for p in tmp_path.iterdir() if ".salvag" in p.name) == []
+    assert "the 1 game read from it" in mend(path)  # room again: mended
