@@ -29,6 +29,8 @@ _BESIDE = ("-wal", "-shm")
 # stretch, at most, and in a row without finding one.
 _MOST_IDS = 1_000_000
 _MOST_MISSES = 10_000
+# Rows read a query while no damage is met.
+_CHUNK = 256
 
 _GAMES = "SELECT id, started, header, checksum, finished, winner FROM games"
 _ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
@@ -161,19 +163,19 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     kept: list[tuple[Any, ...]] = []
     set_aside_now: list[tuple[Any, ...]] = []
-    cut = 0
     for game_id in games:
         seq = 1
         while (game_id, seq) in actions:
             kept.append(actions.pop((game_id, seq)))
             seq += 1
-        cut += any(g == game_id for g, _ in actions)  # rows past the damage: set aside
+    # What is left are rows past a game's damaged row, and those of games without a header.
+    left = {game_id for game_id, _ in actions}
+    cut = len(left & games.keys())
     for (game_id, _), row in sorted(actions.items()):
         why = (_PAST_DAMAGE if game_id in games else _NO_FIRST_LINE)
         set_aside_now.append((*row, why, now))
     into.copy_rows(list(games.values()), kept, before + set_aside_now)
-    headless = len({g for g, _ in actions if g not in games})
-    return Salvaged(len(games), cut, headless)
+    return Salvaged(len(games), cut, len(left - games.keys()))
 
 
 # Why a salvage set a readable row aside (the journal's ``dropped`` table keeps it).
@@ -185,9 +187,10 @@ _DROPPED = "SELECT game_id, seq, body, checksum, reason, dropped FROM dropped"
 def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any, ...]]:
     """Every row of ``table`` that can be read, in the order it is stored.
 
-    One row a query (Python's sqlite3 reads the row after the one it gives: a read that
-    meets the damage loses the row before it); past a row id where the damage starts, each
-    next id on its own, until the rows go on or the table's last row id is passed.
+    Read a few hundred rows a query; where one meets the damage, one row a query up to it
+    (Python's sqlite3 reads a row ahead: a read that meets the damage loses the row before
+    it); past the row id where the damage starts, each next id on its own, until the rows
+    go on or the table's last row id is passed.
     """
     try:
         (last,) = source.execute(f"SELECT max(rowid) FROM {table}").fetchone()
@@ -197,11 +200,17 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
     last = _MOST_IDS if last is None else int(last)
     rows: list[tuple[Any, ...]] = []
     after = misses = 0
+    ahead = f"{select.replace('SELECT ', 'SELECT rowid, ', 1)} NOT INDEXED WHERE rowid > ?"
     while after < last and (known or misses < _MOST_MISSES):
+        with suppress(sqlite3.Error):
+            many = source.execute(f"{ahead} ORDER BY rowid LIMIT {_CHUNK}", (after,)).fetchall()
+            if not many:
+                break
+            rows.extend(tuple(row[1:]) for row in many)
+            after, misses = int(many[-1][0]), 0
+            continue
         try:
-            found = source.execute(f"{select.replace('SELECT ', 'SELECT rowid, ', 1)}"
-                                   f" NOT INDEXED WHERE rowid > ? ORDER BY rowid LIMIT 1",
-                                   (after,)).fetchone()
+            found = source.execute(f"{ahead} ORDER BY rowid LIMIT 1", (after,)).fetchone()
         except sqlite3.Error:
             after += 1  # the damage lies ahead: that id alone, then the next
             misses += 1

@@ -90,3 +90,17 @@ except Exception as err:
     assert path.read_bytes() == damaged
     assert sorted(p.name for p in tmp_path.iterdir() if ".salvag" in p.name) == []
     assert "the 1 game read from it" in mend(path)  # room again: mended
+
+
+def test_a_set_aside_cut_off_after_the_wal_moved_puts_the_file_beside_its_wal(
+    tmp_path: Path,
+) -> None:
+    from companion.salvage import set_aside
+
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"the damaged file")
+    moved = tmp_path / "journal.sqlite3.damaged-20261127-230000-wal"
+    moved.write_bytes(b"its WAL, moved before the power went")
+    kept = set_aside(path)
+    assert kept.name == "journal.sqlite3.damaged-20261127-230000"  # one name for the pair
+    assert kept.read_bytes() == b"the damaged file" and not path.exists()
