@@ -207,7 +207,7 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
             faults["journal"] = (f"the journal can only be read ({err}), so every action is"
                                  f" refused: {why}")
             return journal, faults
-        if reason.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+        if _no_room(err):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
 
