@@ -200,7 +200,8 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
     last = _MOST_IDS if last is None else int(last)
     rows: list[tuple[Any, ...]] = []
     after = misses = 0
-    ahead = f"{select.replace('SELECT ', 'SELECT rowid, ', 1)} NOT INDEXED WHERE rowid > ?"
+    numbered = f"{select.replace('SELECT ', 'SELECT rowid, ', 1)} NOT INDEXED WHERE rowid"
+    ahead = f"{numbered} > ?"
     while after < last and (known or misses < _MOST_MISSES):
         with suppress(sqlite3.Error):
             many = source.execute(f"{ahead} ORDER BY rowid LIMIT {_CHUNK}", (after,)).fetchall()
@@ -215,8 +216,7 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
             after += 1  # the damage lies ahead: that id alone, then the next
             misses += 1
             with suppress(sqlite3.Error):
-                found = source.execute(f"{select.replace('SELECT ', 'SELECT rowid, ', 1)}"
-                                       " NOT INDEXED WHERE rowid = ?", (after,)).fetchone()
+                found = source.execute(f"{numbered} = ?", (after,)).fetchone()
                 if found is not None:
                     rows.append(tuple(found[1:]))
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,3 +65,10 @@ def _play(table: Table, actions: list[dict[str, Any]]) -> None:
 def play() -> Any:
     """``play(table, actions)``: submit actions that must all be accepted."""
     return _play
+
+
+def write_over(journal: Path, page: int) -> None:
+    """Write over one page of a journal file (4 KiB, counted from 1), as a failing card does."""
+    with journal.open("r+b") as f:
+        f.seek((page - 1) * 4096)
+        f.write(b"\x5a" * 4096)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from companion.journal import Journal, damage
 from companion.salvage import mend
+from tests.table.conftest import write_over
 
 ACTIONS = 199
 
@@ -41,9 +42,7 @@ def test_every_row_that_can_be_read_is_kept_the_one_before_the_damage_too(
     assert len(pages) >= 4
     page, lost = pages[2]
     first_lost = pages[0][1] + pages[1][1] + 1  # rows are stored in the order they came
-    with path.open("r+b") as f:
-        f.seek((page - 1) * 4096)
-        f.write(b"\x5a" * 4096)
+    write_over(path, page)
     assert damage(path) is not None
     said = mend(path)
     assert said.endswith("a new one holds the 1 game read from it, each up to its first damaged"
@@ -68,9 +67,7 @@ def test_a_salvage_the_card_cannot_hold_leaves_the_damaged_journal_and_no_part_b
     path = tmp_path / "journal.sqlite3"
     a_long_game(path)
     page, _ = leaves(path)[2]
-    with path.open("r+b") as f:
-        f.seek((page - 1) * 4096)
-        f.write(b"\x5a" * 4096)
+    write_over(path, page)
     damaged = path.read_bytes()
     # The card fills as the new journal is written: its index file fits, its rows do not.
     cut_off = f"""
@@ -79,6 +76,7 @@ from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (33_000, 33_000))
 from companion.salvage import mend
+from tests.table.conftest import write_over
 try:
     mend(Path({str(path)!r}))
 except Exception as err:

@@ -25,6 +25,7 @@ from companion.cli import build_parser
 from companion.config import load_config
 from companion.crashtest import free_port
 from companion.serve import build, serve_command
+from tests.table.conftest import write_over
 
 PIN = "1357"
 # This run's environment, as a shell's (a CI job run by systemd has its marks).
@@ -340,9 +341,7 @@ def garble(journal: Path, table: str) -> None:
     with closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
         (page,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
                              (table,)).fetchone()
-    with journal.open("r+b") as f:
-        f.seek((page - 1) * 4096)
-        f.write(b"\x5a" * 4096)
+    write_over(journal, page)
 
 
 def kept_journal(data: Path) -> Path:
