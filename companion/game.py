@@ -102,6 +102,11 @@ class Game:
             first = names[0]
         elif first not in names:
             raise MalformedAction(f"unknown player {shown(first)} named first")
+        elif rules.first_starter == "player 1" and first != names[0]:
+            raise MalformedAction(
+                f"at a {rules.preset} table player 1 opens the game: 'first' names"
+                f" {shown(first)}, player 1 is {shown(names[0])} (the first of 'players')"
+            )
         self.rules = rules
         self._names = names
         self._seat = {name: i for i, name in enumerate(names)}

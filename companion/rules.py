@@ -38,9 +38,11 @@ class Rules:
     cruzado: bool = False
     direction: str = "clockwise"
     lost_dice_visible: bool = True
-    # Not options: the preset's table size (the boxed editions hold six cups).
+    # Not options: the preset's table size (the boxed editions hold six cups), and who opens
+    # a game: the winner of a roll-off (a record's "first"), or player 1, the first seat.
     min_players: int = 2
     max_players: int | None = 6
+    first_starter: str = "roll-off"
 
     def options(self) -> dict[str, Any]:
         """Every option under its record name, e.g. ``{"dice": 5, "raise": ..., ...}``."""
@@ -149,6 +151,7 @@ PRESETS: dict[str, Rules] = {
         starter="winner",
         palifico="every_time",
         max_players=20,
+        first_starter="player 1",
     ),
 }
 
@@ -212,6 +215,8 @@ def describe(rules: Rules) -> str:
     lines = [f"{rules.preset}: {PRESET_TITLES.get(rules.preset, '')}".rstrip(": ")]
     lines.append(f"  {'(players)':<22}{rules.players_text():<18}how many may sit at the table"
                  " (fixed by the preset, no option)")
+    lines.append(f"  {'(first starter)':<22}{rules.first_starter:<18}who opens a game's first"
+                 " round (fixed by the preset, no option)")
     for name, value in rules.options().items():
         lines.append(f"  {name:<22}{_show(value):<18}{OPTIONS[name].meaning}")
     return "\n".join(lines)
@@ -228,6 +233,9 @@ def overview() -> str:
     lines.append(f"{'option':<{width}}" + "".join(f"{n:<{col}}" for n in names) + "values")
     players = [PRESETS[n].players_text() for n in names]
     lines.append(f"{'(players)':<{width}}" + "".join(f"{p:<{col}}" for p in players) + "fixed")
+    starters = [PRESETS[n].first_starter for n in names]
+    lines.append(f"{'(first starter)':<{width}}" + "".join(f"{p:<{col}}" for p in starters)
+                 + "fixed")
     for name, option in OPTIONS.items():
         row = "".join(f"{_show(PRESETS[n].options()[name]):<{col}}" for n in names)
         lines.append(f"{name:<{width}}{row}{option.values_text()}")

@@ -137,8 +137,11 @@ async function loadRules(stateShown) {
 // The options of the chosen preset, with ``chosen`` (name: value) over them.
 function renderOptions(chosen) {
   const preset = {...(page.rules.presets[$("preset").value] || {}), ...chosen};
-  const about = [preset.title, preset.seats ? preset.seats + " players" : ""].filter(Boolean).join(" \u00b7 ");
+  // A jinto table's first seat opens ("player 1"); elsewhere a roll-off's winner does.
+  const playerOne = preset.first_starter === "player 1";
+  const about = [preset.title, preset.seats ? preset.seats + " players" : "", playerOne ? "the first seat opens" : ""].filter(Boolean).join(" \u00b7 ");
   $("preset-title").textContent = about;
+  $("first").closest("label").hidden = playerOne;
   $("dice-each").value = preset.dice || 5;
   $("options").replaceChildren(...Object.entries(page.rules.options).filter(([name]) => name !== "dice").map(([name, choices]) => {
     const value = preset[name];
@@ -174,7 +177,7 @@ async function startGame() {
   });
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
   const first = rows.find((r) => r.seat === $("first").value);
-  if (first) header.first = first.name;
+  if (first && !$("first").closest("label").hidden) header.first = first.name;
   const data = await api("POST", "/api/game", header);
   if (!data) return;
   page.anotherGame = false;

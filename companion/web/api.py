@@ -253,6 +253,7 @@ def rules() -> Response:
             **preset.options(),
             "title": PRESET_TITLES.get(name, ""),
             "seats": preset.players_text(),
+            "first_starter": preset.first_starter,
         }
         for name, preset in PRESETS.items()
     }

@@ -120,6 +120,23 @@ def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
     assert get_state(server)["turn"] == "Eva"
 
 
+def test_a_jinto_table_asks_for_no_roll_off_winner_and_its_first_seat_opens(
+    phone: Any, server: str
+) -> None:
+    # RULES.md: at jinto "player 1" opens, where the other presets roll off. Before, the form
+    # offered "First" there too, and the game then opened with the player picked.
+    open_form(phone)
+    seated = names(phone)
+    phone.select_option("#first", label=seated[-1])
+    phone.select_option("#preset", "jinto")
+    expect(phone.locator("#first")).to_be_hidden()
+    expect(phone.locator("#preset-title")).to_contain_text("the first seat opens")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    state = get_state(server)
+    assert state["rules"] == "jinto" and state["turn"] == seated[0]
+
+
 def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     phone: Any, server: str
 ) -> None:

@@ -143,6 +143,10 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
         ({"game": "dudo-record/1", "players": "Ana,Ben"}, "players must be a list of names"),
         ({"game": "dudo-record/1", "players": THREE, "first": "Zed"},
          "unknown player 'Zed' named first"),
+        # RULES.md's first starter at jinto is "player 1", where the others roll off.
+        ({"game": "dudo-record/1", "rules": "jinto", "players": THREE, "first": THREE[1]},
+         f"at a jinto table player 1 opens the game: 'first' names '{THREE[1]}', player 1 is"
+         f" '{THREE[0]}'"),
     ],
 )  # fmt: skip
 def test_a_bad_header_is_malformed_and_names_what_is_allowed(
@@ -151,6 +155,13 @@ def test_a_bad_header_is_malformed_and_names_what_is_allowed(
     with pytest.raises(MalformedAction) as caught:
         Game.from_header(header)
     assert message in str(caught.value)
+
+
+def test_a_jinto_game_opens_with_player_1_and_the_others_with_the_roll_off_s_winner() -> None:
+    assert Game(make_rules("jinto"), THREE).state()["turn"] == THREE[0]
+    assert Game(make_rules("jinto"), THREE, THREE[0]).state()["turn"] == THREE[0]
+    for preset in ("perudo", "dudo", "payroodo"):
+        assert Game(make_rules(preset), THREE, THREE[2]).state()["turn"] == THREE[2]
 
 
 def test_the_dudo_preset_seats_more_than_six_and_the_house_up_to_twenty() -> None:

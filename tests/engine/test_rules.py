@@ -96,6 +96,8 @@ def test_dudo_rules_with_a_preset_prints_its_options(capsys: pytest.CaptureFixtu
     # Not an option a record's "options" takes: marked so, as the whole table marks it.
     assert ("(players)             2-20              how many may sit at the table (fixed by"
             " the preset, no option)") in out
+    assert ("(first starter)       player 1          who opens a game's first round (fixed by"
+            " the preset, no option)") in out
 
 
 def test_dudo_rules_with_an_unknown_preset_exits_2_with_a_clear_message(

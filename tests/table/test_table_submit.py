@@ -294,6 +294,25 @@ def test_play_again_seats_no_player_who_left_the_table(
     assert again.header.get("first", "Ana") == "Ana"  # Caro opened the last: the first seat
 
 
+def test_play_again_at_jinto_opens_with_player_1_still_at_the_table(
+    table: Table, play: Any
+) -> None:
+    # RULES.md: at jinto "player 1" opens a game; there is no roll-off's winner to name.
+    assert table.new_game({"game": "dudo-record/1", "rules": "jinto", "options": {"dice": 1},
+                           "players": ["Ana", "Ben", "Caro"]}).ok
+    play(table, [{"action": "leave", "player": "Ana"},
+                 {"action": "bid", "player": "Ben", "quantity": 1, "face": 3},
+                 {"action": "dudo", "player": "Caro"},
+                 {"action": "reveal", "dice": {"Ben": [2], "Caro": [4]}}])
+    assert table.state()["winner"] == "Caro"
+    named = table.play_again("Caro")
+    assert not named.ok and named.error == (
+        "cannot start the game: at a jinto table player 1 opens the game: 'first' names"
+        " 'Caro', player 1 is 'Ben' (the first of 'players')")
+    assert table.play_again().ok
+    assert table.state()["turn"] == "Ben"  # Ana, player 1 before, left: Ben is player 1 now
+
+
 def test_play_again_with_one_player_still_at_the_table_says_so(
     table: Table, play: Any
 ) -> None:
