@@ -50,6 +50,8 @@ CREATE TABLE IF NOT EXISTS dropped (
     dropped TEXT NOT NULL
 );
 """
+# What the players are told across restarts (since session 47: made when first needed).
+_NOTICES = "CREATE TABLE IF NOT EXISTS notices (name TEXT PRIMARY KEY, message TEXT NOT NULL)"
 
 
 class JournalError(Exception):
@@ -313,6 +315,30 @@ class Journal:
             db.executemany("INSERT INTO dropped (game_id, seq, body, checksum, reason,"
                            " dropped) VALUES (?, ?, ?, ?, ?, ?)", dropped)
             db.execute("COMMIT")
+
+    def notice(self, name: str) -> str | None:
+        """The notice kept under ``name`` for the players (``salvaged``), or None."""
+        with self._guard("cannot read the journal") as db:
+            if not self._has_notices(db):
+                return None
+            row = db.execute("SELECT message FROM notices WHERE name = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_notice(self, name: str, message: str | None) -> None:
+        """Keep a notice for the players under ``name`` across restarts; None: said no more."""
+        with self._guard(f"cannot keep the notice {name!r}") as db:
+            if message is not None:
+                db.execute(_NOTICES)
+                db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)",
+                           (name, message))
+            elif self._has_notices(db):
+                db.execute("DELETE FROM notices WHERE name = ?", (name,))
+
+    @staticmethod
+    def _has_notices(db: sqlite3.Connection) -> bool:
+        # A journal from before session 47, or read-only, may have no such table.
+        return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name ="
+                          " 'notices'").fetchone() is not None
 
     def drop(self, row: Row, reason: str) -> None:
         """Move a row out of its game into the ``dropped`` table (kept there, not lost)."""

@@ -32,6 +32,9 @@ _MOST_MISSES = 10_000
 # Rows read a query while no damage is met.
 _CHUNK = 256
 
+# The journal's notice of a salvage, kept in the new journal (:meth:`Journal.notice`).
+NOTICE = "salvaged"
+
 _GAMES = "SELECT id, started, header, checksum, finished, winner FROM games"
 _ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
 
@@ -57,16 +60,18 @@ class Salvaged:
                 f" to its first damaged row{cut}{left}")
 
 
-def mend(path: Path) -> str:
+def mend(path: Path) -> None:
     """Put in place of the damaged journal at ``path`` a new one holding what can be read
-    of it, the damaged one kept beside it; what to tell the players. OSError, JournalError
-    or sqlite3.Error when that cannot be done now (the card full): nothing is renamed then.
+    of it, the damaged one kept beside it; the new one keeps the players' notice of it
+    (:func:`notice`) until a new game. OSError, JournalError or sqlite3.Error when that
+    cannot be done now (the card full): nothing is renamed then.
     """
     new = _salvaging(path)
     _remove(new)  # a salvage cut off before it was complete
     journal = Journal(new)
     try:
         salvaged = salvage(path, journal)
+        journal.set_notice(NOTICE, f"a new one holds {salvaged}")  # complete with the file
     except BaseException:
         journal.close()
         _remove(new)  # never taken for complete at the next start
@@ -75,18 +80,26 @@ def mend(path: Path) -> str:
     if any(new.with_name(new.name + e).exists() for e in _BESIDE):
         raise OSError(f"{new}: its WAL could not be folded into it (the card full?)")
     new.replace(_salvaged(path))  # complete: the next start finishes from here
-    return (f"the journal was damaged (the card?): {_put_in_place(path)}; a new one"
-            f" holds {salvaged}")
+    _put_in_place(path)
 
 
-def finish(path: Path) -> str | None:
-    """A salvage cut off once its new journal was complete, before that took the damaged
-    one's place: finished now; what to tell the players (None: there was none; one cut off
-    before it was complete is done again, as the journal is still found damaged)."""
+def finish(path: Path) -> bool:
+    """Finish a salvage cut off once its new journal was complete, before that took the
+    damaged one's place; whether there was one (one cut off before it was complete is done
+    again, as the journal is still found damaged)."""
     if not _salvaged(path).is_file():
-        return None
-    return (f"the journal was damaged (the card?): {_put_in_place(path)}; a new one holds"
-            " what could be read of it")
+        return False
+    _put_in_place(path)
+    return True
+
+
+def notice(path: Path, held: str) -> str:
+    """What the players are told of the salvage that made the journal at ``path``, whose
+    notice there is ``held``: where the damaged one is kept, and what the new one holds."""
+    kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
+                if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
+    where = f"it is kept as {kept}" if kept else "it could not be found to keep"
+    return f"the journal was damaged (the card?): {where}; {held}"
 
 
 def _salvaging(path: Path) -> Path:
@@ -104,16 +117,12 @@ def _remove(new: Path) -> None:
         part.unlink(missing_ok=True)
 
 
-def _put_in_place(path: Path) -> str:
-    """Set aside what of the damaged journal is still at ``path`` and put the complete new
-    one there; where the damaged one is kept."""
+def _put_in_place(path: Path) -> None:
+    """Set aside what of the damaged journal is still at ``path`` (none: set aside already,
+    by the salvage cut off) and put the complete new one there."""
     if path.exists():
-        kept: Path | None = set_aside(path)
-    else:  # set aside already, by the salvage cut off
-        kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
-                    if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
+        set_aside(path)
     _salvaged(path).replace(path)
-    return f"it is kept as {kept}" if kept else "it could not be found to keep"
 
 
 def set_aside(path: Path) -> Path:

@@ -40,7 +40,8 @@ from companion.journal import (
     sqlite_reason,
 )
 from companion.reveal import VisionReader, within
-from companion.salvage import finish, mend
+from companion.salvage import NOTICE as SALVAGE_NOTICE
+from companion.salvage import finish, mend, notice
 from companion.sim import SimulatedCups
 from companion.table import Table
 
@@ -167,12 +168,12 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
     faults: dict[str, str] = {}
     problem = None
     try:
-        if (finished := finish(path)) is not None:
-            faults["salvaged"] = finished
+        if finish(path):
+            logger.error("the salvage of the damaged journal %s, cut off, is finished", path)
         problem = damage(path) if path.is_file() else None
         if problem is not None:
-            faults["salvaged"] = mend(path)
-            logger.error("%s (SQLite: %s)", faults["salvaged"], problem)
+            logger.error("the journal %s is damaged (SQLite: %s): mending it", path, problem)
+            mend(path)
     except (OSError, JournalError, sqlite3.Error) as err:
         what = (f"the journal {path} is damaged ({problem}) and could not be mended now"
                 if problem else f"the salvage of the damaged journal {path} could not be"
@@ -185,7 +186,7 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         # A card the kernel made read-only (as a failing one often is): shown as it is.
         faults["salvaged"] = f"{what} ({err}): the card cannot be written"
     try:
-        return Journal.in_directory(data), faults
+        return _noticed(Journal.in_directory(data), path, faults)
     except DamagedJournal as err:  # damage the check above could not see: nothing to loop on
         raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
     except JournalError as err:
@@ -206,10 +207,26 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
             logger.error("%s; the journal is opened read-only", err)
             faults["journal"] = (f"the journal can only be read ({err}), so every action is"
                                  f" refused: {why}")
-            return journal, faults
+            return _noticed(journal, path, faults)
         if _no_room(err):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+
+
+def _noticed(
+    journal: Journal, path: Path, faults: dict[str, str]
+) -> tuple[Journal, dict[str, str]]:
+    """The journal at ``path`` and its faults, with the notice of a salvage that made it (kept in it
+    until a new game, across restarts: a power cut just after the salvage loses nothing)."""
+    try:
+        held = journal.notice(SALVAGE_NOTICE)
+    except JournalError as err:
+        logger.warning("%s: the notice of a salvage, if any, is not shown", err)
+        held = None
+    if held is not None and "salvaged" not in faults:
+        faults["salvaged"] = notice(path, held)
+        logger.error("%s", faults["salvaged"])
+    return journal, faults
 
 
 def _no_room(err: BaseException) -> bool:

@@ -375,6 +375,25 @@ def test_a_journal_whose_index_is_damaged_is_set_aside_and_its_game_taken_up_who
     assert not list(data.glob("*.salvaging*"))
 
 
+def test_a_salvage_is_said_after_a_restart_too_until_a_new_game(tmp_path: Path) -> None:
+    # Before, the notice lived in memory only: a power cut (or any restart) right after the
+    # salvage and nobody was ever told that the journal had been damaged.
+    data = tmp_path / "data"
+    a_game_in(data)
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    with ExitStack() as stack:
+        said = built(data, stack).table.state()["faults"]["salvaged"]
+    assert said.startswith("the journal was damaged (the card?): it is kept as ")
+    with ExitStack() as stack:  # restarted: nothing more to mend, the notice still stands
+        table = built(data, stack).table
+        assert table.state()["faults"]["salvaged"] == said
+        assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+    with ExitStack() as stack:
+        assert "salvaged" not in built(data, stack).table.state()["faults"]
+    assert said.endswith(f"it is kept as {kept_journal(data)}; a new one holds the 1 game read"
+                         " from it, each up to its first damaged row")  # one kept, once
+
+
 def test_a_power_cut_s_journal_is_kept_as_it_was_and_its_wal_salvaged_too(
     tmp_path: Path,
 ) -> None:
@@ -422,7 +441,7 @@ def test_a_salvage_cut_off_is_done_again_or_finished_at_the_next_start(
         state = built(data, stack).table.state()
         assert state["bids"] == before["bids"]
         assert "it is kept as " in state["faults"]["salvaged"]
-    assert finish(data / "journal.sqlite3") is None  # nothing left to finish
+    assert not finish(data / "journal.sqlite3")  # nothing left to finish
     assert not list(data.glob("*.salvag*"))
 
 
