@@ -135,11 +135,6 @@ def dudo_call(game: Game, seat: int) -> Call | str:
         return "no bid to doubt yet"
     if seat == bidder:
         return f"{game._names[seat]} may not doubt their own bid"
-    if bidder in game._left and seat != game._turn:
-        # The next player is not held to raise a bid nobody may doubt: their call on it is
-        # void. Nobody else ends the round for nothing (a cruzado doubt included).
-        return (f"{game._names[bidder]} has left the table: only {game.turn} may call the bid"
-                " (a void call) or raise it")
     if seat == game._turn:
         return Call("dudo", seat, bidder, game._bid_q, game._bid_f)
     if game.rules.cruzado:
@@ -171,9 +166,6 @@ def exact_call_problem(game: Game, seat: int) -> str:
         return f"no bid yet: {call} is called on a standing bid"
     if seat == bidder:
         return f"{game._names[seat]} may not call {call} on their own bid"
-    if bidder in game._left:
-        return (f"{game._names[bidder]} has left the table: no {call} on their bid; {game.turn}"
-                " raises it or calls dudo")
     if exact in ("spot_on", "jinto") and seat != game._turn:
         return f"only the next player may call {call}: {game.turn} acts"
     if exact == "exactomundo" and seat == game._turn:
@@ -207,10 +199,10 @@ def do_call(game: Game, call: Call) -> list[Announcement]:
     game._bids = Said(game._bids, (kind, call.caller))
     name = game._names[call.caller]
     said = [Announcement(kind, name, describe_call(game.rules, call, game._names))]
-    if call.target in game._left:
-        # The next player's call on a player who has left is void, as when the called player
-        # leaves after it: they are not held to raise a bid nobody may doubt (it may top the
-        # dice in play). dudo_call lets nobody else make it.
+    if call.kind == "pass" and call.target in game._left:
+        # A pass is settled on the passer's dice, and those left the table with them: the
+        # call is void, as when the passer leaves after it. (A bid of a player who left is
+        # called and settled as any other: RULES.md's round goes on.)
         said += rounds.void_call(game, call, call.target)
     return said
 

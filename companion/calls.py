@@ -100,6 +100,23 @@ def settle(
 ) -> Settlement:
     """Decide a call: ``dice`` is each seat's count, ``faces`` the dice that count for it
     (every die shown for a bid, the passer's for a called pass)."""
+    s = _settle(rules, call, dice, faces, wild=wild, names=names)
+    if s.loser is not None and not dice[s.loser]:
+        # RULES.md: a player who leaves is out, and the round goes on: a call on their bid,
+        # or their own call, is settled all the same; they have no die left to lose.
+        s.verdict += f" ({names[s.loser]} has left the table: no die to lose)"
+    return s
+
+
+def _settle(
+    rules: Rules,
+    call: Call,
+    dice: Sequence[int],
+    faces: Sequence[int],
+    *,
+    wild: bool,
+    names: Sequence[str],
+) -> Settlement:
     caller, target = call.caller, call.target
     if call.kind == "pass":
         honest = is_pass_hand(faces)
@@ -130,7 +147,7 @@ def settle(
             _lose(s, dice, target, amount)
             s.winner = caller
             s.verdict = "the bid was false"
-            if call.cruzado:
+            if call.cruzado and s.dice_lost:
                 # The out-of-turn doubter takes one of the dice the bluffer loses.
                 s.changes[caller] = 1
                 s.dice_lost -= 1
@@ -146,7 +163,12 @@ def settle(
         return s
     s.winner = caller
     s.verdict = "exact"
-    if rules.exact_call == "jinto":
+    gone = next((seat for seat in (caller, target) if not dice[seat]), None)
+    if gone is not None and (gone == caller or rules.exact_call == "jinto"):
+        # No die comes back to a caller who left, and none is taken from a bidder who did.
+        what = "to take" if gone == target else "back"
+        s.verdict = f"exact (no die {what}: {names[gone]} has left the table)"
+    elif rules.exact_call == "jinto":
         # Jinto moves a die from the bidder to the caller: no cap, none created.
         s.changes[target] = -1
         s.changes[caller] = 1
@@ -160,9 +182,10 @@ def settle(
 
 
 def _lose(s: Settlement, dice: Sequence[int], seat: int, amount: int) -> None:
-    # Nobody loses more dice than they hold.
+    # Nobody loses more dice than they hold (a player who left holds none).
     lost = min(amount, dice[seat])
-    s.changes[seat] = -lost
+    if lost:
+        s.changes[seat] = -lost
     s.dice_lost += lost
     s.loser = seat
 

@@ -8,11 +8,10 @@ The position is a handful of small immutable values (tuples, frozensets, ints) h
 slots, so a snapshot is one tuple of references: every accepted action pushes the
 snapshot from before it, and ``undo`` pops it back. No inverse operations, no deep copies.
 
-Leaving, a decision of this engine (RULES.md leaves it open): when the bidder of the
-standing bid (or a passer) leaves during bidding, the bid stays the bid to beat; the next
-player's call on it (nobody else may call it), like a call whose caller or called player
-leaves during the reveal, is void: nobody loses a die and the one of the two still at the
-table opens the next round.
+Leaving: RULES.md's "the round goes on". The bid of a player who left stays the bid to
+beat, and a call on it, or a call whose caller or called player leaves during the reveal,
+is settled as any other; the leaver has no die to lose. A pass, settled on the passer's
+dice alone, cannot be once they left: a call on it is void (nobody loses a die).
 """
 
 from __future__ import annotations

@@ -410,15 +410,17 @@ def apply_leave(game: Game, seat: int) -> list[Announcement]:
         game._bids = Said(game._bids, ("leave", seat))
         if game._turn == seat:
             game._turn = game._next_active(seat, game._direction)
-    elif call is not None and seat in (call.caller, call.target):
+    elif call is not None and call.kind == "pass" and seat == call.target:
         said += void_call(game, call, seat)
+    # Any other call waiting goes on to its reveal, the leaver's dice out of it (RULES.md:
+    # "the round goes on"); a caller or called player who left has no die to lose.
     return said
 
 
 def void_call(game: Game, call: Call, gone: int) -> list[Announcement]:
-    """The call is void, ``gone`` (its caller or the player called) having left the table:
-    nobody loses a die, and the other of the two opens the next round."""
-    other = call.target if gone == call.caller else call.caller
+    """The call on a pass is void, the passer ``gone`` (their dice, which settle it, left
+    the table with them): nobody loses a die, and the caller opens the next round."""
+    other = call.caller
     text = f"{game._names[gone]} left: the call is void, nobody loses a die"
     game._last_result = Result(game.round, call, None, None, game._wild, text, ())
     return [Announcement("reveal", None, text), *start_round(game, other, None)]

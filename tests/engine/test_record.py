@@ -280,7 +280,7 @@ def test_the_largest_bid_the_referee_takes_can_be_left_for_aces_and_said() -> No
         game.apply({"action": "bid", "player": "Caro", "quantity": 5, "face": 5})
     assert game.legal_bids() == []  # Caro may doubt: no raise to offer past the largest
     # The bidder leaves: still no raise to offer (the page and the dial offer none), rather
-    # than the offer failing; Caro may call the bid, a void call.
+    # than the offer failing; Caro may call the bid.
     game.apply({"action": "leave", "player": "Ben"})
     assert game.legal_bids() == [] and game.can_call()["dudo"] == ["Caro"]
 

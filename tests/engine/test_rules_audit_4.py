@@ -355,8 +355,8 @@ def test_a_palifico_bid_above_the_dice_in_play_whose_bidder_leaves_may_be_doubte
     game.check(bid("Ben", 10, 3))
     refused_and_unrecorded(game, bid("Ben", 10, 4), "the face is locked to 3s")
     play(game, "Ana leave")
-    # Ben may doubt the bid of a player who left (a void call) or raise it, above the dice
-    # in play: no raise is offered, as for any bid no raise fits under them.
+    # Ben may doubt the bid of a player who left (settled as any other) or raise it, above
+    # the dice in play: no raise is offered, as for any bid no raise fits under them.
     assert game.state()["can_call"]["dudo"] == ["Ben"] and game.legal_bids() == []
     play(game, "Ben 10x3; Caro dudo; reveal Ben:33 Caro:11")  # two 3s: Ben 2 -> 1
     assert dice_counts(game) == {"Ana": 0, "Ben": 1, "Caro": 2}
