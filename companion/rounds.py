@@ -419,8 +419,9 @@ def apply_leave(game: Game, seat: int) -> list[Announcement]:
 
 def void_call(game: Game, call: Call, gone: int) -> list[Announcement]:
     """The call on a pass is void, the passer ``gone`` (their dice, which settle it, left
-    the table with them): nobody loses a die, and the caller opens the next round."""
-    other = call.caller
+    the table with them): nobody loses a die, and the caller opens the next round (the
+    player on their left, if they left the table too)."""
+    other = call.caller if game._dice[call.caller] else game._next_active(call.caller, 1)
     text = f"{game._names[gone]} left: the call is void, nobody loses a die"
     game._last_result = Result(game.round, call, None, None, game._wild, text, ())
     return [Announcement("reveal", None, text), *start_round(game, other, None)]

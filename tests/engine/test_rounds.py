@@ -193,6 +193,16 @@ class TestLeave:
         play(game, "undo")  # the call taken back: the round goes on as it was
         assert (game.phase, game.round, game.state()["bid"]["player"]) == ("bidding", 1, "Ana")
 
+    def test_a_call_on_a_pass_left_by_its_caller_and_then_its_passer_opens_on_their_left(
+        self, play: Script
+    ) -> None:
+        # Before, the caller, gone, opened the next round and was let bid.
+        game = game_of("dudo", FOUR)
+        play(game, "Ana 3x4; Ben pass; Caro dudo; Caro leave; Ben leave")
+        assert (game.phase, game.round, game.turn) == ("bidding", 2, "Dan")
+        with pytest.raises(IllegalAction, match="Caro has left the table"):
+            play(game, "Caro 1x2")
+
     def test_a_bid_that_left_and_tops_the_dice_is_doubted_not_raised(
         self, play: Script, dice_of: DiceOf
     ) -> None:
