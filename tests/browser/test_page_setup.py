@@ -110,6 +110,7 @@ def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
     phone: Any, server: str
 ) -> None:
     open_form(phone)
+    phone.select_option("#preset", "perudo")  # a roll-off's winner opens (not at jinto)
     rows = phone.locator("#seats .seat-row")
     last = rows.nth(rows.count() - 1)
     phone.select_option("#first", label=last.locator("input[type=text]").input_value())
@@ -213,6 +214,8 @@ def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
     assert small.evaluate("document.documentElement.scrollWidth") <= 360
     for part in small.locator("#new-game select, #new-game input, #new-game button,"
                               " #new-game label > span").all():
+        if not part.is_visible():
+            continue  # "First", at a jinto table
         box = part.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
     # A name keeps room to be read (the seat's buttons go below it).
