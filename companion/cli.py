@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--empty", metavar="IMAGE", help="a photograph of the empty glass")
     p.add_argument("--dice", metavar="IMAGE", help="a photograph with dice on the glass")
     p.add_argument("--seats", type=int, default=0,
-                   help="seat zones to mark, 1-12 equal sectors (default 0: keep the config's)")
+                   help="seat zones to mark, 1-20 equal sectors (default 0: keep the config's)")
 
     p = sub.add_parser("serve", help="run the companion: referee, page and table hardware")
     p.add_argument("--sim", action="store_true", help="mock pins and a simulated camera")

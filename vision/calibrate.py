@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import (
+    MOST_SEATS,
     Calibration,
     CameraSettings,
     calibration_from_dict,
@@ -86,8 +87,8 @@ def calibrate(
     """Measure what the inputs allow, write it to ``path``; the lines to show the user."""
     if not (source_spec or empty or dice or seats):
         raise CalibrationError("nothing to calibrate: give --empty, --dice, --source or --seats")
-    if seats < 0 or seats > 12:
-        raise CalibrationError(f"--seats {seats}: must be 1..12")
+    if seats < 0 or seats > MOST_SEATS:
+        raise CalibrationError(f"--seats {seats}: must be 1..{MOST_SEATS}")
     # A link is followed to the config it names; anything but a file (/dev/null, a folder, a
     # pipe) is no config to replace.
     try:

@@ -19,6 +19,9 @@ from vision.config import read_toml
 from vision.reading import COLOUR_SPELLINGS, COLOURS
 from vision.tomlwrite import save_tables
 
+# The most seat zones a table is marked with (the house rules seat 20 players).
+MOST_SEATS = 20
+
 _CAMERA_KEYS = (
     "source",
     "width",
@@ -147,8 +150,8 @@ def sector_zones(
 ) -> SeatZones:
     """Equal sectors for ``count`` seats around the centre of a width x height image (the
     next seat anticlockwise in it, as a camera under the glass sees the table)."""
-    if not 1 <= count <= 12:
-        raise ValueError(f"seats {count}: must be 1..12")
+    if not 1 <= count <= MOST_SEATS:
+        raise ValueError(f"seats {count}: must be 1..{MOST_SEATS}")
     return SeatZones(count=count, centre=(width / 2, height / 2), first_angle=first_angle,
                      clockwise=clockwise)
 
@@ -283,8 +286,8 @@ def _seats(table: dict[str, object], source: str) -> SeatZones:
     count = 0
     if "count" in table:
         value = table["count"]
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
-            raise _bad(source, "seats", "count", value, "must be 0..12")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_SEATS:
+            raise _bad(source, "seats", "count", value, f"must be 0..{MOST_SEATS}")
         count = value
     centre = _point(source, "centre", table["centre"]) if "centre" in table else (0.0, 0.0)
     first_angle = _number(source, "seats", "first_angle", table.get("first_angle", 90.0))

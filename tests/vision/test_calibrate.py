@@ -148,7 +148,7 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
             "[camera]\ncolour_gains = [1.0]\n",
             r"colour_gains = \[1.0\]: must be \[red_gain, blue_gain\]",
         ),
-        ("[seats]\ncount = 20\ncentre = [1, 1]\n", r"\[seats\] count = 20: must be 0..12"),
+        ("[seats]\ncount = 21\ncentre = [1, 1]\n", r"\[seats\] count = 21: must be 0..20"),
         ("[seats]\ncount = 3\n", r"count = 3 needs centre"),
         ("[seats.zones]\nseat2 = [[0, 0], [1, 0], [1, 1]]\n", "seat1..seat1 without gaps"),
         ("[seats.zones]\nseat1 = [[0, 0], [1, 0]]\n", "a zone needs 3 or more"),
@@ -358,7 +358,7 @@ def test_a_bad_empty_glass_is_refused_and_nothing_is_written(
     [
         ([], "nothing to calibrate"),
         (["--empty", "missing.png"], "missing.png: no such file"),
-        (["--seats", "13"], "--seats 13: must be 1..12"),
+        (["--seats", "21"], "--seats 21: must be 1..20"),
         (["--source", "webcam"], "frame source 'webcam' unknown"),
         (["--source", "device:57"], "device:57: no camera at index 57"),
     ],

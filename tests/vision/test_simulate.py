@@ -220,7 +220,7 @@ def test_a_player_keeps_their_seat_when_only_some_players_show_dice() -> None:
 
 def test_game_after_game_of_new_players_each_is_seated_afresh() -> None:
     # `dudo serve --sim` runs for hours: five games of three new players each is fifteen
-    # names, more than the glass has seats (12); each game seats its own players.
+    # names, and a long run would need dozens of seats; each game seats its own players.
     camera = SimulatedCamera(seed=6)
     for game in range(5):
         players = [f"P{game}{i}" for i in range(3)]
@@ -229,6 +229,19 @@ def test_game_after_game_of_new_players_each_is_seated_afresh() -> None:
         assert camera.calibration.seats.count == 6
         camera.capture()
         assert camera.last_scene is not None and len(camera.last_scene.dice) == 6
+
+
+def test_a_jinto_table_of_twenty_lays_each_player_s_dice_in_their_own_seat() -> None:
+    # Before, a table of more than 12 failed every reveal in `dudo serve --sim` ("seats 20:
+    # must be 1..12"): the house rules seat 20.
+    camera = SimulatedCamera(seed=7)
+    players = [f"P{i:02}" for i in range(1, 21)]
+    camera.set_dice({p: [i % 6 + 1] for i, p in enumerate(players)})
+    camera.capture()
+    assert camera.last_scene is not None and camera.calibration.seats.count == 20
+    for die in camera.last_scene.dice:
+        assert die.player is not None
+        assert camera.zones.seat_at(die.x, die.y) == camera.seat_of()[die.player]
 
 
 def test_a_bad_face_from_the_cups_changes_nothing() -> None:
