@@ -147,10 +147,13 @@ def _settle(
             _lose(s, dice, target, amount)
             s.winner = caller
             s.verdict = "the bid was false"
-            if call.cruzado and s.dice_lost:
-                # The out-of-turn doubter takes one of the dice the bluffer loses.
+            if call.cruzado and s.dice_lost and dice[caller]:
+                # The out-of-turn doubter takes one of the dice the bluffer loses (none if
+                # they left the table: it goes out of sight).
                 s.changes[caller] = 1
                 s.dice_lost -= 1
+            elif call.cruzado and s.dice_lost:
+                s.verdict += f" ({names[caller]} has left the table: no die to take)"
         return s
 
     # An exact call: calza, spot on, exactomundo or jinto. Always one die either way.
@@ -166,7 +169,7 @@ def _settle(
     gone = next((seat for seat in (caller, target) if not dice[seat]), None)
     if gone is not None and (gone == caller or rules.exact_call == "jinto"):
         # No die comes back to a caller who left, and none is taken from a bidder who did.
-        what = "to take" if gone == target else "back"
+        what = "to take" if gone == target or rules.exact_call == "jinto" else "back"
         s.verdict = f"exact (no die {what}: {names[gone]} has left the table)"
     elif rules.exact_call == "jinto":
         # Jinto moves a die from the bidder to the caller: no cap, none created.

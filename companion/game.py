@@ -101,11 +101,6 @@ class Game:
             first = names[0]
         elif first not in names:
             raise MalformedAction(f"unknown player {shown(first)} named first")
-        elif rules.first_starter == "player 1" and first != names[0]:
-            raise MalformedAction(
-                f"at a {rules.preset} table player 1 opens the game: 'first' names"
-                f" {shown(first)}, player 1 is {shown(names[0])} (the first of 'players')"
-            )
         self.rules = rules
         self._names = names
         self._seat = {name: i for i, name in enumerate(names)}
@@ -374,6 +369,19 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
 
 
 NAME_MAX = 40  # characters of a new game's player name (the page's field takes 24)
+
+
+def check_new_game(game: Game) -> None:
+    """MalformedAction unless a new game may start as its header says: its names and colours
+    (:func:`check_new_players`), and where the preset's first starter is player 1 (jinto),
+    no other player named ``first``. (Records of earlier versions replay as written.)"""
+    check_new_players(game.players, game.header.get("colours"))
+    first, players = game.header["first"], game.players
+    if game.rules.first_starter == "player 1" and first != players[0]:
+        raise MalformedAction(
+            f"at a {game.rules.preset} table player 1 opens the game: 'first' names"
+            f" {shown(first)}, player 1 is {shown(players[0])} (the first of 'players')"
+        )
 
 
 def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = None) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from companion.announcement import Announcement
 from companion.bid import MAX_QUANTITY, Bid
 from companion.errors import shown
-from companion.game import Game, check_new_players
+from companion.game import Game, check_new_game
 from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
@@ -208,7 +208,7 @@ class Table:
         with self._lock:
             try:
                 game = Game.from_header(dict(header))
-                check_new_players(game.players, game.header.get("colours"))
+                check_new_game(game)
             except (TypeError, ValueError) as err:
                 return self._reject(f"cannot start the game: {err}")
             game_id: int | None

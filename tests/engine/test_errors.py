@@ -9,7 +9,7 @@ import pytest
 
 from companion.announcement import Announcement
 from companion.errors import IllegalAction, MalformedAction
-from companion.game import Game
+from companion.game import Game, check_new_game
 from companion.rules import make_rules
 
 Script = Callable[[Game, str], list[Announcement]]
@@ -143,10 +143,6 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
         ({"game": "dudo-record/1", "players": "Ana,Ben"}, "players must be a list of names"),
         ({"game": "dudo-record/1", "players": THREE, "first": "Zed"},
          "unknown player 'Zed' named first"),
-        # RULES.md's first starter at jinto is "player 1", where the others roll off.
-        ({"game": "dudo-record/1", "rules": "jinto", "players": THREE, "first": THREE[1]},
-         f"at a jinto table player 1 opens the game: 'first' names '{THREE[1]}', player 1 is"
-         f" '{THREE[0]}'"),
     ],
 )  # fmt: skip
 def test_a_bad_header_is_malformed_and_names_what_is_allowed(
@@ -157,11 +153,18 @@ def test_a_bad_header_is_malformed_and_names_what_is_allowed(
     assert message in str(caught.value)
 
 
-def test_a_jinto_game_opens_with_player_1_and_the_others_with_the_roll_off_s_winner() -> None:
-    assert Game(make_rules("jinto"), THREE).state()["turn"] == THREE[0]
-    assert Game(make_rules("jinto"), THREE, THREE[0]).state()["turn"] == THREE[0]
+def test_a_new_jinto_game_opens_with_player_1_and_the_others_with_the_roll_off_s_winner(
+) -> None:
+    # RULES.md's first starter at jinto is "player 1", where the others roll off.
+    check_new_game(Game(make_rules("jinto"), THREE))
+    check_new_game(Game(make_rules("jinto"), THREE, THREE[0]))
+    with pytest.raises(MalformedAction) as caught:
+        check_new_game(Game(make_rules("jinto"), THREE, THREE[1]))
+    assert str(caught.value) == (f"at a jinto table player 1 opens the game: 'first' names"
+                                 f" '{THREE[1]}', player 1 is '{THREE[0]}' (the first of"
+                                 " 'players')")
     for preset in ("perudo", "dudo", "payroodo"):
-        assert Game(make_rules(preset), THREE, THREE[2]).state()["turn"] == THREE[2]
+        check_new_game(Game(make_rules(preset), THREE, THREE[2]))
 
 
 def test_the_dudo_preset_seats_more_than_six_and_the_house_up_to_twenty() -> None:

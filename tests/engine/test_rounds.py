@@ -166,6 +166,18 @@ class TestLeave:
             {loser: 4} if loser else {})
         assert game.dice_lost == (1 if loser else 0)
 
+    def test_a_right_cruzado_doubt_by_a_doubter_who_left_takes_no_die(
+        self, play: Script, dice_of: DiceOf
+    ) -> None:
+        # Before, Caro, gone, took Ana's die: back at the table with it, let bid.
+        game = game_of("perudo", THREE, cruzado=True)
+        play(game, "Ana 5x3; Caro dudo; Caro leave")
+        said = play(game, "reveal Ana:44444 Ben:44444")
+        assert said[0].text == ("Dudo cruzado by Caro on Ana's five 3s: 0 counted (aces wild),"
+                                " the bid was false (Caro has left the table: no die to take)")
+        assert dice_of(game) == {"Ana": 4, "Ben": 5, "Caro": 0}
+        assert (game.dice_lost, game.state()["dice_in_play"], game.turn) == (1, 9, "Ana")
+
     def test_a_jinto_take_from_a_bidder_who_left_takes_nothing(
         self, play: Script, dice_of: DiceOf
     ) -> None:
@@ -176,6 +188,17 @@ class TestLeave:
                                 " die to take: Ana has left the table)")
         assert dice_of(game) == {"Ana": 0, "Ben": 3, "Caro": 3, "Dan": 3}
         assert (game.turn, game.dice_lost) == ("Ben", 0)  # the winner opens
+
+    def test_a_jinto_caller_who_left_takes_no_die_from_the_bidder(
+        self, play: Script, dice_of: DiceOf
+    ) -> None:
+        game = game_of("jinto", FOUR)
+        play(game, "Ana 2x3; Ben calza; Ben leave")
+        said = play(game, "reveal Ana:334 Caro:444 Dan:444")
+        assert said[0].text == ("Jinto by Ben on Ana's two 3s: 2 counted (aces wild), exact (no"
+                                " die to take: Ben has left the table)")
+        assert dice_of(game) == {"Ana": 3, "Ben": 0, "Caro": 3, "Dan": 3}
+        assert game.turn == "Caro"  # the winner, gone: the player on their left
 
     def test_a_call_on_the_pass_of_a_player_who_left_is_void_and_the_caller_opens(
         self, play: Script
