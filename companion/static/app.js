@@ -37,6 +37,7 @@ const page = {
 const SETTLE_MS = 500;
 // What a player can do about a table out of reach (not the browser's words for it).
 const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
+const NO_ANSWER = "No answer from the table yet: it may still take this; look at the game before tapping again.";
 // How long an action's answer is waited for (the table answers in well under a second).
 const ANSWER_WAIT_MS = 10000;
 
@@ -70,7 +71,8 @@ function buzz(pattern) {
   if (active) navigator.vibrate(pattern);
 }
 
-const pct = (p) => (p === null || p === undefined ? "" : Math.round(p * 100) + "%");
+// A chance as a whole percentage; never "100%" or "0%" for what is only nearly sure.
+const pct = (p) => (p === null || p === undefined ? "" : Math.min(p < 1 ? 99 : 100, Math.max(p > 0 ? 1 : 0, Math.round(p * 100))) + "%");
 
 async function api(method, path, body, extra) {
   const headers = {"X-CSRF-Token": page.csrf, ...(extra || {})};
@@ -88,7 +90,8 @@ async function api(method, path, body, extra) {
   try {
     res = await fetch(path, init);
   } catch (e) {
-    notice(UNREACHABLE, "error");
+    // Given up on: the table may yet have taken it (a slow table), so look before again.
+    notice(abandon.signal.aborted ? NO_ANSWER : UNREACHABLE, "error");
     return null;
   } finally {
     clearTimeout(timer);
@@ -186,6 +189,7 @@ $("pin-form").addEventListener("submit", async (ev) => {
   if (!res.ok) { $("pin-error").textContent = data.error || "refused"; return; }
   page.csrf = data.csrf;
   $("pin-dialog").close();
+  if ($("notice").textContent === CONTROL_ENDED) $("notice").hidden = true;  // taken again
   setControl(true);
   loadBids();
 });
@@ -232,6 +236,12 @@ function render(state) {
   page.panelSaid = panelSays;
   // Another phone started a new game: this one's history is the new game's.
   if (page.state && state.game_id !== page.state.game_id) { $("history").replaceChildren(); loadHistory(); loadGames(); }
+  // The game moved (another phone, the panel, this phone's answer): the buttons are held a
+  // moment, so that a tap meant for what was shown is not taken for the next player's.
+  if (page.state && (state.game_id !== page.state.game_id || state.moves !== page.state.moves)) {
+    page.settleUntil = Math.max(page.settleUntil, performance.now() + SETTLE_MS);
+    setTimeout(release, SETTLE_MS + 20);
+  }
   page.state = state;
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
@@ -401,8 +411,8 @@ function renderPlayers(state) {
       h("span", {class: "name", text: p.name}),
       turn ? h("span", {class: "sr-only", text: " (to act)"}) : null,
       h("span", {class: "cup", role: "img", "aria-label": n === null ? "dice hidden" : n + (n === 1 ? " die" : " dice")}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
-      h("span", {class: "count", "aria-hidden": "true", text: p.out ? "out" : (n === null ? "?" : String(n))}),
-      p.out ? h("span", {class: "sr-only", text: " out"}) : null,
+      h("span", {class: "count", "aria-hidden": "true", text: p.left ? "left" : p.out ? "out" : (n === null ? "?" : String(n))}),
+      p.out ? h("span", {class: "sr-only", text: p.left ? " left the table" : " out"}) : null,
       bidder === p.name ? h("span", {class: "badge", text: "bid"}) : null,
       p.palifico_used ? h("span", {class: "badge pal", title: "palifico played"}, h("span", {"aria-hidden": "true", text: "P"}), h("span", {class: "sr-only", text: "palifico played"})) : null,
     );
@@ -410,6 +420,8 @@ function renderPlayers(state) {
   const parts = [];
   if (state.dice_in_play !== null && state.dice_in_play !== undefined) parts.push(state.dice_in_play + (state.dice_in_play === 1 ? " die" : " dice") + " in play");
   if (state.dice_lost !== null && state.dice_lost !== undefined) parts.push(state.dice_lost + " lost");
+  // Dice that left with a player who got up: neither in play nor lost (RULES.md).
+  if (state.dice_left_with_players) parts.push(state.dice_left_with_players + " left with " + (players(state).filter((p) => p.left).length === 1 ? "a player" : "players"));
   $("dice-totals").textContent = parts.join(" \u00b7 ");
   renderLeave(state);
 }
@@ -417,6 +429,7 @@ function renderPlayers(state) {
 // A player who gets up and goes (RULES.md: out at once, their dice leave play): chosen, then
 // the button tapped twice within 5 s, so that a slip of the finger puts nobody out.
 const LEAVE_ARMED_MS = 5000;
+const LEAVE_SECOND_TAP_MS = 400;
 function renderLeave(state) {
   const playing = state.phase === "bidding" || state.phase === "reveal";
   const names = playing ? (state.players || []).filter((p) => !p.out).map((p) => p.name) : [];
@@ -435,12 +448,14 @@ $("leaver").addEventListener("change", () => { page.leaving = null; if (page.sta
 $("leave").addEventListener("click", () => {
   const name = $("leaver").value;
   if (!name || !page.state) return;
+  // The second tap counts from a moment after the first: a double tap is one slip.
   if (page.leaving && page.leaving.name === name && page.leaving.until > Date.now()) {
+    if (Date.now() < page.leaving.from + LEAVE_SECOND_TAP_MS) return;
     page.leaving = null;
     $("leaver").value = "";
     act({action: "leave", player: name});
   } else {
-    page.leaving = {name, until: Date.now() + LEAVE_ARMED_MS};
+    page.leaving = {name, from: Date.now(), until: Date.now() + LEAVE_ARMED_MS};
     setTimeout(() => { if (page.state) renderLeave(page.state); }, LEAVE_ARMED_MS + 100);
   }
   renderLeave(page.state);
@@ -666,9 +681,12 @@ function renderCalls(state) {
   renderHeld();
 }
 
+// The quantities the legal bids offer, by number (the bids come in the rules' rank, where
+// aces sit among the other faces: stepping in that order went 4, 2, 5).
+function quantities() { return [...new Set(page.bids.map((b) => b.quantity))].sort((a, b) => a - b); }
 function renderPicker() {
   const bids = page.bids;
-  const qtys = [...new Set(bids.map((b) => b.quantity))];
+  const qtys = quantities();
   if (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face)) page.choice = bids[0] || null;
   const c = page.choice;
   $("qty").textContent = c ? String(c.quantity) : "\u2013";
@@ -688,7 +706,7 @@ function renderPicker() {
 }
 
 function stepQuantity(dir) {
-  const qtys = [...new Set(page.bids.map((b) => b.quantity))];
+  const qtys = quantities();
   if (!page.choice) return;
   const q = qtys[qtys.indexOf(page.choice.quantity) + dir];
   if (q === undefined) return;

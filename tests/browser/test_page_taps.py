@@ -1,0 +1,97 @@
+"""Taps as a real table makes them (session 47's review of the page at 320-360 px): the
+quantity's - and + go by number, a tap just after another hand acted is not taken for the
+next player's, a double tap on "Leaves" is one slip, a bid that can be false is never "100%
+likely", a player who left is shown as gone with their dice, and a table out of reach is
+said in view however far the page is scrolled. Each test sets its game up through the API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import act, get_state, new_game, shot, take_control
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_quantity_steps_up_by_number_and_keeps_the_face(phone: Any, server: str) -> None:
+    # Before, + went in the rules' rank order (4x5, then 2x1, then 5x1): three taps to reach
+    # five 5s offered five aces.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=3, face=4)
+    take_control(phone)
+    phone.locator("#faces [aria-label='face 5']").click()
+    expect(phone.locator("#place-bid")).to_have_text("Bid 3 × 5")
+    seen = []
+    for _ in range(3):
+        phone.click("#qty-up")
+        seen.append(phone.locator("#place-bid").inner_text())
+    assert seen == ["Bid 4 × 5", "Bid 5 × 5", "Bid 6 × 5"]
+    phone.click("#qty-down")
+    expect(phone.locator("#place-bid")).to_have_text("Bid 5 × 5")
+
+
+def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server: str) -> None:
+    # Before, the page held its buttons only after its own actions: a tap meant for Caro,
+    # landing as another phone's bid came in, bid for Dan.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    take_control(phone)
+    expect(phone.locator("#place-bid")).to_be_enabled()
+    phone.evaluate("""() => { const m = page.state.moves; window.heldAtChange = new Promise(
+        (done) => { const t = setInterval(() => { if (page.state.moves !== m) {
+        clearInterval(t); done(document.getElementById("place-bid").disabled); } }, 2); }); }""")
+    act(server, action="bid", player="Ana", quantity=2, face=3)  # another phone's bid
+    assert phone.evaluate("window.heldAtChange") is True
+    expect(phone.locator("#place-bid")).to_be_enabled()  # and free again a moment later
+    assert get_state(server)["turn"] == "Ben"
+
+
+def test_a_double_tap_on_leaves_puts_nobody_out(phone: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    phone.select_option("#leaver", "Caro")
+    phone.dblclick("#leave")
+    expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
+    assert not get_state(server)["players"][2]["out"]
+    phone.wait_for_timeout(500)
+    phone.click("#leave")  # the second tap, on purpose
+    expect(phone.locator(".player").nth(2).locator(".count")).to_have_text("left")
+    assert get_state(server)["players"][2]["left"]
+
+
+def test_a_player_who_left_is_shown_gone_with_their_dice(phone: Any, server: str) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", dice=2)
+    act(server, action="leave", player="Ben")
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    act(server, action="dudo", player="Caro")
+    act(server, action="reveal", dice={"Ana": [2, 4], "Caro": [5, 6]})  # Ana loses one
+    counts = phone.locator(".player .count")
+    expect(counts).to_have_text(["1", "left", "2"])
+    # Every die is somewhere: 3 in play, 1 lost, 2 gone with Ben (6 at the start).
+    expect(phone.locator("#dice-totals")).to_have_text(
+        "3 dice in play · 1 lost · 2 left with a player")
+    shot(phone, "47-a-player-left")
+
+
+def test_odds_that_can_still_fail_are_never_said_to_be_sure(phone: Any) -> None:
+    assert phone.evaluate("[pct(0.9996), pct(1), pct(0.0004), pct(0), pct(0.5)]") == [
+        "99%", "100%", "1%", "0%", "50%"]
+
+
+def test_a_table_out_of_reach_is_said_at_the_top_however_far_the_page_is_scrolled(
+    phone: Any, server: str
+) -> None:
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    phone.evaluate("setOffline(true)")  # as the live feed does when the table is lost
+    banner = phone.locator("#offline")
+    expect(banner).to_be_visible()
+    box = banner.bounding_box()
+    height = phone.viewport_size["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    assert phone.evaluate("window.scrollY") > 0  # scrolled, and still in view
+    shot(phone, "47-out-of-reach-scrolled")
