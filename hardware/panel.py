@@ -249,8 +249,9 @@ class Panel:
             self._name_again(self._again_named)  # the seat still names who opens
 
     def _over_reason(self, button: str) -> str:
-        hint = (f": hold {self._again.upper()} {self._again_hold_s:g} s to play again with "
-                "the same players; press the opener's seat first") if self._again else ""
+        hint = (f": hold {self._again.upper()} {self._again_hold_s:g} s to play again with the"
+                " same players; a roll-off's winner presses their seat first"
+                ) if self._again else ""
         return f"{button.upper()}: the game is over{hint}"
 
     def _double(self, name: str) -> bool:

@@ -363,10 +363,18 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     finish_the_reveal(server)
     expect(small.locator("#faces small", has_text="%").first).to_be_visible()
     assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
-    for face in small.locator("#faces .face-btn").all():  # each face's odds inside its button
-        button, odds = face.bounding_box(), face.locator("small").bounding_box()
-        assert button and odds and odds["x"] >= button["x"] - 0.5
-        assert odds["x"] + odds["width"] <= button["x"] + button["width"] + 0.5
+    expect(small.locator("#place-bid")).to_be_enabled()  # the picker drawn and settled
+    # Each face's odds inside its button (read at once: the picker may be drawn again).
+    faces = small.evaluate("""() => [...document.querySelectorAll("#faces .face-btn")].map(
+        (b) => { const r = b.getBoundingClientRect(), o = b.querySelector("small");
+                 const s = o.getBoundingClientRect();
+                 return {text: o.textContent, left: r.left, right: r.right,
+                         oddsLeft: s.left, oddsRight: s.right}; })""")
+    assert [f for f in faces if f["text"]], faces
+    for face in faces:
+        if face["text"]:  # a face no bid may take has no odds
+            assert face["oddsLeft"] >= face["left"] - 0.5, face
+            assert face["oddsRight"] <= face["right"] + 0.5, face
     small.locator("#faces").scroll_into_view_if_needed()
     shot(small, "32-phone-text-200-next-round")
     small.context.close()

@@ -659,7 +659,7 @@ def test_a_seat_named_for_a_call_is_not_spent_by_another_players_refused_press(
         ("none", "DUDO: no game: start one on the page"),
         ("reveal", "DUDO: the cups are up: the reveal comes first"),
         ("over", "DUDO: the game is over: hold DIAL 0.15 s to play again with the same "
-                 "players; press the opener's seat first"),
+                 "players; a roll-off's winner presses their seat first"),
     ],
 )
 def test_a_press_with_nobody_to_act_says_why_for_the_moment_of_the_game(
@@ -775,7 +775,7 @@ def test_a_short_push_after_the_game_leaves_the_opener_s_seat_named(
     finish_a_game(table)
     driver.press("seat2")  # Ben won the roll-off
     driver.press("dial")  # a short push by mistake: it only says how to play again
-    assert "press the opener's seat first" in table.state()["display"]["panel"]
+    assert "a roll-off's winner presses their seat first" in table.state()["display"]["panel"]
     driver.press("dial", hold_s=AGAIN_S * 4)
     calm(panel)
     assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ben"
