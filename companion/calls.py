@@ -169,7 +169,7 @@ def _settle(
     gone = next((seat for seat in (caller, target) if not dice[seat]), None)
     if gone is not None and (gone == caller or rules.exact_call == "jinto"):
         # No die comes back to a caller who left, and none is taken from a bidder who did.
-        what = "to take" if gone == target or rules.exact_call == "jinto" else "back"
+        what = "to take" if rules.exact_call == "jinto" else "back"
         s.verdict = f"exact (no die {what}: {names[gone]} has left the table)"
     elif rules.exact_call == "jinto":
         # Jinto moves a die from the bidder to the caller: no cap, none created.
