@@ -16,6 +16,7 @@ const page = {
   lastPalifico: null,
   anotherGame: false, // the new-game form asked for while a game is on (set up wrong)
   readingKey: null,  // which picture the picks below belong to
+  manualFrom: undefined,  // which picture the by-hand counts started from (null: none)
   picks: {},         // faces the players set on a pending reading, by die index
   refocus: null,     // the button that had the keyboard's focus when the buttons were held
   capturing: false,  // a picture is being taken and read
@@ -586,6 +587,16 @@ function renderManual(state) {
     for (let f = 1; f <= 6; f++) {
       box.append(h("label", {class: "manual-face"}, die(f, "small"), h("input", {type: "number", min: "0", max: "60", value: "0", inputmode: "numeric", "data-face": String(f), "aria-label": "dice showing " + f})));
     }
+    box.addEventListener("input", manualTotal);
+  }
+  // The counts start from the camera's picture, as corrected on it, when there is one: a die
+  // it missed is one number to change, not every die to count again. Counts typed stay
+  // until another picture comes.
+  const from = state.reading && !state.reading.applied ? page.readingKey : null;
+  if (from !== page.manualFrom) {
+    page.manualFrom = from;
+    const counts = from ? countFaces((state.reading.dice || []).map((d, i) => page.picks[i] || d.face)) : {};
+    box.querySelectorAll("input").forEach((inp) => { inp.value = String(counts[inp.dataset.face] || 0); });
   }
   // Who must show is known to the reading (a called pass: only the passer).
   const must = [state.expected_dice, state.reading && state.reading.expected]
@@ -594,10 +605,18 @@ function renderManual(state) {
     ? Object.values(must).reduce((a, b) => a + b, 0)
     : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
   $("manual-expected").textContent = String(expected);
+  manualTotal();
   // A called pass is settled on the passer's dice alone: count those, not the table's.
   const passer = state.call && state.call.call === "pass" ? state.call.bidder : null;
   const what = passer ? passer + "'s dice" : "the dice on the table";
   $("manual-lead").textContent = (state.reading ? "Or count " : "Count ") + what;
+}
+
+// How many dice the by-hand counts make, beside how many must show.
+function manualTotal() {
+  let total = 0;
+  document.querySelectorAll("#manual-faces input").forEach((inp) => { total += Math.max(0, Number(inp.value) || 0); });
+  $("manual-total").textContent = String(total);
 }
 
 function renderCups(state, inTurn) {
@@ -787,7 +806,7 @@ $("manual").addEventListener("submit", async (ev) => {
     for (let k = 0; k < Number(inp.value || 0); k++) faces.push(Number(inp.dataset.face));
   });
   const data = await act({action: "reveal", faces});
-  if (data) document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; });
+  if (data) { document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; }); page.manualFrom = undefined; }
 });
 
 $("cups").addEventListener("submit", async (ev) => {
