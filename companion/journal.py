@@ -230,7 +230,8 @@ class Journal:
                 raise
 
     def start_game(self, header: dict[str, object]) -> int:
-        """Store a new game's header; returns the new game's id."""
+        """Store a new game's header; returns the new game's id. The notices kept for the
+        players (:meth:`notice`) are said no more, in the same transaction."""
         body = encode(header)
         started = datetime.now(UTC).isoformat(timespec="seconds")
         with self._guard("cannot save the new game") as db:
@@ -240,6 +241,8 @@ class Journal:
                 "INSERT INTO games (id, started, header, checksum) VALUES (?, ?, ?, ?)",
                 (game_id, started, body, checksum(game_id, 0, body)),
             )
+            if self._has_notices(db):
+                db.execute("DELETE FROM notices")
             db.execute("COMMIT")
         return int(game_id)
 
@@ -324,15 +327,12 @@ class Journal:
             row = db.execute("SELECT message FROM notices WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
 
-    def set_notice(self, name: str, message: str | None) -> None:
-        """Keep a notice for the players under ``name`` across restarts; None: said no more."""
+    def set_notice(self, name: str, message: str) -> None:
+        """Keep a notice for the players under ``name`` across restarts, until a new game."""
         with self._guard(f"cannot keep the notice {name!r}") as db:
-            if message is not None:
-                db.execute(_NOTICES)
-                db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)",
-                           (name, message))
-            elif self._has_notices(db):
-                db.execute("DELETE FROM notices WHERE name = ?", (name,))
+            db.execute(_NOTICES)
+            db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)",
+                       (name, message))
 
     @staticmethod
     def _has_notices(db: sqlite3.Connection) -> bool:

@@ -30,7 +30,6 @@ from companion.journal import Journal, JournalError, Row, checksum, encode
 from companion.resume import resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
 from companion.rounds import opening
-from companion.salvage import NOTICE as SALVAGE_NOTICE
 
 logger = logging.getLogger(__name__)
 
@@ -223,12 +222,7 @@ class Table:
             self._games_started += 1
             self._set_fault("journal", None)
             self._set_fault("left_out", None)
-            if self._set_fault("salvaged", None) and self.journal is not None:
-                # said since the start (and kept in the journal): a new game has begun
-                try:
-                    self.journal.set_notice(SALVAGE_NOTICE, None)
-                except JournalError as err:
-                    logger.warning("%s: the salvage's notice may be said again", err)
+            self._set_fault("salvaged", None)  # said since the start: a new game has begun
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
             self._capture_token = None

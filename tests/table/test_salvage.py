@@ -112,3 +112,30 @@ def test_a_set_aside_cut_off_after_the_wal_moved_puts_the_file_beside_its_wal(
     kept = set_aside(path)
     assert kept.name == "journal.sqlite3.damaged-20261127-230000"  # one name for the pair
     assert kept.read_bytes() == b"the damaged file" and not path.exists()
+
+
+def test_a_new_game_ends_the_notice_in_the_write_that_starts_it(tmp_path: Path) -> None:
+    # Before, the notice was cleared in a write of its own after the game's first row: a
+    # power cut between the two said it again during the new game.
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal(path)
+    try:
+        journal.set_notice(NOTICE, "a new one holds the 1 game read from it")
+        journal.start_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]})
+    finally:
+        journal.close()
+    assert held(path) is None
+
+
+def test_a_journal_from_before_notices_starts_games_and_has_none(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    Journal(path).close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("DROP TABLE IF EXISTS notices")  # as session 46 made it
+    journal = Journal(path)
+    try:
+        assert journal.notice(NOTICE) is None
+        assert journal.start_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}) == 1
+    finally:
+        journal.close()
+
