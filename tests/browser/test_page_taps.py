@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import act, get_state, new_game, shot, take_control
+from tests.browser.conftest import act, get_state, new_game, open_page, shot, take_control
 
 pytestmark = pytest.mark.browser
 
@@ -95,3 +95,24 @@ def test_a_table_out_of_reach_is_said_at_the_top_however_far_the_page_is_scrolle
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
     assert phone.evaluate("window.scrollY") > 0  # scrolled, and still in view
     shot(phone, "47-out-of-reach-scrolled")
+
+
+# The rows the six faces take (how many faces each), top to bottom.
+FACE_ROWS = """() => { const rows = new Map();
+  for (const b of document.querySelectorAll("#faces .face-btn")) {
+    const top = Math.round(b.getBoundingClientRect().top);
+    rows.set(top, (rows.get(top) || 0) + 1); }
+  return [...rows.values()]; }"""
+
+
+def test_the_six_faces_take_one_row_or_two_of_three(browser: Any, server: str) -> None:
+    # Before, a 320 px phone showed five faces and the 6 alone below; larger text, 4 + 2.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    small = open_page(browser, server, {"width": 320, "height": 568}, "light")
+    take_control(small)
+    expect(small.locator("#faces .face-btn:not([disabled])").first).to_be_visible()
+    assert small.evaluate(FACE_ROWS) == [6]
+    for size in ("150%", "200%"):
+        small.add_style_tag(content=f"html {{ font-size: {size}; }}")
+        assert small.evaluate(FACE_ROWS) == [3, 3], size
+    small.context.close()
