@@ -60,6 +60,8 @@ def test_a_double_tap_on_bid_or_undo_acts_once(phone: Any, server: str) -> None:
     assert [b["player"] for b in state["bids"]] == ["Ana"], state["bids"]  # not Ben's too
     assert len(sent) == 1, sent  # the second tap sent nothing (not refused by the table)
     act(server, action="bid", player="Ben", quantity=5, face=3)
+    # The phone shows Ben's bid (its buttons held a moment as it comes), then Undo is free.
+    phone.wait_for_function("page.state && page.state.bids && page.state.bids.length === 2")
     expect(phone.locator("#undo")).to_be_enabled()
     phone.evaluate(DOUBLE_TAP, ["#undo", 300])
     phone.wait_for_timeout(1000)
