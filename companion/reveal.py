@@ -245,9 +245,11 @@ class VisionReader:
         calibration: Calibration | Callable[[], Calibration] | None = None,
         seat_of: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
-        from vision.config import load_config
+        from vision.config import calibrated_size, load_config
 
         self.config = load_config(config_path)
+        # The picture size the config's die size and marks were measured at (its [camera]).
+        self._calibrated = calibrated_size(config_path)
         self._calibration = calibration
         self._seat_of = seat_of
 
@@ -265,10 +267,15 @@ class VisionReader:
         return self._calibration
 
     def read_dice(self, frame: np.ndarray) -> Reading:
-        """The dice in the frame, seen from below the glass (``vision.reader.read_dice``)."""
+        """The dice in the frame, seen from below the glass (``vision.reader.read_dice``); a
+        frame of another size than the calibration's is read with its die size and marks
+        scaled to it, as ``dudo scan`` does (the seat zones are not: ``_size_mismatch``)."""
         from vision.reader import read_dice
 
-        return read_dice(frame, self.config, view="below")
+        config = self.config
+        if self._calibrated is not None:
+            config = config.at_size(self._calibrated, (frame.shape[1], frame.shape[0]))
+        return read_dice(frame, config, view="below")
 
     def read(
         self,

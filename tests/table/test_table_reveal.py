@@ -657,6 +657,26 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
             " calibrate again (dudo calibrate)") in said
 
 
+@pytest.mark.parametrize("calibrated", [(1920, 1440), (480, 360)])
+def test_a_picture_of_another_size_is_read_with_the_calibrated_die_size_scaled_to_it(
+    tmp_path: Path, calibrated: tuple[int, int]
+) -> None:
+    # Calibrated on pictures twice or half the size of the camera's 960x720 ones (dice 36 px
+    # across there): the reveal still reads a late round's two dice, where there are too few
+    # for the reader to trust their own size over the calibrated one (unscaled, the 6's pips
+    # were read as three dice).
+    width, height = calibrated
+    config = tmp_path / "table.toml"
+    config.write_text(f"[camera]\nsource = 'sim'\nwidth = {width}\nheight = {height}\n"
+                      f"[vision]\ndie_size = {48.0 * width / 1280}\n")
+    camera = SimulatedCamera(seed=5, options=RenderOptions(width=960, height=720, die_size=36),
+                             seats=2)
+    dice = {"Ana": [2], "Ben": [6]}
+    camera.set_dice(dice)
+    reading = VisionReader(config).read(camera.capture(), {"Ana": 1, "Ben": 1})
+    assert sorted(d.face for d in reading.dice) == sorted(dice["Ana"] + dice["Ben"])
+
+
 def test_a_doubtful_die_is_said_in_the_players_words() -> None:
     dice = tuple(SeenDie(i, face, sure, 50 * i, 40, 30, "red", "Ana")
                  for i, (face, sure) in enumerate([(4, 0.99), (6, 0.5), (2, 0.97)]))
