@@ -44,15 +44,10 @@ def scan_command(args: argparse.Namespace) -> int:
         print("dudo scan: --annotate needs a folder, not an empty name", file=sys.stderr)
         return 2
     annotate_dir = Path(args.annotate) if args.annotate is not None else None
-    if annotate_dir is not None:
-        if annotate_dir.exists() and not annotate_dir.is_dir():
-            print(f"dudo scan: --annotate {annotate_dir}: not a folder", file=sys.stderr)
-            return 2
-        try:
-            annotate_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            print(f"dudo scan: --annotate {annotate_dir}: {err.strerror}", file=sys.stderr)
-            return 2
+    # The folder is made with the first annotated copy: a run that reads nothing makes none.
+    if annotate_dir is not None and annotate_dir.exists() and not annotate_dir.is_dir():
+        print(f"dudo scan: --annotate {annotate_dir}: not a folder", file=sys.stderr)
+        return 2
     failures = 0
     # Not to be written over: this run's photographs and the annotated copies it wrote.
     taken = {resolved(Path(name)) for name in args.images}
@@ -184,6 +179,7 @@ def _write_annotated(name: str, image: object, reading: Reading, target: Path) -
     # Written beside it, then renamed over it: a full disk leaves no half-written copy.
     part = target.with_name(f".{target.name}.part")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         part.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))
         os.replace(part, target)
     except OSError as err:

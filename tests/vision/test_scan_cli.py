@@ -190,6 +190,24 @@ def test_annotate_never_writes_over_a_photograph_or_another_annotated_copy(
         assert (cv2.absdiff(image, cv2.imread(str(path))).max(axis=2) > 60).mean() > 0.002
 
 
+@pytest.mark.parametrize("reason", ["unreadable photograph", "bad model"])
+def test_a_scan_that_reads_nothing_makes_no_annotate_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reason: str
+) -> None:
+    photo, argv = tmp_path / "table.png", []
+    if reason == "unreadable photograph":
+        photo.write_bytes(b"\x89PNG not a photograph")
+    else:
+        cv2.imwrite(str(photo), render_dice([4, 2], seed=3).image)
+        (tmp_path / "not-a-model.onnx").write_text("not a model")
+        (tmp_path / "model.toml").write_text('[vision]\nmodel_path = "not-a-model.onnx"\n')
+        argv = ["--config", str(tmp_path / "model.toml")]
+    out_dir = tmp_path / "marked" / "today"
+    code, lines, err = scan(capsys, str(photo), "--annotate", str(out_dir), *argv)
+    assert (code, lines) == (1 if reason == "unreadable photograph" else 2, [])
+    assert err.startswith("dudo scan: ") and not (tmp_path / "marked").exists()
+
+
 def test_a_bad_config_stops_before_reading_anything(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
