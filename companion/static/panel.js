@@ -49,10 +49,23 @@ function openSeat(state) {
   return page.simSeat || names.indexOf(state.palifico) + 1 || null;
 }
 
+// The pins are asked for every half second (setup.js), one ask at a time (given up after 5 s).
+// Off the live feed the table is out of reach: nothing is asked until the feed is back. An
+// ask that fails (the feed may not have noticed yet) waits 1 s, then 2, 4... up to 16 s.
+const pins = {asking: false, lost: 0, waitUntil: 0};
 async function pollPins() {
-  if (!page.sim || $("sim").hidden) return;
-  const data = await fetch("/api/sim/pins", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-  if (!data) return;
+  if (page.offline) { pins.lost = 0; pins.waitUntil = 0; return; }
+  if (!page.sim || $("sim").hidden || pins.asking || performance.now() < pins.waitUntil) return;
+  pins.asking = true;
+  const data = await fetch("/api/sim/pins", {credentials: "same-origin", signal: AbortSignal.timeout(5000)}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  pins.asking = false;
+  if (!data) {
+    pins.lost += 1;
+    pins.waitUntil = performance.now() + Math.min(16, 2 ** (pins.lost - 1)) * 1000;
+    return;
+  }
+  pins.lost = 0;
+  pins.waitUntil = 0;
   const outs = data.outputs || {};
   const ledClass = (v) => "led" + (v === "on" ? " on" : v === "blink" ? " blink" : "");
   for (const [name, value] of Object.entries(outs)) {

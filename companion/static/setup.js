@@ -9,22 +9,23 @@ function seatRow(name, colour) {
   const row = h("div", {class: "seat-row", "data-seat": String(++seatsMade)},
     h("input", {type: "color", value: colour, "aria-label": "colour"}),
     h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24", enterkeyhint: "next"}),
-    h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => {
-      if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling);
-      refreshFirst();
-      row.querySelector('[aria-label="move up"]').focus();  // moved, the focus goes with it
-    }}, "\u2191"),
-    h("button", {type: "button", class: "quiet", "aria-label": "move down", onclick: () => {
-      if (row.nextSibling) row.parentNode.insertBefore(row.nextSibling, row);
-      refreshFirst();
-      row.querySelector('[aria-label="move down"]').focus();
-    }}, "\u2193"),
-    h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => {
-      const next = row.nextSibling || row.previousSibling;
-      row.remove();
-      refreshFirst();
-      (next ? next.querySelector('[aria-label="remove"]') : $("add-player")).focus();
-    }}, "\u00d7"));
+    h("span", {class: "seat-buttons"},
+      h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => {
+        if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling);
+        refreshFirst();
+        row.querySelector('[aria-label="move up"]').focus();  // moved, the focus goes with it
+      }}, "\u2191"),
+      h("button", {type: "button", class: "quiet", "aria-label": "move down", onclick: () => {
+        if (row.nextSibling) row.parentNode.insertBefore(row.nextSibling, row);
+        refreshFirst();
+        row.querySelector('[aria-label="move down"]').focus();
+      }}, "\u2193"),
+      h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => {
+        const next = row.nextSibling || row.previousSibling;
+        row.remove();
+        refreshFirst();
+        (next ? next.querySelector('[aria-label="remove"]') : $("add-player")).focus();
+      }}, "\u00d7")));
   const text = row.querySelector('input[type="text"]');
   text.addEventListener("input", refreshFirst);
   // Enter (a phone keyboard's "next") goes to the next name, never starts the game.

@@ -1,0 +1,157 @@
+"""The page on the smallest phones and with the largest text: the header keeps one row at
+320 px, a seat's remove button stays beside its name in the new-game form, the seat numbers
+stay inside their circles and the players' names on one line with text at twice the size,
+and the simulated panel stops asking for its pins while the table is out of reach. Each test
+sets its game up through the API; screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import act, new_game, open_page, shot, take_control
+
+pytestmark = pytest.mark.browser
+
+SMALL = {"width": 320, "height": 568}
+
+# Each seat number's text box and its circle's box, as [[left, top, right, bottom], ...].
+SEAT_BOXES = """() => [...document.querySelectorAll(".player .seat")].map((seat) => {
+  const text = document.createRange();
+  text.selectNodeContents(seat);
+  const box = (r) => [r.left, r.top, r.right, r.bottom];
+  return [seat.textContent, box(text.getBoundingClientRect()), box(seat.getBoundingClientRect())];
+})"""
+
+
+def test_the_header_keeps_one_row_on_a_320_px_phone(browser: Any, server: str) -> None:
+    # Before, "Dudo", "round 1", "live" and "Control on" took 90 px at 320 px, 57 px at 400 px:
+    # the button went to a second row, and the sticky header hid more of the page.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=3, face=4)
+    page = open_page(browser, server, {"width": 400, "height": 640}, "dark")
+    take_control(page)
+    expect(page.locator("#round")).to_have_text("round 1")
+    expect(page.locator("#bid-by")).to_have_text("by Ana")
+    header = page.locator("header.top")
+    wide = header.bounding_box()["height"]
+    page.set_viewport_size({"width": 320, "height": 568})
+    assert header.bounding_box()["height"] == wide
+    # The round is said whole, not cut to "roun...".
+    assert page.evaluate("(() => { const r = document.getElementById('round');"
+                         " return r.scrollWidth <= r.clientWidth; })()")
+    shot(page, "48-header-320")
+    page.context.close()
+
+
+def test_a_seat_s_remove_button_stays_beside_its_name_on_a_320_px_phone(
+    browser: Any, server: str
+) -> None:
+    # Before, the colour, the name, up and down filled the row and each "x" sat alone below.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    page = open_page(browser, server, SMALL, "light")
+    take_control(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#another-game")
+    expect(page.locator("#new-game")).to_be_visible()
+    rows = page.locator("#seats .seat-row")
+    expect(rows).to_have_count(4)
+    for row in rows.all():
+        name = row.locator("input[type=text]").bounding_box()
+        remove = row.locator("[aria-label=remove]").bounding_box()
+        assert name["y"] <= remove["y"] + remove["height"] / 2 <= name["y"] + name["height"], (
+            name, remove)
+        assert remove["x"] + remove["width"] <= SMALL["width"]
+        assert name["width"] >= 60  # still room to read a name
+    page.locator("#setup").scroll_into_view_if_needed()
+    shot(page, "48-seats-320")
+    page.context.close()
+
+
+@pytest.mark.parametrize("players", [4, 12], ids=["one digit", "two digits"])
+def test_seat_numbers_stay_in_their_circles_with_text_at_twice_the_size(
+    browser: Any, server: str, players: int
+) -> None:
+    # Before, the circle was 28 px whatever the text: at 200% the number stood out of it.
+    names = [f"P{n}" for n in range(1, players + 1)]
+    new_game(server, names, rules="dudo", dice=1)
+    page = open_page(browser, server, SMALL, "dark")
+    expect(page.locator(".player .seat")).to_have_count(players)
+    page.add_style_tag(content="html { font-size: 200%; }")
+    for number, (left, top, right, bottom), circle in page.evaluate(SEAT_BOXES):
+        c_left, c_top, c_right, c_bottom = circle
+        assert c_left <= left and right <= c_right, (number, circle)
+        assert c_top <= top and bottom <= c_bottom, (number, circle)
+    page.locator(".players").scroll_into_view_if_needed()
+    shot(page, f"48-seats-text-200-{players}")
+    page.context.close()
+
+
+def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
+    browser: Any, server: str
+) -> None:
+    # Before, the seat, the cup of five dice and the count left the name a letter's width at
+    # 200% text on a 320 px phone: "B", "e", "n" on three lines. The cup goes below instead.
+    new_game(server, ["Ana", "Ben", "Carol", "Dan"], rules="perudo")
+    page = open_page(browser, server, SMALL, "dark")
+    expect(page.locator(".player .cupdie")).to_have_count(20)
+    page.add_style_tag(content="html { font-size: 200%; }")
+    lines = page.evaluate("""() => [...document.querySelectorAll(".player .name")].map((n) => [
+      n.textContent, n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).fontSize),
+    ])""")
+    assert [name for name, _ in lines] == ["Ana", "Ben", "Carol", "Dan"]
+    assert all(ems < 2 for _, ems in lines), lines  # one line each (a line is about 1.2em)
+    for player in page.locator(".player").all():  # the cup and the count are on the screen
+        for part in (".cup", ".count"):
+            box = player.locator(part).bounding_box()
+            assert box["x"] + box["width"] <= SMALL["width"], (part, box)
+    page.locator(".players").scroll_into_view_if_needed()
+    shot(page, "48-names-text-200")
+    page.context.close()
+
+
+def pin_asks(page: Any) -> list[str]:
+    """The panel's asks for the pins, as the page sends them (counted as they go)."""
+    asks: list[str] = []
+    page.on("request", lambda r: asks.append(r.url) if r.url.endswith("/api/sim/pins") else None)
+    return asks
+
+
+def test_the_panel_asks_nothing_while_offline_and_asks_again_once_back(
+    phone: Any, server: str
+) -> None:
+    # Before, it asked every half second whatever the feed said.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    expect(phone.locator("#sim")).to_be_visible()
+    asks = pin_asks(phone)
+    phone.wait_for_timeout(1500)
+    assert len(asks) >= 2  # online: asked every half second
+    phone.context.set_offline(True)
+    expect(phone.locator("#live")).to_have_text("offline")
+    asks.clear()
+    phone.wait_for_timeout(3000)
+    assert asks == []
+    phone.context.set_offline(False)
+    expect(phone.locator("#live")).to_have_text("live")
+    phone.wait_for_timeout(1500)
+    assert len(asks) >= 2  # back: asked again
+
+
+def test_the_panel_waits_longer_after_each_ask_for_the_pins_that_fails(
+    phone: Any, server: str
+) -> None:
+    # The table out of reach before the live feed has noticed: each ask fails.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    expect(phone.locator("#sim")).to_be_visible()
+    asks = pin_asks(phone)
+    phone.route("**/api/sim/pins", lambda route: route.abort("internetdisconnected"))
+    phone.wait_for_timeout(4200)
+    assert 1 <= len(asks) <= 3, asks  # 1 s, then 2 s between them (every 0.5 s: 8 or 9)
+    phone.unroute("**/api/sim/pins")
+    with phone.expect_response(lambda r: r.url.endswith("/api/sim/pins") and r.ok):
+        pass  # the asks go on, and are answered again
