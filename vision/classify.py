@@ -39,18 +39,19 @@ class FaceRead:
 def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> list[FaceRead]:
     """The face read for each candidate, in the candidates' order.
 
-    Each die is cut out upright and scaled to the size the reader was trained on. A die
-    the face reader does not read with near certainty, nor take for no die surely, is read
-    again by the second reader (``Nets.read_again``; the face reader itself where there is
-    none), and that reading replaces the first. Where the second reader is not sure of it
-    either (``SECOND_SURE``), it looks four times more (``_LOOKS``: turned, seen a little
-    smaller), and the five readings, averaged, replace the first: one unlucky look does not
-    decide, and a die that stays doubtful shows as doubtful.
+    Each die is cut out upright and scaled to the size the reader was trained on, and read
+    by the face reader (``Nets.glance``: once where that look is near certain, else in the
+    mirror too). A die the face reader does not read with near certainty, nor take for no
+    die surely, is read again by the second reader (``Nets.read_again``; the face reader
+    itself where there is none), and that reading replaces the first. Where the second
+    reader is not sure of it either (``SECOND_SURE``), it looks four times more (``_LOOKS``:
+    turned, seen a little smaller), and the five readings, averaged, replace the first: one
+    unlucky look does not decide, and a die that stays doubtful shows as doubtful.
     """
     if not candidates:
         return []
     crops = [normalise(_cut(image, c)) for c in candidates]
-    first = _probabilities(nets.read, crops)
+    first = [nets.glance(crop) for crop in crops]
     readings = [[p] for p in first]
     unsure = [i for i, p in enumerate(first) if not settled(p)]
     for i, p in zip(unsure, _probabilities(nets.read_again, [crops[i] for i in unsure]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -28,6 +29,10 @@ STRIDE = 4
 CROP_PX = 48
 CROP_DIE_PX = 32.0
 NOT_A_DIE = 6
+# The face reader's first look at a die at least this sure is not checked in the mirror
+# (``Nets.glance``): held out, every degradation and both views read die for die as with
+# both looks, and the dev photographs take about 40% fewer of the face reader's looks.
+GLANCE_SURE = 0.99
 
 # A function that runs one model: its input blob in, its first output out.
 Forward = Callable[[np.ndarray], np.ndarray]
@@ -46,6 +51,8 @@ class Nets:
     Every net looks at its input as given and mirrored, and the two answers are averaged:
     a die shows the same face in a mirror, so the reader reads a photograph from above and
     the same photograph seen from under the glass alike, and two looks err less than one.
+    The face reader's first look at a die is the one exception (``glance``): a look near
+    certain is not checked in the mirror, and that look is the same from either side.
 
     ONNX Runtime runs the locator's 8-bit copy where one lies beside it (``eight_bit_copy``,
     made by ``python -m vision.training.quantize``; ``[vision] eight_bit_locator``): less than
@@ -79,19 +86,45 @@ class Nets:
         """Face reader probabilities (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops."""
         return self._probabilities(self.face, crops)
 
+    def glance(self, crop: np.ndarray) -> np.ndarray:
+        """Face reader probabilities (7,) for one normalised (3, CROP_PX, CROP_PX) crop: one
+        look, and where it is less sure than ``GLANCE_SURE``, its mirror image's too, averaged.
+
+        The one look is at the crop or at its mirror image, whichever is the brighter on its
+        left, so a die and its mirror image are looked at alike: a photograph from above and
+        the same photograph from under the glass keep the same readings and confidences. (A
+        crop as bright on either side is read both ways.) The column sums of a crop and of its
+        mirror image are the same numbers reversed, and ``math.fsum`` adds them exactly.
+        """
+        columns = crop.sum(axis=(0, 1), dtype=np.float64)
+        half = len(columns) // 2
+        left, right = math.fsum(columns[:half]), math.fsum(columns[-half:])
+        if left == right:
+            return self.read(crop[None])[0]
+        look = crop if left > right else crop[..., ::-1]
+        first = _softmax(self._forward(self.face, look[None]))[0]
+        if first.max() >= GLANCE_SURE:
+            return first
+        return (first + _softmax(self._forward(self.face, look[None, ..., ::-1]))[0]) / 2.0
+
     def read_again(self, crops: np.ndarray) -> np.ndarray:
         """The second reader's probabilities for the crops (the face reader's, if none)."""
         return self._probabilities(self.face if self.second is None else self.second, crops)
 
     def _probabilities(self, net: Forward, crops: np.ndarray) -> np.ndarray:
-        logits = self._forward(net, np.concatenate([crops, crops[..., ::-1]])).astype(np.float64)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
+        probs = _softmax(self._forward(net, np.concatenate([crops, crops[..., ::-1]])))
         return (probs[: len(crops)] + probs[len(crops) :]) / 2.0
 
     def _forward(self, net: Forward, blob: np.ndarray) -> np.ndarray:
         with self.lock:
             return net(np.ascontiguousarray(blob))
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """Probabilities (N, 7) from a face reader's outputs (N, 7)."""
+    logits = logits.astype(np.float64)
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return probs / probs.sum(axis=1, keepdims=True)
 
 
 def load_nets(config: ReaderConfig) -> Nets:

@@ -685,7 +685,7 @@ def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reade
         photo = load_image(path)
         dice = locate_dice(photo, ReaderConfig(), both)
         crops = [normalise(_cut(photo, c)) for c in dice]
-        first = _probabilities(both.read, crops)
+        first = [both.glance(crop) for crop in crops]
         face_sure = [settled(p) for p in first]
         second = _probabilities(both.read_again, crops)
         no_die += sum(p.max() < SURE and settled(p) for p in first)
@@ -707,6 +707,31 @@ def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reade
     # Places taken for no die at 0.8-0.9 are not read again either: nothing would make
     # them dice, and each would cost the slower reader's looks.
     assert once >= 1 and five >= 1 and no_die >= 1, (doubted, once, five, no_die)
+
+
+def test_a_die_the_face_reader_is_sure_of_at_a_glance_reads_alike_in_the_mirror() -> None:
+    # A near-certain first look is not checked in the mirror; the look taken is the same for
+    # a die and its mirror image, so from under the glass it reads with the same confidence.
+    from vision.classify import _cut
+    from vision.locate import locate_dice
+    from vision.nets import GLANCE_SURE, load_nets, normalise
+
+    nets = load_nets(ReaderConfig())
+    glanced = checked = 0
+    for path in DEV_SLICE[:4]:
+        photo = load_image(path)
+        for c in locate_dice(photo, ReaderConfig(), nets):
+            crop = normalise(_cut(photo, c))
+            seen = nets.glance(crop)
+            assert np.array_equal(seen, nets.glance(np.ascontiguousarray(crop[..., ::-1])))
+            both_ways = nets.read(crop[None])[0]
+            if seen.max() >= GLANCE_SURE:
+                glanced += 1
+                assert seen.argmax() == both_ways.argmax()
+            else:
+                checked += 1
+                assert seen == pytest.approx(both_ways, abs=1e-6)
+    assert glanced >= 10 and checked >= 1, (glanced, checked)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="glibc's heap (the Pi's and CI's)")
