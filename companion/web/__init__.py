@@ -16,9 +16,10 @@
   ``PIN_TABLE_ATTEMPTS``: all phones together (30 per window: many addresses guess no faster).
 - ``SESSION_DAYS``: how long a control session lasts (7 days; a changed PIN ends them all).
 - ``MAX_CONTENT_LENGTH``: the largest request body (64 KiB).
-- ``SSE_MAX_CLIENTS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``, ``SSE_MAX_AGE_S``: the live
-  feed's limits. Each open stream holds one server thread: serve with more threads than
-  ``SSE_MAX_CLIENTS`` so actions always find one.
+- ``SSE_MAX_CLIENTS``, ``SSE_MAX_PER_ADDRESS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``,
+  ``SSE_MAX_AGE_S``: the live feed's limits (one address's oldest stream ends when it opens
+  one more than ``SSE_MAX_PER_ADDRESS``). Each open stream holds one server thread: serve
+  with more threads than ``SSE_MAX_CLIENTS`` so actions always find one.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "PIN_TABLE_ATTEMPTS": 30,
     "SESSION_DAYS": 7.0,
     "SSE_MAX_CLIENTS": 24,
+    "SSE_MAX_PER_ADDRESS": 8,
     "SSE_QUEUE_SIZE": 64,
     "SSE_KEEPALIVE_S": 15.0,
     "SSE_MAX_AGE_S": 600.0,
@@ -74,6 +76,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
         ctx.describe_event,
         queue_size=int(app.config["SSE_QUEUE_SIZE"]),
         max_listeners=int(app.config["SSE_MAX_CLIENTS"]),
+        max_per_address=int(app.config["SSE_MAX_PER_ADDRESS"]),
         keepalive_s=float(app.config["SSE_KEEPALIVE_S"]),
         max_age_s=float(app.config["SSE_MAX_AGE_S"]),
     )

@@ -16,7 +16,13 @@ from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
 from companion.errors import shown
 from companion.journal import JournalError
-from companion.web.auth import PIN_HEADER, check_pin, control_required, has_control
+from companion.web.auth import (
+    PIN_HEADER,
+    check_pin,
+    client_address,
+    control_required,
+    has_control,
+)
 from companion.web.context import WebContext, announcement_json, bid_odds
 from companion.web.events import encode
 from companion.web.replies import WHOLE_MAX, error, json_body, number_arg, whole
@@ -52,7 +58,7 @@ def events() -> Response:
         # A HEAD's body is never read, so a stream's end would never free its place among
         # the phones that follow the table: answered without one.
         return Response(mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
-    listener = ctx.broker.connect()
+    listener = ctx.broker.connect(client_address())
     if listener is None:
         response = error("too many phones are following this table: try again soon", 503)
         response.headers["Retry-After"] = "10"

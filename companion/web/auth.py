@@ -190,7 +190,8 @@ def pin_mark(config: Mapping[str, object]) -> str:
     return hmac.new(key, b"table PIN " + pin, hashlib.sha256).hexdigest()
 
 
-def _client() -> str:
+def client_address() -> str:
+    """The address of the phone asking (what one phone is, for its limits)."""
     return request.remote_addr or "unknown"
 
 
@@ -218,18 +219,18 @@ def _pin_matches(given: str) -> bool:
 def check_pin(given: str) -> Response | None:
     """Check a PIN offered by this client: None when right, else the error response."""
     limiter = _limiter()
-    for wait, whence in ((limiter.retry_after(_client()), "from this phone"),
-                         (limiter.table_retry_after(_client()), "at this table")):
+    for wait, whence in ((limiter.retry_after(client_address()), "from this phone"),
+                         (limiter.table_retry_after(client_address()), "at this table")):
         if wait:
             return error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
                           **{"Retry-After": str(wait)})
     if not current_app.config.get("TABLE_PIN"):
         return error("this table has no PIN set: control from phones is off", 403)
     if _pin_matches(given):
-        limiter.succeed(_client())
+        limiter.succeed(client_address())
         return None
-    limiter.fail(_client())
-    log.info("wrong table PIN from %s", _client())  # never the PIN itself
+    limiter.fail(client_address())
+    log.info("wrong table PIN from %s", client_address())  # never the PIN itself
     return error("wrong table PIN", 403)
 
 

@@ -8,6 +8,7 @@ its browser reconnects and starts again from a fresh state) rather than slowing 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import logging
@@ -27,9 +28,11 @@ FORWARDED = ("state", "capture_start", "capture_end")
 
 @dataclass(eq=False)
 class Listener:
-    """One connected phone: its queue of encoded events and whether it was dropped."""
+    """One connected phone: its queue of encoded events, its address and whether it was
+    dropped."""
 
     queue: queue.Queue[bytes]
+    address: str = ""
     connected_at: float = field(default_factory=time.monotonic)
     dropped: bool = False
 
@@ -55,6 +58,7 @@ class Broker:
         *,
         queue_size: int = 64,
         max_listeners: int = 40,
+        max_per_address: int = 8,
         keepalive_s: float = 15.0,
         max_age_s: float = 600.0,
     ) -> None:
@@ -62,6 +66,7 @@ class Broker:
         self._describe = describe
         self.queue_size = queue_size
         self.max_listeners = max_listeners
+        self.max_per_address = max_per_address
         self.keepalive_s = keepalive_s
         self.max_age_s = max_age_s
         self._listeners: set[Listener] = set()
@@ -96,14 +101,32 @@ class Broker:
                 self.dropped += 1
                 log.warning("dropped a phone too slow to follow the table")
 
-    def connect(self) -> Listener | None:
-        """Register a new phone; None when the table already has as many as it serves."""
+    def connect(self, address: str = "") -> Listener | None:
+        """Register a new phone at ``address``; None when the table already has as many as it
+        serves.
+
+        An address already following with ``max_per_address`` streams loses its oldest: a
+        page reloaded again and again leaves streams the server has not yet found closed
+        (until the next ``alive``), and one address must not take every place.
+        """
         with self._lock:
-            if len(self._listeners) >= self.max_listeners:
+            own = [x for x in self._listeners if x.address == address]
+            oldest = None
+            if len(own) >= self.max_per_address:
+                oldest = min(own, key=lambda x: x.connected_at)
+            if oldest is None and len(self._listeners) >= self.max_listeners:
                 return None
-            listener = Listener(queue.Queue(maxsize=self.queue_size))
+            if oldest is not None:
+                self._listeners.discard(oldest)
+                oldest.dropped = True
+            listener = Listener(queue.Queue(maxsize=self.queue_size), address)
             self._listeners.add(listener)
-            return listener
+        if oldest is not None:
+            log.info("%s opened more live feeds than %d: its oldest ended", address,
+                     self.max_per_address)
+            with contextlib.suppress(queue.Full):
+                oldest.queue.put_nowait(b"")  # wakes its stream, which then ends
+        return listener
 
     def disconnect(self, listener: Listener) -> None:
         """Forget a phone whose stream has ended."""
@@ -125,8 +148,11 @@ class Broker:
                 if time.monotonic() - listener.connected_at > self.max_age_s:
                     return
                 try:
-                    yield listener.queue.get(timeout=self.keepalive_s)
+                    message = listener.queue.get(timeout=self.keepalive_s)
                 except queue.Empty:
-                    yield ALIVE
+                    message = ALIVE
+                if listener.dropped:
+                    return
+                yield message
         finally:
             self.disconnect(listener)
