@@ -139,7 +139,9 @@ def run(clients: int, actions: int, seed: int, journal_dir: Path | None) -> dict
 
     journal = Journal.in_directory(journal_dir) if journal_dir else None
     table = Table(journal=journal)
-    app = create_app(table, {"TABLE_PIN": PIN, "SSE_MAX_CLIENTS": clients})
+    # Every phone of the bench is at this machine's address.
+    app = create_app(table, {"TABLE_PIN": PIN, "SSE_MAX_CLIENTS": clients,
+                             "SSE_MAX_PER_ADDRESS": clients})
     server = create_server(app, host="127.0.0.1", port=0, threads=clients + 8)
     port = server.effective_port
     threading.Thread(target=server.run, daemon=True).start()
