@@ -31,7 +31,7 @@ CROP_DIE_PX = 32.0
 NOT_A_DIE = 6
 # The face reader's first look at a die at least this sure is not checked in the mirror
 # (``Nets.glance``): held out, every degradation and both views read die for die as with
-# both looks, and the dev photographs take about 40% fewer of the face reader's looks.
+# both looks, and the dev photographs take about 30% fewer of the face reader's looks.
 GLANCE_SURE = 0.99
 
 # A function that runs one model: its input blob in, its first output out.
