@@ -57,7 +57,10 @@ async function pollPins() {
   if (page.offline) { pins.lost = 0; pins.waitUntil = 0; return; }
   if (!page.sim || $("sim").hidden || pins.asking || performance.now() < pins.waitUntil) return;
   pins.asking = true;
-  const data = await fetch("/api/sim/pins", {credentials: "same-origin", signal: AbortSignal.timeout(5000)}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const abandon = new AbortController();  // AbortSignal.timeout is missing from older phones
+  const timer = setTimeout(() => abandon.abort(), 5000);
+  const data = await fetch("/api/sim/pins", {credentials: "same-origin", signal: abandon.signal}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  clearTimeout(timer);
   pins.asking = false;
   if (!data) {
     pins.lost += 1;

@@ -113,6 +113,34 @@ def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
     page.context.close()
 
 
+@pytest.mark.parametrize("text", ["100%", "200%"])
+def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
+    browser: Any, server: str, text: str
+) -> None:
+    # A long name, the bidder's badge: on a 320 px phone the row may take two lines, but the
+    # count and the badges never go to the left under the seat, away from the cup.
+    new_game(server, ["Bartholomew Fitzgerald", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Bartholomew Fitzgerald", quantity=2, face=3)
+    page = open_page(browser, server, SMALL, "dark")
+    expect(page.locator(".player .badge")).to_have_count(1)
+    page.add_style_tag(content=f"html {{ font-size: {text}; }}")
+    for player in page.locator(".player").all():
+        row, cup = player.bounding_box(), player.locator(".cup").bounding_box()
+        for part in [player.locator(".count"), *player.locator(".badge").all()]:
+            box = part.bounding_box()
+            assert cup["y"] <= box["y"] + box["height"] / 2 <= cup["y"] + cup["height"] + 8, (
+                text, box, cup)
+            assert box["x"] >= cup["x"] + cup["width"]  # after the cup, on its line
+        holds = player.locator(".holds").bounding_box()
+        assert row["x"] + row["width"] - (holds["x"] + holds["width"]) <= 12  # at the right
+        name = player.locator(".name").bounding_box()
+        if text == "100%" and name["height"] < 40:  # a short name keeps one row with its cup
+            assert cup["y"] <= name["y"] + name["height"] / 2 <= cup["y"] + cup["height"] + 8
+    page.locator(".players").scroll_into_view_if_needed()
+    shot(page, f"48-holds-{text[:-1]}")
+    page.context.close()
+
+
 def pin_asks(page: Any) -> list[str]:
     """The panel's asks for the pins, as the page sends them (counted as they go)."""
     asks: list[str] = []
