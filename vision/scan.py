@@ -10,6 +10,7 @@ read at all (a bad config, a reader model missing).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -177,13 +178,17 @@ def _write_annotated(name: str, image: object, reading: Reading, target: Path) -
     if not ok:
         raise CannotWrite(f"{name}: could not encode the annotated image {target}")
     # Written beside it, then renamed over it: a full disk leaves no half-written copy.
-    part = target.with_name(f".{target.name}.part")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # no copy can be written there: the run stops, as for a bad option
+        raise OSError(f"--annotate {target.parent}: {err.strerror}") from None
+    part = target.with_name(f".{target.name}.part")
+    try:
         part.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))
         os.replace(part, target)
     except OSError as err:
-        part.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
         raise CannotWrite(f"{name}: could not write the annotated image {target}: "
                           f"{err.strerror}") from None
 

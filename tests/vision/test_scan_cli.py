@@ -208,6 +208,16 @@ def test_a_scan_that_reads_nothing_makes_no_annotate_folder(
     assert err.startswith("dudo scan: ") and not (tmp_path / "marked").exists()
 
 
+def test_an_annotate_folder_that_cannot_be_made_stops_the_scan_with_one_clear_line(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = table
+    out_dir = path / "marked"  # under a file: no folder can be made there
+    code, lines, err = scan(capsys, str(path), str(path), "--annotate", str(out_dir))
+    assert (code, len(lines)) == (2, 1)  # the first reading is given, then the run stops
+    assert err == f"dudo scan: --annotate {out_dir}: Not a directory\n"
+
+
 def test_a_bad_config_stops_before_reading_anything(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
