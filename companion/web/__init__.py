@@ -17,9 +17,10 @@
 - ``SESSION_DAYS``: how long a control session lasts (7 days; a changed PIN ends them all).
 - ``MAX_CONTENT_LENGTH``: the largest request body (64 KiB).
 - ``SSE_MAX_CLIENTS``, ``SSE_MAX_PER_ADDRESS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``,
-  ``SSE_MAX_AGE_S``: the live feed's limits (one address's oldest stream ends when it opens
-  one more than ``SSE_MAX_PER_ADDRESS``). Each open stream holds one server thread: serve
-  with more threads than ``SSE_MAX_CLIENTS`` so actions always find one.
+  ``SSE_MAX_AGE_S``: the live feed's limits (one address follows the table at most
+  ``SSE_MAX_PER_ADDRESS`` times: raise it behind a proxy, where every phone has the proxy's
+  address). Each open stream holds one server thread: serve with more threads than
+  ``SSE_MAX_CLIENTS`` so actions always find one.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "PIN_TABLE_ATTEMPTS": 30,
     "SESSION_DAYS": 7.0,
     "SSE_MAX_CLIENTS": 24,
-    "SSE_MAX_PER_ADDRESS": 8,
+    "SSE_MAX_PER_ADDRESS": 16,
     "SSE_QUEUE_SIZE": 64,
     "SSE_KEEPALIVE_S": 15.0,
     "SSE_MAX_AGE_S": 600.0,

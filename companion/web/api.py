@@ -24,7 +24,7 @@ from companion.web.auth import (
     has_control,
 )
 from companion.web.context import WebContext, announcement_json, bid_odds
-from companion.web.events import encode
+from companion.web.events import NoPlace, encode
 from companion.web.replies import WHOLE_MAX, error, json_body, number_arg, whole
 
 log = logging.getLogger(__name__)
@@ -58,9 +58,10 @@ def events() -> Response:
         # A HEAD's body is never read, so a stream's end would never free its place among
         # the phones that follow the table: answered without one.
         return Response(mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
-    listener = ctx.broker.connect(client_address())
-    if listener is None:
-        response = error("too many phones are following this table: try again soon", 503)
+    try:
+        listener = ctx.broker.connect(client_address())
+    except NoPlace as err:
+        response = error(str(err), 503)
         response.headers["Retry-After"] = "10"
         return response
     # Subscribed before reading the state, so no change can fall between the two.

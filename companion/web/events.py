@@ -49,6 +49,10 @@ def encode(kind: str, data: dict[str, Any], event_id: int | None = None) -> byte
 ALIVE = encode("alive", {})
 
 
+class NoPlace(Exception):
+    """A phone that cannot follow the table now: the message says why."""
+
+
 class Broker:
     """Fans table events out to every connected phone without ever blocking the table."""
 
@@ -58,7 +62,7 @@ class Broker:
         *,
         queue_size: int = 64,
         max_listeners: int = 40,
-        max_per_address: int = 8,
+        max_per_address: int = 16,
         keepalive_s: float = 15.0,
         max_age_s: float = 600.0,
     ) -> None:
@@ -66,7 +70,7 @@ class Broker:
         self._describe = describe
         self.queue_size = queue_size
         self.max_listeners = max_listeners
-        self.max_per_address = max_per_address
+        self.max_per_address = max(1, max_per_address)
         self.keepalive_s = keepalive_s
         self.max_age_s = max_age_s
         self._listeners: set[Listener] = set()
@@ -101,32 +105,27 @@ class Broker:
                 self.dropped += 1
                 log.warning("dropped a phone too slow to follow the table")
 
-    def connect(self, address: str = "") -> Listener | None:
-        """Register a new phone at ``address``; None when the table already has as many as it
-        serves.
+    def connect(self, address: str = "") -> Listener:
+        """Register a new phone at ``address``; NoPlace when the table already has as many as
+        it serves, or when that address already follows it ``max_per_address`` times.
 
-        An address already following with ``max_per_address`` streams loses its oldest: a
-        page reloaded again and again leaves streams the server has not yet found closed
-        (until the next ``alive``), and one address must not take every place.
+        One address must not take every place. Its streams are woken with an ``alive`` as it
+        is refused: a page reloaded again and again leaves streams the server finds closed
+        only when it next writes to them, and so makes room for the page's next try.
         """
         with self._lock:
             own = [x for x in self._listeners if x.address == address]
-            oldest = None
-            if len(own) >= self.max_per_address:
-                oldest = min(own, key=lambda x: x.connected_at)
-            if oldest is None and len(self._listeners) >= self.max_listeners:
-                return None
-            if oldest is not None:
-                self._listeners.discard(oldest)
-                oldest.dropped = True
-            listener = Listener(queue.Queue(maxsize=self.queue_size), address)
-            self._listeners.add(listener)
-        if oldest is not None:
-            log.info("%s opened more live feeds than %d: its oldest ended", address,
-                     self.max_per_address)
+            if len(own) < self.max_per_address and len(self._listeners) < self.max_listeners:
+                listener = Listener(queue.Queue(maxsize=self.queue_size), address)
+                self._listeners.add(listener)
+                return listener
+        if len(own) < self.max_per_address:
+            raise NoPlace("too many phones are following this table: try again soon")
+        for other in own:
             with contextlib.suppress(queue.Full):
-                oldest.queue.put_nowait(b"")  # wakes its stream, which then ends
-        return listener
+                other.queue.put_nowait(ALIVE)
+        raise NoPlace(f"this address already follows the table {len(own)} times:"
+                      " close a page, or try again soon")
 
     def disconnect(self, listener: Listener) -> None:
         """Forget a phone whose stream has ended."""
@@ -148,11 +147,8 @@ class Broker:
                 if time.monotonic() - listener.connected_at > self.max_age_s:
                     return
                 try:
-                    message = listener.queue.get(timeout=self.keepalive_s)
+                    yield listener.queue.get(timeout=self.keepalive_s)
                 except queue.Empty:
-                    message = ALIVE
-                if listener.dropped:
-                    return
-                yield message
+                    yield ALIVE
         finally:
             self.disconnect(listener)
