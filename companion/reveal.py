@@ -237,6 +237,8 @@ class VisionReader:
     returning them at each reading (the simulated camera's calibration follows its players).
     ``seat_of``: a function giving each player's seat, when the camera seats players in
     its own order (the simulated camera); else the table's seat order is used.
+    ``die_size``: the size of the dice in the camera's pictures, in place of the config's
+    (the simulated camera's own: the config's is the real camera's).
     """
 
     def __init__(
@@ -244,12 +246,16 @@ class VisionReader:
         config_path: str | Path | None = None,
         calibration: Calibration | Callable[[], Calibration] | None = None,
         seat_of: Callable[[], Mapping[str, int]] | None = None,
+        die_size: float | None = None,
     ) -> None:
         from vision.config import calibrated_size, load_config
 
         self.config = load_config(config_path)
         # The picture size the config's die size and marks were measured at (its [camera]).
         self._calibrated = calibrated_size(config_path)
+        if die_size is not None:
+            self.config = replace(self.config, die_size=die_size, marks=())
+            self._calibrated = None
         self._calibration = calibration
         self._seat_of = seat_of
 

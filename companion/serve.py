@@ -257,7 +257,8 @@ def _open_camera(
 
             camera: Any = SimulatedCamera(seed=seed)
             reader = VisionReader(
-                config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of
+                config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of,
+                die_size=camera.options.die_size,
             )
         else:
             reader = VisionReader(config.path, calibration=calibration)

@@ -310,6 +310,28 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
             pass
 
 
+def test_the_simulated_camera_is_read_at_its_own_die_size_not_the_real_camera_s(
+    tmp_path: Path,
+) -> None:
+    # A config calibrated on the Pi's camera (2592x1944, dice 60 px): `dudo serve --sim` with
+    # it reads the simulated 1280x960 frames at their own 48 px, not at 60 px scaled to 30.
+    from companion import serve
+
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nsource = 'picamera2'\nwidth = 2592\nheight = 1944\n"
+                      "[vision]\ndie_size = 60.0\nmarks = [[640.0, 480.0]]\n")
+    camera, reader, why = serve._open_camera(load_config(config), sim=True, seed=1)
+    assert why is None and reader is not None
+    try:
+        for seed in range(4):
+            dice = {"Ana": [(seed + k) % 6 + 1 for k in range(5)], "Ben": [6, 2, 1, 5, 3]}
+            camera.set_dice(dice)
+            reading = reader.read(camera.capture(), {"Ana": 5, "Ben": 5})
+            assert sorted(d.face for d in reading.dice) == sorted(dice["Ana"] + dice["Ben"])
+    finally:
+        camera.close()
+
+
 def built(data: Path, stack: ExitStack) -> Any:
     """The companion ``dudo serve --sim`` builds on the data directory ``data``."""
     config = load_config(None, host="127.0.0.1", port=free_port(), pin=PIN, data=str(data))
