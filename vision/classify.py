@@ -99,7 +99,7 @@ def _cut(image: np.ndarray, c: Candidate, zoom: float = 1.0) -> np.ndarray:
 
     A candidate's centre is measured from the photograph's edge (a pixel spans x..x+1);
     OpenCV's warp puts pixel i at i: the half pixel keeps the crop of a mirrored photograph
-    the exact mirror of the crop.
+    the mirror of the crop, but for the warp's rounding (a few grey levels).
     """
     scale = zoom * CROP_DIE_PX / max(c.size, 1.0)
     middle = (CROP_PX - 1) / 2.0

@@ -92,9 +92,11 @@ class Nets:
 
         The one look is at the crop or at its mirror image, whichever is the brighter on its
         left, so a die and its mirror image are looked at alike: a photograph from above and
-        the same photograph from under the glass keep the same readings and confidences. (A
-        crop as bright on either side is read both ways.) The column sums of a crop and of its
-        mirror image are the same numbers reversed, and ``math.fsum`` adds them exactly.
+        the same photograph from under the glass are read the same way. (A crop as bright on
+        either side is read both ways.) The column sums of a crop and of its mirror image are
+        the same numbers reversed, and ``math.fsum`` adds them exactly. (The crops of a
+        photograph and of its mirror image differ by the warp's rounding, a few grey levels,
+        so their probabilities differ in the second or third decimal, as with two looks.)
         """
         columns = crop.sum(axis=(0, 1), dtype=np.float64)
         half = len(columns) // 2
