@@ -27,6 +27,11 @@ SEAT_BOXES = """() => [...document.querySelectorAll(".player .seat")].map((seat)
 })"""
 
 
+def on_the_line_of(box: dict[str, float], line: dict[str, float], slack: float = 0) -> bool:
+    """Whether ``box``'s middle lies within ``line``'s height (give or take ``slack`` px)."""
+    return line["y"] <= box["y"] + box["height"] / 2 <= line["y"] + line["height"] + slack
+
+
 def test_the_header_keeps_one_row_on_a_320_px_phone(browser: Any, server: str) -> None:
     # Before, "Dudo", "round 1", "live" and "Control on" took 90 px at 320 px, 57 px at 400 px:
     # the button went to a second row, and the sticky header hid more of the page.
@@ -62,8 +67,7 @@ def test_a_seat_s_remove_button_stays_beside_its_name_on_a_320_px_phone(
     for row in rows.all():
         name = row.locator("input[type=text]").bounding_box()
         remove = row.locator("[aria-label=remove]").bounding_box()
-        assert name["y"] <= remove["y"] + remove["height"] / 2 <= name["y"] + name["height"], (
-            name, remove)
+        assert on_the_line_of(remove, name), (name, remove)
         assert remove["x"] + remove["width"] <= SMALL["width"]
         assert name["width"] >= 60  # still room to read a name
     page.locator("#setup").scroll_into_view_if_needed()
@@ -128,14 +132,13 @@ def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
         row, cup = player.bounding_box(), player.locator(".cup").bounding_box()
         for part in [player.locator(".count"), *player.locator(".badge").all()]:
             box = part.bounding_box()
-            assert cup["y"] <= box["y"] + box["height"] / 2 <= cup["y"] + cup["height"] + 8, (
-                text, box, cup)
+            assert on_the_line_of(box, cup, slack=8), (text, box, cup)
             assert box["x"] >= cup["x"] + cup["width"]  # after the cup, on its line
         holds = player.locator(".holds").bounding_box()
         assert row["x"] + row["width"] - (holds["x"] + holds["width"]) <= 12  # at the right
         name = player.locator(".name").bounding_box()
         if text == "100%" and name["height"] < 40:  # a short name keeps one row with its cup
-            assert cup["y"] <= name["y"] + name["height"] / 2 <= cup["y"] + cup["height"] + 8
+            assert on_the_line_of(name, cup, slack=8), (name, cup)
     page.locator(".players").scroll_into_view_if_needed()
     shot(page, f"48-holds-{text[:-1]}")
     page.context.close()
