@@ -390,10 +390,15 @@ function renderBid(state) {
 }
 
 // Black or white, whichever reads better on a player's colour (#rrggbb): a seat's number.
-function inkOn(colour) {
+// [red, green, blue] 0-255 of a "#rrggbb" colour (null for anything else).
+function rgbOf(colour) {
   const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
-  if (!m) return "#fff";
-  const [r, g, b] = m.slice(1).map((x) => { const c = parseInt(x, 16) / 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+  return m ? m.slice(1).map((x) => parseInt(x, 16)) : null;
+}
+function inkOn(colour) {
+  const rgb = rgbOf(colour);
+  if (!rgb) return "#fff";
+  const [r, g, b] = rgb.map((x) => { const c = x / 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
   const light = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   return (light + 0.05) / 0.05 > 1.05 / (light + 0.05) ? "#111" : "#fff";
 }

@@ -52,16 +52,27 @@ function refreshFirst() {
   sel.replaceChildren(h("option", {value: "", text: "the first seat"}), ...rows.map((r) => h("option", {value: r.seat, text: r.name})));
   sel.value = rows.some((r) => r.seat === keep) ? keep : "";
 }
-// A colour no seat has: the ten above, then hues spread by the golden angle (a jinto table
-// seats up to 20).
+// A colour no seat has: the ten above, then (a jinto table seats up to 20) the colour that
+// looks farthest from every seat's, of hues 5 degrees apart in three lightnesses.
 function freeColour() {
-  const taken = new Set([...document.querySelectorAll("#seats input[type=color]")].map((i) => i.value.toLowerCase()));
-  const free = COLOURS.find((c) => !taken.has(c));
+  const taken = [...document.querySelectorAll("#seats input[type=color]")].map((i) => i.value.toLowerCase());
+  const free = COLOURS.find((c) => !taken.includes(c));
   if (free) return free;
-  for (let i = 0; ; i++) {
-    const colour = hslHex((i * 137.508 + 15) % 360, 0.7, i % 2 ? 0.42 : 0.55);
-    if (!taken.has(colour)) return colour;
+  let best = null, bestGap = -1;
+  for (let hue = 0; hue < 360; hue += 5) {
+    for (const light of [0.35, 0.5, 0.65]) {
+      const colour = hslHex(hue, 0.7, light);
+      const gap = Math.min(...taken.map((t) => colourGap(colour, t)));
+      if (gap > bestGap) { best = colour; bestGap = gap; }
+    }
   }
+  return best;
+}
+// How far apart two colours look: "redmean", an RGB distance weighted as the eye sees.
+function colourGap(a, b) {
+  const [r1, g1, b1] = rgbOf(a) || [0, 0, 0], [r2, g2, b2] = rgbOf(b) || [0, 0, 0];
+  const mean = (r1 + r2) / 2;
+  return Math.sqrt((2 + mean / 256) * (r1 - r2) ** 2 + 4 * (g1 - g2) ** 2 + (2 + (255 - mean) / 256) * (b1 - b2) ** 2);
 }
 function hslHex(hue, sat, light) {
   const a = sat * Math.min(light, 1 - light);

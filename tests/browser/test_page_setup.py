@@ -6,7 +6,9 @@ form on a phone in Chromium; screenshots go to tests/artifacts/.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -154,6 +156,14 @@ def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     assert len(games(server)) == before
 
 
+def colour_gap(a: str, b: str) -> float:
+    """How far apart two "#rrggbb" colours look ("redmean", a weighted RGB distance)."""
+    (r1, g1, b1), (r2, g2, b2) = ([int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in (a, b))
+    mean = (r1 + r2) / 2
+    return math.sqrt((2 + mean / 256) * (r1 - r2) ** 2 + 4 * (g1 - g2) ** 2
+                     + (2 + (255 - mean) / 256) * (b1 - b2) ** 2)
+
+
 def test_a_jinto_table_of_twenty_gets_twenty_colours_and_starts(
     phone: Any, server: str
 ) -> None:
@@ -165,6 +175,10 @@ def test_a_jinto_table_of_twenty_gets_twenty_colours_and_starts(
         rows.last.locator("input[type=text]").fill(f"Player {rows.count()}")
     colours = [c.input_value() for c in phone.locator("#seats input[type=color]").all()]
     assert len(set(colours)) == 20, colours
+    # Told apart at a glance: no two nearer than about a red and an orange (before, the
+    # eleventh seat's orange-red was 34 from the first seat's red; #dd3333 to #ff8800: 178).
+    nearest = min(colour_gap(a, b) for a, b in itertools.combinations(colours, 2))
+    assert nearest >= 90, (nearest, colours)
     phone.click("#new-game button[type=submit]")
     expect(phone.locator("#new-game")).to_be_hidden()
     assert len(set(get_state(server)["colours"].values())) == 20
