@@ -98,7 +98,9 @@ def notice(path: Path, held: str) -> str:
     notice there is ``held``: where the damaged one is kept, and what the new one holds."""
     kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
                 if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
-    where = f"it is kept as {kept}" if kept else "it could not be found to keep"
+    # Set aside before the new one took its place, it is gone only if moved since.
+    where = (f"it is kept as {kept}" if kept else
+             f"it was kept beside it as {path.name}.damaged-..., moved or removed since")
     return f"the journal was damaged (the card?): {where}; {held}"
 
 

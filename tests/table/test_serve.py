@@ -409,10 +409,17 @@ def test_a_salvage_is_said_after_a_restart_too_until_a_new_game(tmp_path: Path) 
     with ExitStack() as stack:  # restarted: nothing more to mend, the notice still stands
         table = built(data, stack).table
         assert table.state()["faults"]["salvaged"] == said
+    kept = kept_journal(data)
+    kept.rename(tmp_path / "sent-to-be-mended.sqlite3")  # someone took it away to mend it
+    with ExitStack() as stack:
+        table = built(data, stack).table
+        assert table.state()["faults"]["salvaged"].startswith(
+            "the journal was damaged (the card?): it was kept beside it as"
+            " journal.sqlite3.damaged-..., moved or removed since; a new one holds the 1 game")
         assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
     with ExitStack() as stack:
         assert "salvaged" not in built(data, stack).table.state()["faults"]
-    assert said.endswith(f"it is kept as {kept_journal(data)}; a new one holds the 1 game read"
+    assert said.endswith(f"it is kept as {kept}; a new one holds the 1 game read"
                          " from it, each up to its first damaged row")  # one kept, once
 
 
