@@ -32,6 +32,13 @@ def on_the_line_of(box: dict[str, float], line: dict[str, float], slack: float =
     return line["y"] <= box["y"] + box["height"] / 2 <= line["y"] + line["height"] + slack
 
 
+def shot_players_and_close(page: Any, name: str) -> None:
+    """A screenshot of the players' list, for a person to look at; then the phone goes."""
+    page.locator(".players").scroll_into_view_if_needed()
+    shot(page, name)
+    page.context.close()
+
+
 def test_the_header_keeps_one_row_on_a_320_px_phone(browser: Any, server: str) -> None:
     # Before, "Dudo", "round 1", "live" and "Control on" took 90 px at 320 px, 57 px at 400 px:
     # the button went to a second row, and the sticky header hid more of the page.
@@ -89,9 +96,7 @@ def test_seat_numbers_stay_in_their_circles_with_text_at_twice_the_size(
         c_left, c_top, c_right, c_bottom = circle
         assert c_left <= left and right <= c_right, (number, circle)
         assert c_top <= top and bottom <= c_bottom, (number, circle)
-    page.locator(".players").scroll_into_view_if_needed()
-    shot(page, f"48-seats-text-200-{players}")
-    page.context.close()
+    shot_players_and_close(page, f"48-seats-text-200-{players}")
 
 
 def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
@@ -112,9 +117,7 @@ def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
         for part in (".cup", ".count"):
             box = player.locator(part).bounding_box()
             assert box["x"] + box["width"] <= SMALL["width"], (part, box)
-    page.locator(".players").scroll_into_view_if_needed()
-    shot(page, "48-names-text-200")
-    page.context.close()
+    shot_players_and_close(page, "48-names-text-200")
 
 
 @pytest.mark.parametrize("text", ["100%", "200%"])
@@ -139,15 +142,17 @@ def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
         name = player.locator(".name").bounding_box()
         if text == "100%" and name["height"] < 40:  # a short name keeps one row with its cup
             assert on_the_line_of(name, cup, slack=8), (name, cup)
-    page.locator(".players").scroll_into_view_if_needed()
-    shot(page, f"48-holds-{text[:-1]}")
-    page.context.close()
+    shot_players_and_close(page, f"48-holds-{text[:-1]}")
 
 
-def pin_asks(page: Any) -> list[str]:
-    """The panel's asks for the pins, as the page sends them (counted as they go)."""
+def panel_asks(phone: Any, server: str) -> list[str]:
+    """A game started and the panel shown on ``phone``; its asks for the pins from now on,
+    as the page sends them (counted as they go)."""
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    expect(phone.locator("#sim")).to_be_visible()
     asks: list[str] = []
-    page.on("request", lambda r: asks.append(r.url) if r.url.endswith("/api/sim/pins") else None)
+    phone.on("request", lambda r: asks.append(r.url) if r.url.endswith("/api/sim/pins") else None)
     return asks
 
 
@@ -155,10 +160,7 @@ def test_the_panel_asks_nothing_while_offline_and_asks_again_once_back(
     phone: Any, server: str
 ) -> None:
     # Before, it asked every half second whatever the feed said.
-    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
-    take_control(phone)
-    expect(phone.locator("#sim")).to_be_visible()
-    asks = pin_asks(phone)
+    asks = panel_asks(phone, server)
     phone.wait_for_timeout(1500)
     assert len(asks) >= 2  # online: asked every half second
     phone.context.set_offline(True)
@@ -176,10 +178,7 @@ def test_the_panel_waits_longer_after_each_ask_for_the_pins_that_fails(
     phone: Any, server: str
 ) -> None:
     # The table out of reach before the live feed has noticed: each ask fails.
-    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
-    take_control(phone)
-    expect(phone.locator("#sim")).to_be_visible()
-    asks = pin_asks(phone)
+    asks = panel_asks(phone, server)
     phone.route("**/api/sim/pins", lambda route: route.abort("internetdisconnected"))
     phone.wait_for_timeout(4200)
     assert 1 <= len(asks) <= 3, asks  # 1 s, then 2 s between them (every 0.5 s: 8 or 9)
