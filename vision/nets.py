@@ -282,8 +282,14 @@ def _opencv_forward(path: str) -> Forward:
                          f"(not an ONNX model OpenCV reads: {reason})") from None
 
     def forward(blob: np.ndarray) -> np.ndarray:
-        net.setInput(blob)
-        return np.asarray(net.forward())
+        # One image at a time: OpenCV plans the net again for every new input shape, and a
+        # face reader is given one crop (``Nets.glance``) as well as a crop and its mirror
+        # image (a re-plan costs about two looks).
+        outs = []
+        for image in blob:
+            net.setInput(image[None])
+            outs.append(np.asarray(net.forward()))
+        return np.concatenate(outs)
 
     return forward
 

@@ -301,3 +301,4 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
     expect(phone.locator("#setup h2")).to_be_in_viewport()
     assert phone.locator("#setup h2").bounding_box()["y"] >= phone.locator(
         "header.top").bounding_box()["height"]  # not under the sticky header
+    watcher.context.close()
