@@ -7,6 +7,7 @@ OpenCV and ``dudo scan`` never loads Flask.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import io
 import os
@@ -97,11 +98,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        return int(handler(args))
+        code = int(handler(args))
     except KeyboardInterrupt:
-        return 130
+        code = 130
     except BrokenPipeError:
-        return 0
+        code = 0  # `dudo scan *.jpg | head`: the reader has what it wanted
+    return _output_written(args.command, code)
+
+
+def _output_written(command: str, code: int) -> int:
+    """``code``, once what the command printed is written; where it cannot be (a full disk,
+    a reader gone), what is left goes nowhere, and a command that had not said so says it.
+
+    Python writes the standard output's buffer once more as it exits: where that fails it
+    says so on stderr ("Exception ignored ...") and exits with status 120, after the command
+    has given its own message and status. (With PYTHONUNBUFFERED set nothing is left to
+    write, which is why a terminal may never show it.)
+    """
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        reason = None
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+    with contextlib.suppress(OSError, ValueError):
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+    if reason is not None and code == 0:
+        print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
+        return 2
+    return code
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

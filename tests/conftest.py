@@ -1,8 +1,9 @@
 """Fixtures shared by the table and web tests: a real journal in a temporary data directory
-and the real Table over it."""
+and the real Table over it; and the environment every test's commands run in."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,11 @@ import pytest
 
 from companion.journal import Journal
 from companion.table import Table
+
+# The commands the tests run see a player's machine: their output buffered, as Python's
+# default (a CI machine may set PYTHONUNBUFFERED, under which an output that cannot be written
+# fails sooner, and a failure at exit never shows).
+os.environ.pop("PYTHONUNBUFFERED", None)
 
 
 @pytest.fixture

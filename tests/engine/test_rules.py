@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from companion.cli import main
@@ -98,6 +101,16 @@ def test_dudo_rules_with_a_preset_prints_its_options(capsys: pytest.CaptureFixtu
             " the preset, no option)") in out
     assert ("(first starter)       player 1          who opens a game's first round (fixed by"
             " the preset, no option)") in out
+
+
+def test_dudo_rules_to_an_output_that_takes_nothing_says_so_in_one_line() -> None:
+    # Before, Python's own "Exception ignored ... No space left on device" as it exited,
+    # status 120 (its output buffered, as on a player's machine).
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "companion.cli", "rules", "perudo"],
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (run.returncode, run.stderr) == (
+        2, "dudo rules: cannot write the output: No space left on device\n")
 
 
 def test_dudo_rules_with_an_unknown_preset_exits_2_with_a_clear_message(

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from companion.journal import DATABASE_NAME, Journal, checksum
+from companion.serve import _open_journal
 from companion.table import Table
 
 
@@ -245,7 +246,12 @@ def test_a_journal_file_without_write_permission_refuses_actions(
     (data_dir / DATABASE_NAME).chmod(0o444)
     data_dir.chmod(0o555)
     try:
-        stuck, journal2 = read_only_table(data_dir)
+        # As `dudo serve` opens it: read-only, and `immutable` as SQLite cannot make the WAL's
+        # -shm file in a folder it may not write (`mode=ro` alone fails there).
+        journal2, faults = _open_journal(data_dir)
+        assert "the journal can only be read" in faults["journal"]
+        stuck = Table(journal=journal2)
+        assert stuck.state()["players"][0]["name"] == "Ana"  # the game still shows
         outcome = stuck.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 2})
         assert not outcome.ok and "cannot save the game" in (outcome.error or "")
         journal2.close()

@@ -68,12 +68,13 @@ def test_labels_seen_from_below_are_mirrored_and_seven_minus(tmp_path: Path) -> 
 
 @pytest.fixture
 def small_folder(tmp_path: Path) -> Path:
-    """Three dev photographs and their labels, in the dev set's layout."""
+    """Three dev photographs and their labels, in the dev set's layout (their contents only:
+    the dev set's files may be read-only, and the tests change these)."""
     names = sorted(p.stem for p in (DEV / "images").glob("*.jpg"))[20:23]
     for sub, suffix in (("images", ".jpg"), ("labels", ".txt")):
         (tmp_path / sub).mkdir()
         for name in names:
-            shutil.copy(DEV / sub / (name + suffix), tmp_path / sub / (name + suffix))
+            shutil.copyfile(DEV / sub / (name + suffix), tmp_path / sub / (name + suffix))
     return tmp_path
 
 
