@@ -324,7 +324,10 @@ def test_coloured_text_is_readable_in_the_light_theme(spectator: Any, server: st
 # faded (its opacity and its ancestors'), over the background beneath it, with the background
 # it is drawn on, seen so too.
 OUT_TEXT = r"""() => {
-  const rgba = (css) => { const [r, g, b, a = 1] = css.match(/[\d.]+/g).map(Number); return [r, g, b, a]; };
+  const rgba = (css) => {
+    const [r, g, b, a = 1] = css.match(/[\d.]+/g).map(Number);
+    return [r, g, b, a];
+  };
   const over = (top, under, a) => top.map((c, i) => c * a + under[i] * (1 - a));
   const back = (el) => {  // the solid background el is drawn on, translucent layers laid over
     const layers = [];
@@ -333,7 +336,8 @@ OUT_TEXT = r"""() => {
       if (layer[3] > 0) layers.push(layer);
       if (layer[3] >= 1) break;
     }
-    return layers.reverse().reduce((seen, [r, g, b, a]) => over([r, g, b], seen, a), [255, 255, 255]);
+    const white = [255, 255, 255];
+    return layers.reverse().reduce((seen, [r, g, b, a]) => over([r, g, b], seen, a), white);
   };
   const faded = (el) => {  // the opacity el is drawn at, and what shows through it
     let opacity = 1, below = null;
@@ -343,10 +347,12 @@ OUT_TEXT = r"""() => {
     }
     return [opacity, below];
   };
-  return [...document.querySelectorAll(".player.out .name, .player.out .count, .player.out .seat")].map((el) => {
+  const parts = ".player.out .name, .player.out .count, .player.out .seat";
+  return [...document.querySelectorAll(parts)].map((el) => {
     const [opacity, below] = faded(el);
     const seen = (c) => below ? over(c, below, opacity) : c;
-    return [el.className, el.textContent, seen(rgba(getComputedStyle(el).color).slice(0, 3)), seen(back(el))];
+    const colour = rgba(getComputedStyle(el).color).slice(0, 3);
+    return [el.className, el.textContent, seen(colour), seen(back(el))];
   });
 }"""
 
