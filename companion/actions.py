@@ -128,7 +128,12 @@ def dudo_call(game: Game, seat: int) -> Call | str:
     passer = game._passer
     if passer is not None:
         if seat != game._turn:
-            return f"after {game._names[passer]}'s pass only {game.turn} may call it"
+            why = f"after {game._names[passer]}'s pass only {game.turn} may call it"
+            if game.rules.cruzado and game._bidder is not None:
+                # The record's dudo right after a pass calls the pass (DESIGN.md).
+                why += (f": a dudo now calls the pass, so no one doubts"
+                        f" {game._names[game._bidder]}'s bid out of turn until the next bid")
+            return why
         return Call("pass", seat, passer, 0, 0)
     bidder = game._bidder
     if bidder is None:
@@ -286,7 +291,8 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
         raise IllegalAction("no call to reveal: the round is still bidding")
     in_turn = rounds.cups_in_turn(game.rules, game._call, game._dice)
     counted = rounds.check_counts(
-        shown, game._call, game._dice, game._names, in_turn=in_turn, wild=game._wild
+        shown, game._call, game._dice, game._names, in_turn=in_turn, wild=game._wild,
+        every=rounds.every_cup(game.rules, game._call),
     )
     return rounds.apply_reveal, (game, shown, counted), shown.record
 

@@ -71,7 +71,10 @@ def raise_problem(
         return ""
     if q < prev_q or rules.raise_ == "quantity":
         return "quantity must rise"
-    return "" if f > prev_f else "same quantity needs a higher face"
+    if f > prev_f:
+        return ""
+    lowest = " (the ace is the lowest face here)" if f == 1 and not wild else ""
+    return f"same quantity needs a higher face{lowest}"
 
 
 def lowest_raise(

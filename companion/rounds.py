@@ -114,6 +114,18 @@ def cups_in_turn(rules: Rules, call: Call, dice: Sequence[int]) -> list[int] | N
     return [seat for seat in seats if dice[seat]]
 
 
+def every_cup(rules: Rules, call: Call) -> str:
+    """Why every cup comes up for ``call`` at a table whose doubts lift the cups in turn (the
+    boxed edition's), else "": said when a cup is missing from a reveal."""
+    if rules.preset != "payroodo" or call.kind == "pass":
+        return ""
+    if call.kind != "dudo":
+        return "every cup comes up for an exact call"
+    if rules.loss != "one":
+        return "every cup comes up under loss = difference, which counts every die"
+    return ""
+
+
 def check_counts(
     shown: Shown,
     call: Call,
@@ -122,6 +134,7 @@ def check_counts(
     *,
     in_turn: Sequence[int] | None = None,
     wild: bool = True,
+    every: str = "",
 ) -> list[int]:
     """The faces that count for ``call``, once the reveal shows every die it must.
 
@@ -129,7 +142,7 @@ def check_counts(
     by one from the caller's left until the bid is reached; the players still under their
     cups then need not show (``wild``: whether aces count toward the bid). IllegalAction
     names who differs from the tracked counts, or whose cup must come up before the ones
-    shown.
+    shown (``every``: why every cup must, where a doubt's need not; see ``every_cup``).
     """
     if call.kind == "pass":
         expected = {call.target: dice[call.target]}
@@ -139,10 +152,14 @@ def check_counts(
         faces = shown.faces or []
         total = sum(expected.values())
         if len(faces) != total:
-            whose = f" ({names[call.target]}'s)" if call.kind == "pass" else ""
-            raise IllegalAction(
-                f"reveal shows {dice_text(len(faces))}, but {total} must show{whose}"
-            )
+            if call.kind == "pass":
+                passer = names[call.target]
+                raise IllegalAction(
+                    f"reveal shows {dice_text(len(faces))}, but a called pass is settled on"
+                    f" {passer}'s {total} alone: show those as faces, or everyone's by player"
+                    " as dice"
+                )
+            raise IllegalAction(f"reveal shows {dice_text(len(faces))}, but {total} must show")
         return faces
     by_seat = shown.by_seat
     if in_turn is not None and not expected.keys() <= by_seat.keys():
@@ -162,7 +179,8 @@ def check_counts(
     for seat, n in expected.items():
         got = by_seat.get(seat)
         if got is None:
-            raise IllegalAction(f"reveal shows no dice for {names[seat]}, who has {n}")
+            why = f": {every}" if every else ""
+            raise IllegalAction(f"reveal shows no dice for {names[seat]}, who has {n}{why}")
         if len(got) != n:
             raise IllegalAction(
                 f"reveal shows {dice_text(len(got))} for {names[seat]}, who has {n}"

@@ -96,6 +96,16 @@ def test_malformed_actions_are_refused_whatever_the_moment_and_named(
          "reveal shows 14 dice, but 15 must show"),
         ("perudo", {}, "Ana leave; Ben 2x3; Caro dudo", "reveal Ana:1 Ben:12345 Caro:12345",
          "reveal shows 1 die for Ana, who is out"),
+        # Said more fully since session 49 (an independent tester's scenarios).
+        ("dudo", {}, "Ana 3x4; Ben pass; Caro dudo", "reveal 123451234512345",
+         "reveal shows 15 dice, but a called pass is settled on Ben's 5 alone: show those as"
+         " faces, or everyone's by player as dice"),
+        ("dudo", {"cruzado": True}, "Ana 3x4; Ben pass", "Ana dudo",
+         "after Ben's pass only Caro may call it: a dudo now calls the pass, so no one doubts"
+         " Ana's bid out of turn until the next bid"),
+        ("perudo", {"wild_aces": False}, "Ana 2x2", "Ben 2x1",
+         "illegal bid 2x1 over 2x2: same quantity needs a higher face (the ace is the lowest"
+         " face here)"),
     ],
 )  # fmt: skip
 def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(

@@ -329,10 +329,12 @@ def test_payroodo_cups_lifted_until_the_bid_is_reached_settle_the_doubt(
     [
         ("payroodo", {}, "Ana 4x5; Ben dudo",
          "reveal shows no dice for Ben, who has 5: the dice shown do not reach the bid"),
+        # Said why, where the table's doubts lift the cups in turn.
         ("payroodo", {"loss": "difference"}, "Ana 3x5; Ben dudo",
-         "reveal shows no dice for Ben, who has 5$"),
+         "reveal shows no dice for Ben, who has 5: every cup comes up under loss = difference,"
+         " which counts every die$"),
         ("payroodo", {"exact_call": "exactomundo"}, "Ana 3x5; Caro calza",
-         "reveal shows no dice for Ben, who has 5$"),
+         "reveal shows no dice for Ben, who has 5: every cup comes up for an exact call$"),
         ("perudo", {}, "Ana 3x5; Ben dudo", "reveal shows no dice for Ben, who has 5$"),
     ],
     ids=["bid not reached", "loss by the difference", "exact call", "perudo"],
