@@ -129,7 +129,7 @@ def dudo_call(game: Game, seat: int) -> Call | str:
     if passer is not None:
         if seat != game._turn:
             why = f"after {game._names[passer]}'s pass only {game.turn} may call it"
-            if game.rules.cruzado and game._bidder is not None:
+            if game.rules.cruzado and game._bidder not in (None, seat):
                 # The record's dudo right after a pass calls the pass (DESIGN.md).
                 why += (f": a dudo now calls the pass, so no one doubts"
                         f" {game._names[game._bidder]}'s bid out of turn until the next bid")

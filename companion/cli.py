@@ -108,29 +108,49 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _output_written(command: str, code: int) -> int:
     """``code``, once what the command printed is written; where it cannot be (a full disk,
-    a reader gone), what is left goes nowhere, and a command that had not said so says it.
+    a reader gone), what is left goes nowhere, and a command whose output is the point, which
+    had not said so, says it.
 
     Python writes the standard output's buffer once more as it exits: where that fails it
     says so on stderr ("Exception ignored ...") and exits with status 120, after the command
     has given its own message and status. (With PYTHONUNBUFFERED set nothing is left to
-    write, which is why a terminal may never show it.)
+    write, which is why a terminal may never show it.) A closed stream Python leaves alone.
     """
     try:
-        if sys.stdout is not None:
+        if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()
         return code
     except BrokenPipeError:
         reason = None
-    except (OSError, ValueError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
+    except OSError as err:
+        reason = err.strerror or str(err)
     with contextlib.suppress(OSError, ValueError):
         nowhere = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(nowhere, sys.stdout.fileno())
-        os.close(nowhere)
-    if reason is not None and code == 0:
-        print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
+        try:
+            os.dup2(nowhere, sys.stdout.fileno())
+        finally:
+            os.close(nowhere)
+    if reason is not None and code == 0 and command in _OUTPUT_IS_THE_POINT:
+        with contextlib.suppress(OSError):  # stderr may take nothing either
+            print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
         return 2
     return code
+
+
+def print_output(command: str, text: str) -> int:
+    """Print ``text``, what ``dudo COMMAND`` is run for: 0, or 2 and one line on stderr where
+    the standard output cannot take it (a full disk). A reader gone (`| head`) raises
+    BrokenPipeError, which ends the command quietly (``main``)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            print(f"dudo {command}: cannot write the output: {err.strerror or err}",
+                  file=sys.stderr)
+        return 2
+    return 0
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

@@ -135,6 +135,8 @@ def describe(game: Game) -> str:
 
 def replay_command(args: argparse.Namespace) -> int:
     """``dudo replay GAME.jsonl [--json]``: print the final state; exit 2 on a bad record."""
+    from companion.cli import print_output
+
     if not args.record:
         print("dudo replay: an empty file name: name a record", file=sys.stderr)
         return 2
@@ -149,11 +151,6 @@ def replay_command(args: argparse.Namespace) -> int:
     except (MalformedAction, IllegalAction) as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    try:
-        print(json.dumps(game.state(referee=True)) if args.json else describe(game), flush=True)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:  # a full disk, or a device that takes nothing (`> /dev/full`)
-        print(f"dudo replay: cannot write the output: {exc.strerror}", file=sys.stderr)
-        return 2
-    return 0
+    # A full disk, or a device that takes nothing (`> /dev/full`): one line, status 2.
+    return print_output("replay",
+                        json.dumps(game.state(referee=True)) if args.json else describe(game))

@@ -253,15 +253,15 @@ def overview() -> str:
 
 def rules_command(args: argparse.Namespace) -> int:
     """``dudo rules [PRESET]``: print every preset and option, or one preset's options."""
+    from companion.cli import print_output
+
     preset = getattr(args, "preset", None)
     if preset is None:
-        print(overview())
-        return 0
+        return print_output("rules", overview())
     if preset not in PRESETS:
         print(
             f"dudo rules: unknown preset {preset!r} (presets: {', '.join(PRESETS)})",
             file=sys.stderr,
         )
         return 2
-    print(describe(PRESETS[preset]))
-    return 0
+    return print_output("rules", describe(PRESETS[preset]))

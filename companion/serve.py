@@ -13,6 +13,7 @@ answers, pings the watchdog while the table is healthy and says STOPPING=1 on th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import logging
 import os
@@ -446,15 +447,27 @@ def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     lines.append(f"  data: {config.data}")
     for name, message in companion.table.state().get("faults", {}).items():
         lines.append(f"  fault ({name}): {message}")
-    print("\n".join(lines), flush=True)
-    if sys.stdout.isatty():
+    if _printed("\n".join(lines)) and sys.stdout.isatty():
         # A phone's camera opens the page from the terminal (not in systemd's journal).
-        try:
+        with contextlib.suppress(ImportError, OSError):
             from companion.web.qr import qr_text
 
             print(qr_text(page_addresses(config)[0]), flush=True)
-        except ImportError:
-            pass
+
+
+def _printed(text: str) -> bool:
+    """Whether ``text`` went to the standard output; where that takes nothing (closed, a full
+    disk) it goes to the log on stderr instead, and the table is served all the same."""
+    if sys.stdout is None:  # started with `>&-`
+        why = "it is closed"
+    else:
+        try:
+            print(text, flush=True)
+            return True
+        except OSError as err:
+            why = err.strerror or str(err)
+    logger.warning("the standard output takes nothing (%s):\n%s", why, text)
+    return False
 
 
 def _stop_on_sigterm(signum: int, frame: object) -> None:

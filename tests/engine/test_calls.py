@@ -307,3 +307,19 @@ class TestCruzado:
         play(game, "Ana 2x4")
         with pytest.raises(IllegalAction, match="Ana may not doubt their own bid"):
             play(game, "Ana dudo")
+
+    def test_between_a_pass_and_the_next_bid_nobody_doubts_out_of_turn_and_is_told_why(
+        self, play: Script
+    ) -> None:
+        # DESIGN.md's dudo right after a pass calls the pass: only the next player's (a
+        # decision, README "Rules and records"). Once the bid is raised, anyone may again.
+        game = game_of("dudo", ["Ana", "Ben", "Caro", "Dan"], cruzado=True)
+        play(game, "Ana 3x4; Ben pass")
+        with pytest.raises(IllegalAction, match=(
+                "^after Ben's pass only Caro may call it: a dudo now calls the pass, so no one"
+                " doubts Ana's bid out of turn until the next bid$")):
+            play(game, "Dan dudo")
+        with pytest.raises(IllegalAction, match="^after Ben's pass only Caro may call it$"):
+            play(game, "Ana dudo")  # the bidder never doubts their own bid anyway
+        play(game, "Caro 4x4; Ana dudo")  # out of turn, on Caro's bid
+        assert game.phase == "reveal"

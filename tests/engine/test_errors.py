@@ -100,9 +100,6 @@ def test_malformed_actions_are_refused_whatever_the_moment_and_named(
         ("dudo", {}, "Ana 3x4; Ben pass; Caro dudo", "reveal 123451234512345",
          "reveal shows 15 dice, but a called pass is settled on Ben's 5 alone: show those as"
          " faces, or everyone's by player as dice"),
-        ("dudo", {"cruzado": True}, "Ana 3x4; Ben pass", "Ana dudo",
-         "after Ben's pass only Caro may call it: a dudo now calls the pass, so no one doubts"
-         " Ana's bid out of turn until the next bid"),
         ("perudo", {"wild_aces": False}, "Ana 2x2", "Ben 2x1",
          "illegal bid 2x1 over 2x2: same quantity needs a higher face (the ace is the lowest"
          " face here)"),

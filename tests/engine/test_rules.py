@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -103,12 +104,15 @@ def test_dudo_rules_with_a_preset_prints_its_options(capsys: pytest.CaptureFixtu
             " the preset, no option)") in out
 
 
-def test_dudo_rules_to_an_output_that_takes_nothing_says_so_in_one_line() -> None:
-    # Before, Python's own "Exception ignored ... No space left on device" as it exited,
-    # status 120 (its output buffered, as on a player's machine).
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_dudo_rules_to_an_output_that_takes_nothing_says_so_in_one_line(unbuffered: str) -> None:
+    # Before, buffered (as on a player's machine): Python's own "Exception ignored ... No
+    # space left on device" as it exited, status 120; unbuffered (as under systemd): a
+    # traceback, status 1.
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered} if unbuffered else None
     with open("/dev/full", "w") as full:
         run = subprocess.run([sys.executable, "-m", "companion.cli", "rules", "perudo"],
-                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=60, env=env)
     assert (run.returncode, run.stderr) == (
         2, "dudo rules: cannot write the output: No space left on device\n")
 

@@ -37,15 +37,19 @@ OUTSIDE_SYSTEMD = {
 class Served:
     """A running ``dudo serve`` on 127.0.0.1 with everything it printed."""
 
-    def __init__(self, args: list[str], data: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, args: list[str], data: Path, env: dict[str, str] | None = None,
+                 stdout: str = "log") -> None:
+        """``stdout``: "log" (with stderr, into the log), "full" (/dev/full) or "closed"."""
         self.port = free_port()
         self.log = data.parent / f"serve-{self.port}.log"
         command = [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
                    "--port", str(self.port), "--data", str(data), *args]
-        with self.log.open("wb") as log:
+        with self.log.open("wb") as log, open("/dev/full", "wb") as full:
             self.process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT,
+                command, stdout={"log": log, "full": full}.get(stdout, subprocess.DEVNULL),
+                stderr=log,
                 env={**OUTSIDE_SYSTEMD, **(env or {})},
+                preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None,
             )
 
     def output(self) -> str:
@@ -99,6 +103,24 @@ def messages_until(sock: socket.socket, wanted: bytes) -> list[bytes]:
     while wanted not in seen:
         seen.append(sock.recv(256))
     return seen
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+def test_a_table_whose_output_takes_nothing_is_served_and_its_pin_goes_to_the_log(
+    tmp_path: Path, stdout: str
+) -> None:
+    # Before, `dudo serve --sim >&-` stopped at start (no standard output to ask isatty of)
+    # and `> /dev/full` with a traceback: the table never served.
+    served = Served(["--sim", "--pin", PIN], tmp_path / "data", stdout=stdout)
+    try:
+        served.wait_ready()
+        assert served.request("/api/state")[0] == 200
+        logged = served.output()
+        assert "the standard output takes nothing" in logged
+        assert f"PIN:  {PIN}" in logged and f"http://127.0.0.1:{served.port}/" in logged
+    finally:
+        code = served.stop()
+    assert code == 0, served.output()
 
 
 @pytest.mark.slow
