@@ -131,9 +131,7 @@ def _output_written(command: str, code: int) -> int:
         finally:
             os.close(nowhere)
     if reason is not None and code == 0 and command in _OUTPUT_IS_THE_POINT:
-        with contextlib.suppress(OSError):  # stderr may take nothing either
-            print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
-        return 2
+        return _cannot_write(command, reason)
     return code
 
 
@@ -146,11 +144,15 @@ def print_output(command: str, text: str) -> int:
     except BrokenPipeError:
         raise
     except OSError as err:
-        with contextlib.suppress(OSError):
-            print(f"dudo {command}: cannot write the output: {err.strerror or err}",
-                  file=sys.stderr)
-        return 2
+        return _cannot_write(command, err.strerror or str(err))
     return 0
+
+
+def _cannot_write(command: str, reason: str) -> int:
+    """Say, on stderr, that the output could not be written; the status to exit with (2)."""
+    with contextlib.suppress(OSError):  # stderr may take nothing either
+        print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
+    return 2
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

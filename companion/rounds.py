@@ -106,24 +106,26 @@ def parse_reveal(
 def cups_in_turn(rules: Rules, call: Call, dice: Sequence[int]) -> list[int] | None:
     """The seats whose cups the boxed edition lifts one by one after a doubt, in turn,
     clockwise from the caller's left, until the bid is reached; None where every cup comes up
-    (the other presets, an exact call or a pass, and ``loss = difference``, whose count needs
-    every die)."""
-    if not (rules.preset == "payroodo" and rules.loss == "one" and call.kind == "dudo"):
+    (``every_cup``)."""
+    if every_cup(rules, call) is not None:
         return None
     seats = [(call.caller + step) % len(dice) for step in range(1, len(dice) + 1)]
     return [seat for seat in seats if dice[seat]]
 
 
-def every_cup(rules: Rules, call: Call) -> str:
-    """Why every cup comes up for ``call`` at a table whose doubts lift the cups in turn (the
-    boxed edition's), else "": said when a cup is missing from a reveal."""
+def every_cup(rules: Rules, call: Call) -> str | None:
+    """Why every cup comes up for ``call``, said when a cup is missing from a reveal: "" at
+    the tables whose cups all come up anyway (the other presets; a called pass shows the
+    passer's), a reason where the boxed edition's would be lifted in turn but for the call
+    (an exact call) or the count (``loss = difference`` needs every die); None where they are
+    lifted in turn (a doubt)."""
     if rules.preset != "payroodo" or call.kind == "pass":
         return ""
     if call.kind != "dudo":
         return "every cup comes up for an exact call"
     if rules.loss != "one":
         return "every cup comes up under loss = difference, which counts every die"
-    return ""
+    return None
 
 
 def check_counts(
