@@ -94,13 +94,13 @@ def test_the_push_held_after_the_game_plays_again_with_the_same_players(
     over = table.state()
     assert over["phase"] == "over"
     # The page's "Play again (hold)": Ben's seat chosen, the push held past 2 s.
-    held = sim_client.post("/api/sim/press", json={"button": "dial", "seat": 2, "hold_s": 2.1})
+    held = sim_client.post("/api/sim/press", json={"button": "dial", "seat": 2, "hold_s": 2.5})
     assert held.status_code == 200
     assert panel.settle()
     state = table.state()
     assert state["game_id"] != over["game_id"] and state["phase"] == "bidding"
     assert [p["name"] for p in state["players"]] == ["Ana", "Ben"] and state["turn"] == "Ben"
-    assert b'data-button="dial" data-hold="2.1"' in sim_client.get("/").data
+    assert b'data-button="dial" data-hold="2.5"' in sim_client.get("/").data
 
 
 def test_the_one_die_players_seat_held_plays_the_palifico_round_open(
@@ -115,12 +115,12 @@ def test_the_one_die_players_seat_held_plays_the_palifico_round_open(
         assert sim_client.post("/api/actions", json=action).status_code == 200
     assert table.state()["palifico"] == "Ana"
     # The page's "Palifico open (hold seat)": the one-die player's seat held past 2 s.
-    held = sim_client.post("/api/sim/press", json={"button": "seat1", "hold_s": 2.1})
+    held = sim_client.post("/api/sim/press", json={"button": "seat1", "hold_s": 2.5})
     assert held.status_code == 200
     assert panel.settle()
     assert table.state()["palifico_mode"] == "open"
     assert sim_client.get("/api/sim/pins").get_json()["outputs"]["palifico_led"] == "blink"
-    assert b'data-button="seat" data-hold="2.1"' in sim_client.get("/").data
+    assert b'data-button="seat" data-hold="2.5"' in sim_client.get("/").data
 
 
 @pytest.mark.parametrize(
