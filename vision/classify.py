@@ -51,7 +51,7 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
     if not candidates:
         return []
     crops = [normalise(_cut(image, c)) for c in candidates]
-    first = [nets.glance(crop) for crop in crops]
+    first = list(nets.glance(np.stack(crops)))
     readings = [[p] for p in first]
     unsure = [i for i, p in enumerate(first) if not settled(p)]
     for i, p in zip(unsure, _probabilities(nets.read_again, [crops[i] for i in unsure]),
@@ -64,7 +64,7 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
         readings[i].append(p)
     reads = []
     for each in readings:
-        mean = np.mean(each, axis=0)
+        mean = each[0] if len(each) == 1 else np.mean(each, axis=0)
         best = int(np.argmax(mean[:NOT_A_DIE]))
         reads.append(
             FaceRead(
@@ -80,13 +80,9 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
 def _probabilities(
     read: Callable[[np.ndarray], np.ndarray], crops: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """The probabilities of a reader (``Nets.read`` or ``Nets.read_again``) for each crop.
-
-    One crop at a time: OpenCV's dnn re-plans the whole net for every new input shape, so
-    the shape stays fixed, and the nets cost the same per crop in any batch, in ONNX
-    Runtime too (padding a batch would only add work).
-    """
-    return [read(crop[None])[0] for crop in crops]
+    """The probabilities of a reader (``Nets.read`` or ``Nets.read_again``) for each crop,
+    in one call (a crop reads the same alone or among others)."""
+    return list(read(np.stack(crops))) if crops else []
 
 
 def _looked(crop: np.ndarray, turns: int) -> np.ndarray:

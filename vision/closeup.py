@@ -23,6 +23,7 @@ views"; docs/dice-reader-log.md).
 from __future__ import annotations
 
 import math
+import statistics
 
 import cv2
 import numpy as np
@@ -81,7 +82,7 @@ def see_close_dice(
     dice = [i for i, f in enumerate(faces) if f.die_probability >= 0.5]
     aces = [i for i in dice if faces[i].pips == 1]
     nothing_sure = not any(faces[i].probability >= SURE for i in dice)
-    pip = float(np.median([candidates[i].size for i in aces])) if aces else 0.0
+    pip = statistics.median([candidates[i].size for i in aces]) if aces else 0.0
     if len(aces) >= 2:
         # Dice of the aces' size read surely as other faces: the aces are dice like them.
         if any(faces[i].probability >= SURE and faces[i].pips != 1

@@ -76,9 +76,13 @@ class Nets:
         """Locator output (1, 4, H/4, W/4) for a normalised (1, 3, H, W) input (``coarse``:
         a coarse first look)."""
         net = self.coarse_locator if coarse and self.coarse_locator is not None else self.locator
+        import cv2  # only here: importing vision.nets must not load OpenCV
+
         # One look at a time: the shipped locator takes one image (a batch of 1).
         out = self._forward(net, blob)
-        mirrored = self._forward(net, blob[..., ::-1])[..., ::-1].copy()
+        # OpenCV mirrors the blob's rows in a third of the time numpy copies a reversed view.
+        flipped = cv2.flip(blob.reshape(-1, blob.shape[-1]), 1).reshape(blob.shape)
+        mirrored = self._forward(net, flipped)[..., ::-1].copy()
         mirrored[:, 2] *= -1.0  # the x offset within a cell, seen in the mirror
         return (out + mirrored) / 2.0
 
@@ -86,9 +90,10 @@ class Nets:
         """Face reader probabilities (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops."""
         return self._probabilities(self.face, crops)
 
-    def glance(self, crop: np.ndarray) -> np.ndarray:
-        """Face reader probabilities (7,) for one normalised (3, CROP_PX, CROP_PX) crop: one
-        look, and where it is less sure than ``GLANCE_SURE``, its mirror image's too, averaged.
+    def glance(self, crops: np.ndarray) -> np.ndarray:
+        """Face reader probabilities (N, 7) for normalised (N, 3, CROP_PX, CROP_PX) crops:
+        one look at each, and where it is less sure than ``GLANCE_SURE``, its mirror image's
+        too, averaged.
 
         The one look is at the crop or at its mirror image, whichever is the brighter on its
         left, so a die and its mirror image are looked at alike: a photograph from above and
@@ -97,17 +102,29 @@ class Nets:
         the same numbers reversed, and ``math.fsum`` adds them exactly. (The crops of a
         photograph and of its mirror image differ by the warp's rounding, a few grey levels,
         so their probabilities differ in the second or third decimal, as with two looks.)
+        The first looks are taken in one call, the mirror looks in another: a crop reads the
+        same alone or among others, and one call costs less than many.
         """
-        columns = crop.sum(axis=(0, 1), dtype=np.float64)
-        half = len(columns) // 2
-        left, right = math.fsum(columns[:half]), math.fsum(columns[-half:])
-        if left == right:
-            return self.read(crop[None])[0]
-        look = crop if left > right else crop[..., ::-1]
-        first = _softmax(self._forward(self.face, look[None]))[0]
-        if first.max() >= GLANCE_SURE:
-            return first
-        return (first + _softmax(self._forward(self.face, look[None, ..., ::-1]))[0]) / 2.0
+        probs = np.empty((len(crops), NOT_A_DIE + 1))
+        looks, at = [], []
+        for i, crop in enumerate(crops):
+            columns = crop.sum(axis=(0, 1), dtype=np.float64)
+            half = len(columns) // 2
+            left, right = math.fsum(columns[:half]), math.fsum(columns[-half:])
+            if left == right:
+                probs[i] = self.read(crop[None])[0]
+            else:
+                looks.append(crop if left > right else crop[..., ::-1])
+                at.append(i)
+        if looks:
+            looked = np.stack(looks)
+            first = _softmax(self._forward(self.face, looked))
+            unsure = first.max(axis=1) < GLANCE_SURE
+            if unsure.any():
+                mirrored = _softmax(self._forward(self.face, looked[unsure][..., ::-1]))
+                first[unsure] = (first[unsure] + mirrored) / 2.0
+            probs[at] = first
+        return probs
 
     def read_again(self, crops: np.ndarray) -> np.ndarray:
         """The second reader's probabilities for the crops (the face reader's, if none)."""

@@ -6,6 +6,7 @@ import logging
 import math
 import os
 import re
+import statistics
 import sys
 import tempfile
 import threading
@@ -127,11 +128,11 @@ def read_dice(
 
     located, sizes = located_with(config)
     if (config.die_size is not None and len(sizes) >= _OWN_SIZE_DICE
-            and float(np.median(sizes)) < _LOCATED_AGAIN_BELOW * config.die_size):
+            and statistics.median(sizes) < _LOCATED_AGAIN_BELOW * config.die_size):
         located, sizes = located_with(
-            replace(config, die_size=within_die_sizes(float(np.median(sizes)))))
+            replace(config, die_size=within_die_sizes(statistics.median(sizes))))
     if len(sizes) >= _OWN_SIZE_DICE or config.die_size is None:
-        die_px, band = (float(np.median(sizes)) if sizes else 0.0), _SIZE_BAND
+        die_px, band = (statistics.median(sizes) if sizes else 0.0), _SIZE_BAND
     else:
         die_px, band = config.die_size, _FEW_DICE_BAND
     t = _lap(ms, "locate", t)
@@ -229,7 +230,7 @@ def _face_source(
 
     from vision.locate import Candidate
 
-    die = float(np.median(sizes)) if sizes else 0.0
+    die = statistics.median(sizes) if sizes else 0.0
     if die <= 1.5 * _FACE_SOURCE_DIE_PX:
         return image, candidates, 1.0
     factor = max(2, round(die / _FACE_SOURCE_DIE_PX))

@@ -3,6 +3,7 @@ named surely, and the size of the dice so read (a photograph's own die size)."""
 
 from __future__ import annotations
 
+import statistics
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,4 +35,4 @@ def sure_die_size(candidates: list[Candidate], faces: list[FaceRead]) -> float |
     """The table's die size as a photograph shows it: the median size of the candidates read
     surely (None where there is none)."""
     sure = [c.size for c, f in zip(candidates, faces, strict=True) if read_surely(f)]
-    return float(np.median(sure)) if sure else None
+    return statistics.median(sure) if sure else None

@@ -141,3 +141,17 @@ def test_every_colour_the_reader_names_may_be_written_in_the_config() -> None:
             image = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
             named |= set(name_colours(image, [Candidate(4.0, 4.0, 8.0, 1.0)]))
     assert named == set(COLOURS)
+
+
+def test_a_die_s_colour_is_the_median_of_its_middle_even_or_odd() -> None:
+    # Each channel's middle pixel; of an even count, the two middle ones averaged, rounded
+    # down: numpy's median made 8-bit, whatever the pixels and their number.
+    import numpy as np
+
+    from vision.colour import _median
+
+    rng = np.random.default_rng(7)
+    for count in (*range(1, 30), 624, 625):
+        for _ in range(10):
+            pixels = rng.integers(0, 256, (count, 3), dtype=np.uint8)
+            assert np.array_equal(_median(pixels), np.median(pixels, axis=0).astype(np.uint8))

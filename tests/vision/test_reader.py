@@ -685,7 +685,7 @@ def test_only_the_dice_the_face_reader_doubts_are_read_again_by_the_second_reade
         photo = load_image(path)
         dice = locate_dice(photo, ReaderConfig(), both)
         crops = [normalise(_cut(photo, c)) for c in dice]
-        first = [both.glance(crop) for crop in crops]
+        first = list(both.glance(np.stack(crops)))
         face_sure = [settled(p) for p in first]
         second = _probabilities(both.read_again, crops)
         no_die += sum(p.max() < SURE and settled(p) for p in first)
@@ -722,8 +722,8 @@ def test_a_die_the_face_reader_is_sure_of_at_a_glance_reads_alike_in_the_mirror(
         photo = load_image(path)
         for c in locate_dice(photo, ReaderConfig(), nets):
             crop = normalise(_cut(photo, c))
-            seen = nets.glance(crop)
-            assert np.array_equal(seen, nets.glance(np.ascontiguousarray(crop[..., ::-1])))
+            seen = nets.glance(crop[None])[0]
+            assert np.array_equal(seen, nets.glance(np.ascontiguousarray(crop[None, ..., ::-1]))[0])
             both_ways = nets.read(crop[None])[0]
             if seen.max() >= GLANCE_SURE:
                 glanced += 1
