@@ -384,6 +384,34 @@ def test_an_out_player_s_name_count_and_seat_stay_readable(
     page.context.close()
 
 
+def test_in_forced_colours_the_dice_keep_their_pips_and_every_seat_its_ring(
+    browser: Any, server: str
+) -> None:
+    # Windows' high contrast themes (forced colours) drop backgrounds and shadows: the pips of
+    # the dice drawn in CSS (the reveal's counts showed "x2" under an empty square), the
+    # seats' circles and an out seat's ring would vanish.
+    new_game(server, ["Ana", "Ben", "Caro"], dice=1)
+    act(server, action="bid", player="Ana", quantity=4, face=5)  # more than the 3 dice
+    act(server, action="dudo", player="Ben")
+    finish_the_reveal(server)
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, forced_colors="active")
+    page = context.new_page()
+    page.goto(server)
+    expect(page.locator(".player.out .name")).to_have_text(["Ana"])
+    rings = page.evaluate("""() => [...document.querySelectorAll('.player .seat')].map(s => {
+        const style = getComputedStyle(s);
+        return [s.closest('.player').classList.contains('out'), style.borderTopStyle,
+                parseFloat(style.borderTopWidth)];
+    })""")
+    assert sorted(rings) == [[False, "solid", 2], [False, "solid", 2], [True, "dashed", 2]]
+    pips = page.evaluate("""() => [...document.querySelectorAll('.die i.pip')].map(
+        pip => getComputedStyle(pip).backgroundColor)""")
+    assert len(pips) >= 21 and "rgba(0, 0, 0, 0)" not in pips, pips  # the reveal's six faces
+    page.locator(".players").scroll_into_view_if_needed()
+    shot(page, "50-forced-colours")
+    context.close()
+
+
 def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     phone: Any, server: str
 ) -> None:
