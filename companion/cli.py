@@ -86,7 +86,11 @@ _OUTPUT_IS_THE_POINT = ("scan", "replay", "rules")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help (its text is the output), or a usage error on stderr
+        code = done.code if isinstance(done.code, int) else 2
+        return _output_written("--help", code, output_is_the_point=True)
     module_name, function_name = HANDLERS[args.command].split(":")
     handler = getattr(importlib.import_module(module_name), function_name)
     if sys.stderr is None:  # started with `2>&-`: print(file=None) would write to stdout
@@ -103,13 +107,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = 130
     except BrokenPipeError:
         code = 0  # `dudo scan *.jpg | head`: the reader has what it wanted
-    return _output_written(args.command, code)
+    return _output_written(args.command, code, args.command in _OUTPUT_IS_THE_POINT)
 
 
-def _output_written(command: str, code: int) -> int:
+def _output_written(command: str, code: int, output_is_the_point: bool) -> int:
     """``code``, once what the command printed is written; where it cannot be (a full disk,
     a reader gone), what is left goes nowhere, and a command whose output is the point, which
-    had not said so, says it.
+    had not said so, says it (``dudo --help`` too).
 
     Python writes the standard output's buffer once more as it exits: where that fails it
     says so on stderr ("Exception ignored ...") and exits with status 120, after the command
@@ -130,7 +134,7 @@ def _output_written(command: str, code: int) -> int:
             os.dup2(nowhere, sys.stdout.fileno())
         finally:
             os.close(nowhere)
-    if reason is not None and code == 0 and command in _OUTPUT_IS_THE_POINT:
+    if reason is not None and code == 0 and output_is_the_point:
         return _cannot_write(command, reason)
     return code
 

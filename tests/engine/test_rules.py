@@ -117,6 +117,24 @@ def test_dudo_rules_to_an_output_that_takes_nothing_says_so_in_one_line(unbuffer
         2, "dudo rules: cannot write the output: No space left on device\n")
 
 
+@pytest.mark.parametrize("asked", [["--help"], ["rules", "--help"]], ids=" ".join)
+def test_dudo_help_to_an_output_that_takes_nothing_says_so_in_one_line(asked: list[str]) -> None:
+    # Before: Python's own "Exception ignored ... No space left on device", status 120.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "companion.cli", *asked], stdout=full,
+                             stderr=subprocess.PIPE, text=True, timeout=60, env=env)
+    assert (run.returncode, run.stderr) == (
+        2, "dudo --help: cannot write the output: No space left on device\n")
+    # Written where it can be, the help and nothing else; a mistyped command still says why.
+    shown = subprocess.run([sys.executable, "-m", "companion.cli", *asked], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert (shown.returncode, shown.stderr) == (0, "") and shown.stdout.startswith("usage: ")
+    wrong = subprocess.run([sys.executable, "-m", "companion.cli", "rulez"], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert wrong.returncode == 2 and "invalid choice: 'rulez'" in wrong.stderr
+
+
 def test_dudo_rules_with_an_unknown_preset_exits_2_with_a_clear_message(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
