@@ -300,8 +300,8 @@ def _opencv_forward(path: str) -> Forward:
 
     def forward(blob: np.ndarray) -> np.ndarray:
         # One image at a time: OpenCV plans the net again for every new input shape, and a
-        # face reader is given one crop (``Nets.glance``) as well as a crop and its mirror
-        # image (a re-plan costs about two looks).
+        # face reader is given as many crops as a photograph has candidates, or doubts
+        # (``Nets.glance``, ``Nets.read_again``; a re-plan costs about two looks).
         outs = []
         for image in blob:
             net.setInput(image[None])

@@ -775,6 +775,26 @@ def test_a_model_made_for_another_part_of_the_reader_is_named_not_a_traceback(
         read_dice(blank, ReaderConfig(second_model_path=str(tmp_path), runtime=runtime))
 
 
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_a_die_reads_the_same_alone_or_among_the_photograph_s_others(runtime: str) -> None:
+    # The readers are given a photograph's crops in one call (fewer calls, the same work):
+    # a die's probabilities must not depend on which others it was read with.
+    from vision.classify import _cut
+    from vision.locate import locate_dice
+    from vision.nets import load_nets, normalise
+
+    if runtime == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    nets = load_nets(ReaderConfig(runtime=runtime))
+    photo = load_image(DEV_SLICE[0])
+    crops = np.stack([normalise(_cut(photo, c)) for c in locate_dice(photo, ReaderConfig(), nets)])
+    assert len(crops) >= 8
+    together, again = nets.glance(crops), nets.read_again(crops)
+    for i in range(len(crops)):
+        assert np.array_equal(nets.glance(crops[i : i + 1])[0], together[i])
+        assert np.array_equal(nets.read_again(crops[i : i + 1])[0], again[i])
+
+
 def test_onnx_runtime_and_opencv_read_the_photographs_alike() -> None:
     # The two runtimes that can run the nets (ONNX Runtime where installed, else OpenCV's
     # dnn): the same dice, faces and confidences, in both views, from the same float nets.
