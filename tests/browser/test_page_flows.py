@@ -407,6 +407,12 @@ def test_in_forced_colours_the_dice_keep_their_pips_and_every_seat_its_ring(
     pips = page.evaluate("""() => [...document.querySelectorAll('.die i.pip')].map(
         pip => getComputedStyle(pip).backgroundColor)""")
     assert len(pips) >= 21 and "rgba(0, 0, 0, 0)" not in pips, pips  # the reveal's six faces
+    take_control(page)  # the simulated panel shows once the phone has the PIN
+    expect(page.locator("#sim .led.on")).not_to_have_count(0)
+    lamps = page.evaluate("""() => [...document.querySelectorAll('#sim .led')].map(
+        led => [led.classList.contains('on'), getComputedStyle(led).backgroundColor])""")
+    lit = {colour for on, colour in lamps if on}
+    assert len(lit) == 1 and lit.isdisjoint(colour for on, colour in lamps if not on), lamps
     page.locator(".players").scroll_into_view_if_needed()
     shot(page, "50-forced-colours")
     context.close()
