@@ -64,7 +64,7 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
         readings[i].append(p)
     reads = []
     for each in readings:
-        mean = each[0] if len(each) == 1 else np.mean(each, axis=0)
+        mean = np.mean(each, axis=0)
         best = int(np.argmax(mean[:NOT_A_DIE]))
         reads.append(
             FaceRead(
