@@ -97,10 +97,12 @@ def settle(
     *,
     wild: bool,
     names: Sequence[str],
+    out_of_sight: int,
 ) -> Settlement:
     """Decide a call: ``dice`` is each seat's count, ``faces`` the dice that count for it
-    (every die shown for a bid, the passer's for a called pass)."""
-    s = _settle(rules, call, dice, faces, wild=wild, names=names)
+    (every die shown for a bid, the passer's for a called pass), ``out_of_sight`` the dice
+    lost so far and not won back (the only dice an exact call can give back)."""
+    s = _settle(rules, call, dice, faces, wild=wild, names=names, out_of_sight=out_of_sight)
     if s.loser is not None and not dice[s.loser]:
         # RULES.md: a player who leaves is out, and the round goes on: a call on their bid,
         # or their own call, is settled all the same; they have no die left to lose.
@@ -116,6 +118,7 @@ def _settle(
     *,
     wild: bool,
     names: Sequence[str],
+    out_of_sight: int,
 ) -> Settlement:
     caller, target = call.caller, call.target
     if call.kind == "pass":
@@ -176,11 +179,15 @@ def _settle(
         s.changes[target] = -1
         s.changes[caller] = 1
         s.loser = target
-    elif dice[caller] < rules.dice:
+    elif dice[caller] < rules.dice and out_of_sight:
+        # RULES.md: the caller "gets one lost die back". Under dudo cruzado a player can be
+        # under N with no die lost: the dice went to the doubters, and none is out of sight.
         s.changes[caller] = 1
         s.dice_regained = 1
-    elif rules.lost_dice_visible:  # else the reason would tell the table the caller's dice
-        s.verdict = f"exact (no die back: {names[caller]} has all {rules.dice})"
+    elif rules.lost_dice_visible:  # else the reason would tell the table the dice in play
+        why = (f"{names[caller]} has all {rules.dice}" if dice[caller] >= rules.dice
+               else "no die is out of sight")
+        s.verdict = f"exact (no die back: {why})"
     return s
 
 

@@ -224,7 +224,8 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     rules, names, call = game.rules, game._names, game._call
     assert call is not None  # check_reveal made sure a call waits
     old = game._dice
-    s = settle(rules, call, old, counted, wild=game._wild, names=names)
+    s = settle(rules, call, old, counted, wild=game._wild, names=names,
+               out_of_sight=game._dice_lost)
     new = list(old)
     for seat, delta in s.changes.items():
         new[seat] += delta

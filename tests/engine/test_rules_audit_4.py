@@ -167,6 +167,42 @@ def test_dudo_cruzado_under_either_starter(starter: str, opener: str, play: Scri
     assert game.turn == opener
 
 
+# Bids of round 2 after which Ana may make each exact call on exactly two or three 3s: calza
+# "anyone but the bidder", spot on "the next player only", exactomundo "anyone except the
+# player whose turn is next".
+ANA_MAY_CALL = {
+    "calza": ("perudo", "Ana 1x3; Ben 2x3", 2),
+    "spot_on": ("dudo", "Ana 1x3; Ben 2x3; Caro 3x3", 3),
+    "exactomundo": ("payroodo", "Ana 1x3; Ben 2x3", 2),
+}
+
+
+@pytest.mark.parametrize("exact_call", list(ANA_MAY_CALL))
+def test_an_exact_call_gives_back_only_a_die_out_of_sight_not_one_a_cruzado_doubter_took(
+    exact_call: str, play: Script
+) -> None:
+    """RULES.md, calza: "Exact: caller gets one lost die back"; spot on: "caller recovers a
+    die"; exactomundo: "caller gets a die back"; Dudo cruzado: "right: they take the die the
+    bluffer loses"; "Dice that are lost go out of sight (bag or lid) ... Tracking them is the
+    referee's job". A die a doubter took is in play: there is no lost die to give back."""
+    preset, bids, threes = ANA_MAY_CALL[exact_call]
+    game = game_of(preset, cruzado=True, exact_call=exact_call)
+    # Caro doubts out of turn (Ben is next) and takes the die Ana's false bid loses.
+    play(game, "Ana 9x3; Caro dudo; reveal Ana:66666 Ben:66666 Caro:66666")
+    assert (dice_counts(game), game.dice_lost, game.turn) == (
+        {"Ana": 4, "Ben": 5, "Caro": 6}, 0, "Ana")
+    exactly = "3" * threes + "6" * (5 - threes)
+    play(game, f"{bids}; Ana calza; reveal Ana:6666 Ben:{exactly} Caro:666666")
+    assert (dice_counts(game), game.dice_lost) == ({"Ana": 4, "Ben": 5, "Caro": 6}, 0)
+    assert "no die back" in game.state()["last_result"]["text"]
+    assert game.turn == "Ana"  # "the caller opens the next round, whether right or wrong"
+    # Once a die is out of sight, the same exact call gives it back.
+    play(game, "Ana 9x2; Ben dudo; reveal Ana:6666 Ben:66666 Caro:666666")
+    assert (game.dice("Ana"), game.dice_lost, game.turn) == (3, 1, "Ana")
+    play(game, f"{bids}; Ana calza; reveal Ana:666 Ben:{exactly} Caro:666666")
+    assert (dice_counts(game), game.dice_lost) == ({"Ana": 4, "Ben": 5, "Caro": 6}, 0)
+
+
 @pytest.mark.parametrize(("trigger", "palifico"), [("once", None), ("every_time", "Ana")])
 def test_a_die_won_by_dudo_cruzado_after_a_calza_lift_is_lost_to_a_new_palifico_every_time(
     trigger: str, palifico: str | None, play: Script
