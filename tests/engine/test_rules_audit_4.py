@@ -145,6 +145,44 @@ def test_dudo_cruzado_inside_a_palifico_round_counts_aces_as_aces(play: Script) 
     assert (game.state()["palifico"], game.turn) == ("Ben", "Ben")
 
 
+def test_dudo_cruzado_doubts_the_standing_bid_and_the_next_player_s_doubt_takes_no_die(
+    play: Script,
+) -> None:
+    """RULES.md, Dudo cruzado: "anyone may doubt any bid out of turn; right: they take the
+    die the bluffer loses". A bid raised over no longer stands: Dan's doubt is on Ben's ten
+    5s, not Ana's nine. The next player doubting is the common core's dudo, in turn."""
+    game = game_of("perudo", FOUR, cruzado=True)
+    play(game, "Ana 9x5; Ben 10x5; Dan dudo")
+    bid = game.state()["bid"]
+    assert (bid["player"], bid["quantity"], bid["face"]) == ("Ben", 10, 5)
+    play(game, "reveal Ana:55555 Ben:66666 Caro:66666 Dan:66666")  # five 5s: false
+    assert dice_counts(game) == {"Ana": 5, "Ben": 4, "Caro": 5, "Dan": 6}
+    assert game.state()["last_result"]["cruzado"] is True
+    play(game, "Ben 9x5; Caro dudo; reveal Ana:66666 Ben:6666 Caro:66666 Dan:666666")
+    assert game.state()["last_result"]["cruzado"] is False
+    assert dice_counts(game) == {"Ana": 5, "Ben": 3, "Caro": 5, "Dan": 6}
+    assert game.dice_lost == 1
+
+
+def test_after_an_opener_s_pass_the_first_bidder_s_dice_decide_an_opening_on_aces(
+    play: Script,
+) -> None:
+    """RULES.md, `open_on_aces`: "whether an opening bid may be on aces outside palifico
+    (`one_die`: only by a player with one die)"; Pass: "A player may pass instead of
+    bidding". After the opener's pass, the opening bid is the next player's."""
+    game = game_of("dudo", dice=2, palifico="none")
+    play(game, "Ana 1x6; Ben dudo; reveal Ana:66 Ben:66 Caro:66")  # Ben 2 -> 1, he opens
+    play(game, "Ben pass")
+    refused(game, bid("Caro", 1, 1), "aces")  # Caro has two dice
+    play(game, "Caro 1x2; Ana dudo; reveal Ana:66 Ben:6 Caro:66")  # Caro 2 -> 1
+    play(game, "Caro 9x6; Ana dudo; reveal Ana:66 Ben:6 Caro:6")  # Caro out: Ana opens
+    assert (dice_counts(game), game.turn) == ({"Ana": 2, "Ben": 1, "Caro": 0}, "Ana")
+    refused(game, bid("Ana", 1, 1), "aces")
+    play(game, "Ana pass; Ben 1x1")  # Ben has one die
+    bid_now = game.state()["bid"]
+    assert (bid_now["player"], bid_now["quantity"], bid_now["face"]) == ("Ben", 1, 1)
+
+
 @pytest.mark.parametrize(("starter", "opener"), [("loser", "Dan"), ("winner", "Ana")])
 def test_dudo_cruzado_a_wrong_doubter_with_one_die_is_out(
     starter: str, opener: str, play: Script
