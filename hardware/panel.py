@@ -184,14 +184,11 @@ class Panel:
 
     def _pressed(self, name: str) -> None:
         if name.startswith("seat"):
+            now = time.monotonic()
             with self._lock:
-                self._seat = (int(name[4:]), time.monotonic())
+                self._seat = (int(name[4:]), now)
             logger.info("seat %s pressed", name[4:])
-            # Its LED blinks while the seat names the next press; then the LEDs are as before.
-            self._queue.put(("seats",))
-            timer = threading.Timer(self.seat_window_s + 0.05, self._queue.put, (("seats",),))
-            timer.daemon = True
-            timer.start()
+            self._show_seat_window(now)
         elif name == self._again and self._after_the_game():
             pass  # only its hold acts: another game
         elif name in ("dial", "bid", *CALLS) and self._double(name) and not self._armed_seat():
@@ -237,9 +234,11 @@ class Panel:
         if name.startswith("seat") and held:
             # Held, a seat names the next press from its release (a refused hold to open a
             # palifico round is still that player's press: the next DUDO is theirs).
+            now = time.monotonic()
             with self._lock:
                 if self._seat is not None and self._seat[0] == int(name[4:]):
-                    self._seat = (self._seat[0], time.monotonic())
+                    self._seat = (self._seat[0], now)
+            self._show_seat_window(now)
             return
         if name != self._again or held:
             return
@@ -362,7 +361,17 @@ class Panel:
         with self._lock:
             if self._seat is None:
                 self._seat = named
+        self._show_seat_window(named[1])
+
+    def _show_seat_window(self, since: float) -> None:
+        """Show the seats now, and again once the window of a seat pressed at ``since`` has
+        ended: its LED blinks while the seat names the next press, then the LEDs are as
+        before (a press using it shows them at once)."""
         self._queue.put(("seats",))
+        ends = since + self.seat_window_s + 0.05 - time.monotonic()
+        timer = threading.Timer(max(0.0, ends), self._queue.put, (("seats",),))
+        timer.daemon = True
+        timer.start()
 
     def _armed_seat(self) -> int | None:
         """The seat pressed for the next press, within its window; else None."""

@@ -245,6 +245,24 @@ def test_a_seat_pressed_blinks_until_its_press_or_its_window_ends(
         panel.close()
 
 
+def test_a_seat_held_blinks_from_its_release_until_its_window_ends(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    # Before, a held seat named the next press from its release, but its LED went on
+    # blinking after that window ended: a DUDO then was Ben's, not Caro's as her LED said.
+    panel = build_panel(table, pin_factory, seat_window_s=0.6)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        driver.press("dial")  # Ana bids: Ben's LED is lit
+        driver.press("seat3", hold_s=OPEN_S * 3)
+        assert blinking_seats(panel) == [3]
+        time.sleep(0.8)
+        assert blinking_seats(panel) == [] and lit_seats(panel) == [2]
+    finally:
+        panel.close()
+
+
 def test_holding_undo_takes_back_the_last_bid_and_a_short_press_does_nothing(
     table: Table, panel: Panel, driver: MockPanelDriver,
     heard: Callable[[Callable[[], object]], int],
