@@ -80,7 +80,16 @@ def damage(path: Path) -> str | None:
 
     Looked at read-only: a connection that may write folds the WAL into the file as it
     closes, which would change the damaged file before it is set aside.
+
+    An empty file is damaged too: SQLite would take it for a new journal, every game gone
+    without a word, and the journal is never empty once made (its first page is written as
+    it is opened) but for the moment before.
     """
+    try:
+        if path.stat().st_size == 0:
+            return "the file is empty: cut to nothing"
+    except OSError:
+        return None  # the caller's open says why
     try:
         db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:

@@ -166,6 +166,13 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
     every action is refused (fault ``journal``). StartError if neither.
     """
     path = data / DATABASE_NAME
+    try:
+        path.stat()
+    except PermissionError as err:  # a folder the service user may not enter
+        raise StartError(f"cannot look at the journal {path} ({err.strerror}): make {data} the"
+                         " service user's, then start the table again") from err
+    except OSError:
+        pass  # none yet (a new table), or no folder: said as the journal is made below
     faults: dict[str, str] = {}
     problem = None
     try:

@@ -308,6 +308,29 @@ def test_a_data_directory_that_is_a_file_is_named_so(
     assert "it is a file, not a folder" in capsys.readouterr().err
 
 
+def test_a_data_directory_the_service_user_may_not_enter_is_named_so(tmp_path: Path) -> None:
+    # Before, a traceback (exit status 1, so systemd tried again and again).
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "journal.sqlite3").write_bytes(b"")
+    data.chmod(0o000)
+    # Root enters any folder: run as root without that power, as the service user would be.
+    as_user = (["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+               if os.geteuid() == 0 else [])
+    try:
+        result = subprocess.run(
+            [*as_user, sys.executable, "-m", "companion.cli", "serve", "--sim", "--host",
+             "127.0.0.1", "--port", str(free_port()), "--pin", PIN, "--data", str(data)],
+            capture_output=True, text=True, env=OUTSIDE_SYSTEMD, timeout=120, check=False,
+        )
+    finally:
+        data.chmod(0o755)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"dudo serve: cannot look at the journal {data / 'journal.sqlite3'} (Permission"
+        f" denied): make {data} the service user's, then start the table again")
+
+
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -508,6 +531,20 @@ def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
         assert fault.endswith("; a new one holds no game: none could be read from it")
         assert table.state()["phase"] == "setup"
         assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+
+
+def test_a_journal_cut_to_nothing_is_set_aside_and_said_not_taken_for_a_new_one(
+    tmp_path: Path,
+) -> None:
+    # Before, SQLite took the empty file for a new journal: every game gone, nothing said.
+    data = tmp_path / "data"
+    a_game_in(data)
+    (data / "journal.sqlite3").write_bytes(b"")
+    with ExitStack() as stack:
+        fault = built(data, stack).table.state()["faults"]["salvaged"]
+        kept = sorted(p.name for p in data.glob("journal.sqlite3.damaged-*"))
+        assert len(kept) == 1 and (data / kept[0]).stat().st_size == 0
+        assert f"it is kept as {data / kept[0]}" in fault
 
 
 def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
