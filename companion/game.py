@@ -16,6 +16,7 @@ dice alone, cannot be once they left: a call on it is void (nobody loses a die).
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -157,6 +158,8 @@ class Game:
         game = cls(rules, header["players"], header.get("first"))
         if "colours" in header:
             game.header["colours"] = _colours(header["colours"], game.players)
+        if "seats" in header:
+            game.header["seats"] = _seats(header["seats"], game.players)
         return game
 
     # -- reading the position -------------------------------------------------------------
@@ -165,6 +168,13 @@ class Game:
     def players(self) -> list[str]:
         """The players' names in seat order."""
         return list(self._names)
+
+    @property
+    def seats(self) -> list[int]:
+        """Each player's seat number at the table (the panel's seat button), in seat order:
+        the header's ``seats``, else 1, 2, 3... (another game of the same table keeps a
+        player's seat when one before them has left)."""
+        return list(self.header.get("seats") or range(1, len(self._names) + 1))
 
     @property
     def leavers(self) -> list[str]:
@@ -419,6 +429,19 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
             raise MalformedAction(f"{holders[colour.lower()]} and {name} have the same colour"
                                   f" ({colour}): give each player a colour of their own")
         holders[colour.lower()] = name
+
+
+def _seats(seats: object, players: list[str]) -> list[int]:
+    """The header's ``seats`` (each player's seat number, in the players' order), checked:
+    whole numbers from 1, rising, one a player."""
+    if not isinstance(seats, list) or len(seats) != len(players) or not all(
+            type(n) is int for n in seats):
+        raise MalformedAction(f"header 'seats' must give each of the {len(players)} players a"
+                              f" seat number, in their order, not {shown(seats)}")
+    if seats[0] < 1 or any(b <= a for a, b in itertools.pairwise(seats)):
+        raise MalformedAction(f"header 'seats' {shown(seats)}: seat numbers rise from 1 in"
+                              " the players' order (the order of play)")
+    return list(seats)
 
 
 def _colours(colours: object, players: list[str]) -> dict[str, str]:

@@ -67,9 +67,11 @@ def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
     visible = rules.lost_dice_visible or referee
     call = game._call
     in_turn = None if call is None else cups_in_turn(rules, call, game._dice)
+    seat_numbers = game.seats
     players = [
         {
             "name": name,
+            "seat": seat_numbers[seat],
             "dice": game._dice[seat] if visible else None,
             "out": not game._dice[seat],
             "left": seat in game._left,

@@ -245,6 +245,9 @@ class Table:
                 return self._reject(f"{first} left the table: press the seat of a player"
                                     " still here, or none")
             if gone:
+                # Those still here keep their seats (their seat buttons on the panel).
+                header["seats"] = [n for p, n in zip(header["players"], self._game.seats,
+                                                     strict=True) if p not in gone]
                 header["players"] = [p for p in header["players"] if p not in gone]
                 if len(header["players"]) < self._game.rules.min_players:
                     return self._reject(f"only {', '.join(header['players'])} still at the"

@@ -538,10 +538,9 @@ class Panel:
     def _show_seats(self, state: dict[str, Any]) -> None:
         """The seat LEDs for ``state``: whose turn, the caller at a reveal, the winner, and
         a seat pressed for the next press."""
-        players = [p.get("name") for p in state.get("players") or []]
         phase = state.get("phase")
         turn = state.get("turn")
-        seat_of = {name: i + 1 for i, name in enumerate(players)}
+        seat_of = {p["name"]: p["seat"] for p in state.get("players") or []}
         if phase == "reveal":
             # The cups are up: every seat still in blinks until the dice are read, but the
             # caller's stays lit (a call the panel gave the wrong seat can be undone now).
@@ -620,10 +619,10 @@ class Panel:
 
 def _seat_player(seat: int, state: Mapping[str, Any], button: str) -> tuple[str | None, str]:
     """The player in ``seat`` (1-8), or None and why not."""
-    players = state.get("players") or []
-    if seat > len(players):
-        return None, f"{button.upper()}: seat {seat} has no player"
-    return players[seat - 1]["name"], ""
+    for player in state.get("players") or []:
+        if player["seat"] == seat:
+            return player["name"], ""
+    return None, f"{button.upper()}: seat {seat} has no player"
 
 
 def _game_key(state: Mapping[str, Any]) -> str:

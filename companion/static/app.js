@@ -413,7 +413,7 @@ function renderPlayers(state) {
     const turn = state.turn === p.name;
     // A screen reader hears each line as the page shows it: whose turn, the dice, the badges.
     return h("li", {class: ["player", p.out ? "out" : "", turn ? "turn" : "", state.palifico === p.name ? "pal" : ""].join(" "), "aria-current": turn ? "true" : null},
-      h("span", {class: "seat", text: String(i + 1), style: colour && !p.out ? "background:" + colour + ";color:" + inkOn(colour) + ";text-shadow:none" : null}),
+      h("span", {class: "seat", text: String(p.seat), style: colour && !p.out ? "background:" + colour + ";color:" + inkOn(colour) + ";text-shadow:none" : null}),
       h("span", {class: "name", text: p.name}),
       turn ? h("span", {class: "sr-only", text: " (to act)"}) : null,
       // The cup, the count and the badges go together: at the right of the name, or all

@@ -23,16 +23,17 @@ function renderSim(state) {
   const display = state.display || {};
   const dial = display.dial || display.bid || display.dial_bid;
   $("sim-dial-bid").textContent = dial ? (typeof dial === "string" ? dial : dial.quantity + "\u00d7" + dial.face) : "\u2013";
-  const seats = Math.min(6, (state.players || []).length);
+  const seated = panelSeats(state);
   const wrap = $("sim-seats");
   // Rebuilt for a new game's seats (the same number of players may have other names).
-  const key = (state.players || []).slice(0, seats).map((p) => p.name).join("\n");
+  const key = seated.map((p) => p.seat + " " + p.name).join("\n");
   if (wrap.dataset.key !== key) {
     wrap.dataset.key = key;
     wrap.replaceChildren();
-    for (let s = 1; s <= seats; s++) {
+    for (const p of seated) {
+      const s = p.seat;
       wrap.append(h("button", {type: "button", class: "seat-btn", "data-seat": String(s), onclick: () => { page.simSeat = page.simSeat === s ? null : s; renderSim(page.state); }},
-        h("span", {class: "led", id: "led-seat" + s}), h("span", {class: "seat-name", text: state.players[s - 1].name, title: state.players[s - 1].name})));
+        h("span", {class: "led", id: "led-seat" + s}), h("span", {class: "seat-name", text: p.name, title: p.name})));
     }
   }
   wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
@@ -43,10 +44,16 @@ function renderSim(state) {
   $("sim-open").disabled = !state.palifico || !openSeat(state);
 }
 
+// The players whose seats have a button on the simulated panel (seats 1-6), each by their
+// seat (a player keeps theirs in another game after someone before them left).
+function panelSeats(state) {
+  return (state.players || []).filter((p) => p.seat <= 6);
+}
+
 // The seat held for an open palifico: the seat chosen, else the one-die player's own.
 function openSeat(state) {
-  const names = (state.players || []).slice(0, 6).map((p) => p.name);
-  return page.simSeat || names.indexOf(state.palifico) + 1 || null;
+  const own = panelSeats(state).find((p) => p.name === state.palifico);
+  return page.simSeat || (own ? own.seat : null);
 }
 
 // The pins are asked for every half second (setup.js), one ask at a time (given up after 5 s).

@@ -495,3 +495,25 @@ def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectato
     expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
     expect(phone.locator("#leave")).to_have_text("Leaves", timeout=8000)
     assert [p["name"] for p in get_state(server)["players"] if p["out"]] == ["Ben"]
+
+
+def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
+    phone: Any, server: str
+) -> None:
+    # A game played again after Ben (seat 2) left: Caro keeps seat 3, on the page and on the
+    # simulated panel, and her seat button names her.
+    call_api(server, "/api/game", {"game": "dudo-record/1", "rules": "perudo",
+                                   "players": ["Ana", "Caro", "Dan"], "seats": [1, 3, 4]})
+    take_control(phone)
+    expect(phone.locator(".player .seat")).to_have_text(["1", "3", "4"])
+    seats = phone.locator("#sim-seats .seat-btn")
+    expect(seats).to_have_count(3)
+    assert [b.get_attribute("data-seat") for b in seats.all()] == ["1", "3", "4"]
+    expect(phone.locator("#sim-seats .seat-name")).to_have_text(["Ana", "Caro", "Dan"])
+    phone.click("#sim button.dial")  # Ana's opening bid
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")
+    phone.click('#sim-seats .seat-btn[data-seat="3"]')
+    phone.click("#sim button.dial")  # seat 3 names Caro, whose turn it is
+    expect(phone.locator("#bid-by")).to_have_text("by Caro")
+    phone.locator("#sim").scroll_into_view_if_needed()
+    shot(phone, "51-seats-kept")

@@ -72,10 +72,30 @@ def test_the_players_colours_chosen_for_a_new_game_stay_with_its_record_and_stat
     assert replay([HEADER]).state()["colours"] == {}
 
 
+def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -> None:
+    # Another game of the same table, Ben (seat 2) having left: Caro keeps seat 3.
+    header = {"game": "dudo-record/1", "players": ["Ana", "Caro"], "seats": [1, 3]}
+    game = replay([json.dumps(header)])
+    assert [(p["name"], p["seat"]) for p in game.state()["players"]] == [("Ana", 1), ("Caro", 3)]
+    assert replay(dumps(game).splitlines()).state()["players"] == game.state()["players"]
+    assert [p["seat"] for p in replay([HEADER]).state()["players"]] == [1, 2, 3]
+    assert "seats" not in replay([HEADER]).header
+
+
 @pytest.mark.parametrize(
     ("lines", "error", "message"),
     [
         ([], MalformedAction, "line 1: empty record: the header line is missing"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [1]}'],
+         MalformedAction, "line 1: header 'seats' must give each of the 2 players a seat"
+                          " number, in their order, not [1]"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [3, 2]}'],
+         MalformedAction, "line 1: header 'seats' [3, 2]: seat numbers rise from 1 in the"
+                          " players' order (the order of play)"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [0, 2]}'],
+         MalformedAction, "line 1: header 'seats' [0, 2]: seat numbers rise from 1"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [1, true]}'],
+         MalformedAction, "line 1: header 'seats' must give each of the 2 players"),
         (["{not json"], MalformedAction, "line 1: bad JSON: Expecting property name"),
         ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 3, "face": 7}'],
          MalformedAction, "line 2: malformed bid: face 7 (faces are 1-6)"),

@@ -117,7 +117,7 @@ class TestLeave:
         state = game.state()
         assert (state["turn"], state["dice_in_play"], state["dice_lost"]) == ("Caro", 15, 0)
         assert state["players"][1] == {
-            "name": "Ben", "dice": 0, "out": True, "left": True, "palifico_used": False,
+            "name": "Ben", "seat": 2, "dice": 0, "out": True, "left": True, "palifico_used": False,
         }  # fmt: skip
         assert game.dice_left_with_players == 5
 

@@ -944,8 +944,9 @@ def test_state_phase_round_turn_palifico_and_winner_through_a_game(play: Script)
     ]
     state = game.state()
     assert state["players"] == [
-        {"name": "Ana", "dice": 2, "out": False, "left": False, "palifico_used": False},
-        {"name": "Ben", "dice": 0, "out": True, "left": False, "palifico_used": True},
+        {"name": "Ana", "seat": 1, "dice": 2, "out": False, "left": False,
+         "palifico_used": False},
+        {"name": "Ben", "seat": 2, "dice": 0, "out": True, "left": False, "palifico_used": True},
     ]
     assert (state["dice_in_play"], state["dice_lost"], state["bid"]) == (2, 2, None)
 

@@ -41,9 +41,9 @@ def test_the_state_has_every_field_of_the_design(play: Script) -> None:
         "winner": None,
     }  # fmt: skip
     assert state["players"] == [
-        {"name": "Ana", "dice": 4, "out": False, "left": False, "palifico_used": False},
-        {"name": "Ben", "dice": 5, "out": False, "left": False, "palifico_used": False},
-        {"name": "Caro", "dice": 1, "out": False, "left": False, "palifico_used": True},
+        {"name": "Ana", "seat": 1, "dice": 4, "out": False, "left": False, "palifico_used": False},
+        {"name": "Ben", "seat": 2, "dice": 5, "out": False, "left": False, "palifico_used": False},
+        {"name": "Caro", "seat": 3, "dice": 1, "out": False, "left": False, "palifico_used": True},
     ]
     assert (state["dice_in_play"], state["dice_lost"], state["dice_start"]) == (10, 5, 15)
     assert state["bid"] == {"player": "Ana", "quantity": 5, "face": 3, "text": "5x3"}

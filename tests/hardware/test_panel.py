@@ -787,6 +787,34 @@ def test_holding_the_dial_after_the_game_starts_another_with_the_same_table(
     assert first_line(table) == {**header, "first": "Ana"}
 
 
+def test_after_a_player_left_the_next_game_keeps_everyone_s_seat_button(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    # Before, Caro (seat 3) became seat 2 in the next game, Ben having left: her turn lit
+    # Ben's empty seat, and her own seat button named nobody.
+    new_game(table, ["Ana", "Ben", "Caro", "Dan"], dice=1)
+    assert table.submit({"action": "leave", "player": "Ben"}).ok
+    assert table.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 3}).ok
+    assert table.submit({"action": "dudo", "player": "Caro"}).ok
+    reveal(table, Ana=[2], Caro=[4], Dan=[5])  # Ana's bid was false: she is out
+    assert table.submit({"action": "bid", "player": "Caro", "quantity": 1, "face": 6}).ok
+    assert table.submit({"action": "dudo", "player": "Dan"}).ok
+    reveal(table, Caro=[6], Dan=[5])
+    assert table.state()["winner"] == "Caro"
+    driver.press("seat3")  # Caro won the roll-off
+    driver.press("dial", hold_s=AGAIN_S * 4)
+    state = table.state()
+    assert [(p["name"], p["seat"]) for p in state["players"]] == [
+        ("Ana", 1), ("Caro", 3), ("Dan", 4)]
+    assert state["turn"] == "Caro" and lit_seats(panel) == [3]
+    driver.press("dial")  # Caro bids
+    assert table.state()["turn"] == "Dan" and lit_seats(panel) == [4]
+    driver.press("dial")  # Dan raises
+    driver.press("seat3")
+    driver.press("calza")  # Caro's own seat names her call on Dan's bid
+    assert table.state()["call"]["caller"] == "Caro"
+
+
 def test_a_short_push_after_the_game_leaves_the_opener_s_seat_named(
     table: Table, panel: Panel, driver: MockPanelDriver
 ) -> None:
