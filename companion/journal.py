@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from companion.wal import wal_damage
+
 logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "journal.sqlite3"
@@ -79,7 +81,9 @@ def damage(path: Path) -> str | None:
     when nothing is, or the file cannot be read at all (the caller's open says why).
 
     Looked at read-only: a connection that may write folds the WAL into the file as it
-    closes, which would change the damaged file before it is set aside.
+    closes, which would change the damaged file before it is set aside. A WAL damaged before
+    a commit is damage too (:func:`companion.wal.wal_damage`): SQLite would drop the commits
+    after it without a word.
 
     An empty file is damaged too: SQLite would take it for a new journal, every game gone
     without a word, and the journal is never empty once made (its first page is written as
@@ -101,7 +105,10 @@ def damage(path: Path) -> str | None:
     finally:
         db.close()
     said = [str(row[0]) for row in rows]
-    return None if said == ["ok"] else "; ".join(said[:3]).replace("\n", " ")
+    if said != ["ok"]:
+        return "; ".join(said[:3]).replace("\n", " ")
+    # SQLite reads its WAL up to the first bad frame and drops the rest without a word.
+    return wal_damage(path.with_name(path.name + "-wal"))
 
 
 def checksum(game_id: int, seq: int, body: str) -> str:
