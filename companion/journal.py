@@ -411,9 +411,16 @@ class Journal:
     def record(self, game_id: int) -> str:
         """The game's record: JSON Lines, the header then each action, as `dudo replay` reads.
 
-        Raises JournalError for an unknown game.
+        Raises JournalError for an unknown game, or one with a damaged row (its record would
+        not replay, or would replay another game).
         """
         saved = self.game(game_id)
+        for row in saved.rows:
+            problem = row.problem()
+            if problem is not None:
+                raise JournalError(f"game {game_id}'s record cannot be given: row {row.seq} of"
+                                   f" {len(saved.rows)} is damaged ({problem}); the journal"
+                                   " is kept as it is")
         lines = [encode(saved.header)] + [row.body for row in saved.rows]
         return "\n".join(lines) + "\n"
 

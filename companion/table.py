@@ -223,6 +223,7 @@ class Table:
             self._set_fault("journal", None)
             self._set_fault("left_out", None)
             self._set_fault("salvaged", None)  # said since the start: a new game has begun
+            self._set_fault("resume", None)
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
             self._capture_token = None

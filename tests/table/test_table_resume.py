@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.journal import DATABASE_NAME, Journal, checksum
+from companion.journal import DATABASE_NAME, Journal, JournalError, checksum
 from companion.serve import _open_journal
 from companion.table import Table
 
@@ -154,9 +154,15 @@ def test_a_damaged_row_before_the_last_stops_the_resume_and_keeps_the_journal(
         assert "the journal is kept" in state["faults"]["resume"]
         assert rows(data_dir) == stored
         assert [g.id for g in journal2.games()] == [1]
-        # The table still works: a new game starts beside the damaged one.
+        # Its record is not given as if whole: it would replay another game.
+        with pytest.raises(JournalError, match="game 1's record cannot be given: row 2 of 3"
+                                               " is damaged"):
+            journal2.record(1)
+        # The table still works: a new game starts beside the damaged one, and the notice
+        # of the game that could not be taken up goes (it was before, until a restart).
         assert resumed.new_game(header).ok
         assert [g.id for g in journal2.games()] == [2, 1]
+        assert "resume" not in resumed.state()["faults"]
     finally:
         journal2.close()
 
