@@ -54,6 +54,10 @@ SSE_MAX_CLIENTS = 64
 READY_TIMEOUT_S = 60.0
 
 
+# The file a table holds in its data directory while it runs (its pid inside).
+HOLD_NAME = "table.pid"
+
+
 class StartError(Exception):
     """A configuration problem that stops the companion at start, with a clear message
     (exit status 2: systemd does not start it again until the config is mended)."""
@@ -134,6 +138,7 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
+    _hold(Path(config.data), stack)
     journal, journal_faults = _open_journal(Path(config.data))
     stack.callback(journal.close)
 
@@ -155,6 +160,31 @@ def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> C
     if gpio_fault:
         table.set_fault("gpio", gpio_fault)
     return companion
+
+
+def _hold(data: Path, stack: ExitStack) -> None:
+    """Hold the data directory for this table alone, until ``stack`` closes: a second
+    ``dudo serve`` on it (one started by hand beside the service) would write the same
+    journal, and set it aside as damaged while the other writes it. Where the directory
+    cannot be made or written, nothing is held: opening the journal says why."""
+    import fcntl  # Unix only, as the table is
+
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        held = os.open(data / HOLD_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return
+    stack.callback(os.close, held)  # the kernel lets go of it too when the process dies
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = os.pread(held, 20, 0).decode(errors="replace").strip() or "?"
+        raise StartError(f"another dudo serve (pid {pid}) uses {data}: stop it first (sudo"
+                         " systemctl stop dudo-companion), or give this one another --data DIR"
+                         ) from None
+    with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
+        os.ftruncate(held, 0)
+        os.pwrite(held, f"{os.getpid()}\n".encode(), 0)
 
 
 def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:

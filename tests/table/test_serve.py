@@ -24,7 +24,7 @@ import pytest
 from companion.cli import build_parser
 from companion.config import load_config
 from companion.crashtest import free_port
-from companion.serve import build, serve_command
+from companion.serve import StartError, build, serve_command
 from tests.table.conftest import write_over
 
 PIN = "1357"
@@ -531,6 +531,20 @@ def test_a_journal_written_over_starts_a_new_one_and_says_nothing_could_be_read(
         assert fault.endswith("; a new one holds no game: none could be read from it")
         assert table.state()["phase"] == "setup"
         assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
+
+
+def test_a_second_table_on_the_same_data_directory_is_refused_while_the_first_runs(
+    tmp_path: Path,
+) -> None:
+    # Before, both started: the second's writes failed with "UNIQUE constraint failed".
+    data = tmp_path / "data"
+    with ExitStack() as first:
+        built(data, first)
+        with pytest.raises(StartError, match=f"another dudo serve \\(pid {os.getpid()}\\)"
+                                             f" uses {data}: stop it first"), ExitStack() as second:
+            built(data, second)
+    with ExitStack() as again:  # the first gone, the folder is free
+        assert built(data, again).table.state()["faults"] == {}
 
 
 def test_a_journal_cut_to_nothing_is_set_aside_and_said_not_taken_for_a_new_one(
