@@ -4,7 +4,9 @@ SQLite reads a WAL frame by frame, each checked by a running checksum, and takes
 frame that fails the check for the end of the log: every commit after it is dropped without
 a word. A power cut tears at most the last write, which was never acknowledged; a commit
 after a bad frame, or a log whose header is unreadable though frames follow it, was
-acknowledged and is lost: a card that damaged what it held. The format is SQLite's
+acknowledged and is lost: a card that damaged what it held. (A header torn by a power cut
+as the log started again over its folded frames is taken for damage too: the journal is
+set aside and salvaged whole, nothing lost, with a notice.) The format is SQLite's
 (https://www.sqlite.org/fileformat2.html#walformat): a 32-byte header, then frames of a
 24-byte header and a page each, numbers big-endian.
 """
