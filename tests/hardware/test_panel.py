@@ -221,15 +221,18 @@ def test_a_seat_pressed_too_long_before_does_not_name_the_caller(
         panel.close()
 
 
+@pytest.mark.parametrize("hold_s", [0.0, OPEN_S * 3], ids=["pressed", "held"])
 def test_a_seat_pressed_blinks_until_its_press_or_its_window_ends(
-    table: Table, pin_factory: MockFactory
+    table: Table, pin_factory: MockFactory, hold_s: float
 ) -> None:
+    # Held, a seat names the next press from its release; before, its LED went on blinking
+    # after that window ended, when a DUDO was Ben's, not Caro's as her LED said.
     panel = build_panel(table, pin_factory, seat_window_s=0.6)
     try:
         driver = MockPanelDriver(panel)
         new_game(table)
         driver.press("dial")  # Ana bids: Ben's LED is lit
-        driver.press("seat3")
+        driver.press("seat3", hold_s=hold_s)
         # Caro sees her seat is the one the next press will be for.
         assert blinking_seats(panel) == [3] and lit_seats(panel) == [2]
         time.sleep(0.8)
@@ -241,24 +244,6 @@ def test_a_seat_pressed_blinks_until_its_press_or_its_window_ends(
         # The cups are up: Caro's LED stays lit among the blinking seats, so a call the
         # panel put on the wrong seat is seen before the camera looks.
         assert lit_seats(panel) == [3] and blinking_seats(panel) == [1, 2]
-    finally:
-        panel.close()
-
-
-def test_a_seat_held_blinks_from_its_release_until_its_window_ends(
-    table: Table, pin_factory: MockFactory
-) -> None:
-    # Before, a held seat named the next press from its release, but its LED went on
-    # blinking after that window ended: a DUDO then was Ben's, not Caro's as her LED said.
-    panel = build_panel(table, pin_factory, seat_window_s=0.6)
-    try:
-        driver = MockPanelDriver(panel)
-        new_game(table)
-        driver.press("dial")  # Ana bids: Ben's LED is lit
-        driver.press("seat3", hold_s=OPEN_S * 3)
-        assert blinking_seats(panel) == [3]
-        time.sleep(0.8)
-        assert blinking_seats(panel) == [] and lit_seats(panel) == [2]
     finally:
         panel.close()
 
