@@ -36,6 +36,7 @@ from vision.calibration import (
 )
 from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml, within_die_sizes
 from vision.reading import UnreadableImage
+from vision.simulate import SimulatedCamera
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
 
@@ -130,7 +131,11 @@ def calibrate(
 
     reader = config_from_dict(vision, source=str(path))
     before = calibration.camera
-    if (empty_frame is None and reader.marks and before.width and before.height
+    # Marks and zones are pixels of the pictures of the size [camera] gives, if it does: a
+    # config without one has them in the size of the pictures it reads, whatever it is (as
+    # `dudo scan` and `dudo serve` take them), not in the default camera's.
+    sized = {"width", "height"} <= _table(data, "camera").keys()
+    if (empty_frame is None and reader.marks and sized
             and (camera.width, camera.height) != (before.width, before.height)):
         # The marks are pixels of the pictures the empty glass was taken in, as the zones are.
         sx, sy = camera.width / before.width, camera.height / before.height
@@ -154,7 +159,7 @@ def calibrate(
     if "marks" in vision and vision["marks"] != _table(data, "vision").get("marks"):
         tables["vision"] = vision
     zones = calibration.seats
-    rescaled = not seats and zones.seats and (camera.width, camera.height) != (
+    rescaled = not seats and sized and zones.seats and (camera.width, camera.height) != (
         before.width, before.height)
     if rescaled:
         # The zones are pixels of the pictures they were set on: the same glass, at the new size.
@@ -162,12 +167,15 @@ def calibrate(
         lines.append(f"seats: the zones of {before.width}x{before.height} pictures scaled to"
                      f" {camera.width}x{camera.height}")
     if seats:
-        zones = sector_zones(seats, camera.width, camera.height)
+        # Where the camera looks from (`clockwise`: from above) is no matter of how many seats.
+        zones = sector_zones(seats, camera.width, camera.height, clockwise=zones.clockwise)
         lines.append(
             f"seats: {seats} equal zone{'' if seats == 1 else 's'} around"
             f" ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
-            " seat 1 at the bottom of the picture, the next seats anticlockwise in it (clockwise"
-            " round the table seen from above: the camera under the glass sees a mirror)"
+            " seat 1 at the bottom of the picture, the next seats "
+            + ("clockwise in it (the config's [seats] clockwise = true: a camera above the"
+               " table)" if zones.clockwise else "anticlockwise in it (clockwise round the"
+               " table seen from above: the camera under the glass sees a mirror)")
             + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"
                " camera size, as no picture was taken)")
         )
@@ -188,7 +196,7 @@ def calibrate(
             raise CalibrationError(f"could not write the empty-glass picture {fresh}")
     try:
         save_tables(path, tables)
-    except (ValueError, OSError):
+    except BaseException:  # Ctrl-C too: the new picture goes with the config not written
         if fresh is not None:
             fresh.unlink(missing_ok=True)
         raise
@@ -254,6 +262,8 @@ def _from_source(
             answer = input("Throw 5 or more dice onto the glass as in a game (not lined up),"
                            " press Enter (s to skip): ")
             if answer.strip().lower() != "s":
+                if isinstance(source, SimulatedCamera):  # no glass to throw dice on: it throws
+                    source.set_dice({"thrown": [1, 2, 3, 4, 5, 6]})
                 dice_frame = source.capture()
         elif dice_frame is None:
             lines.append("no dice picture (not run at a terminal, and no --dice): "

@@ -80,10 +80,12 @@ def _replace(path: Path, text: str) -> None:
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
         tmp.replace(path)
-    except OSError as err:
+    except BaseException as err:  # Ctrl-C too: no copy is left beside the config
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        raise OSError(err.errno, f"cannot write {path}: {err.strerror}") from None
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"cannot write {path}: {err.strerror}") from None
+        raise
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")

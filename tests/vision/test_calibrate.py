@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from vision.calibrate import calibrate
 from vision.calibration import (
     Calibration,
     CameraSettings,
@@ -486,6 +487,67 @@ def test_the_marks_on_the_glass_follow_a_new_picture_size_as_the_seats_do(
     assert main(["calibrate", "--config", str(config), "--dice", str(picture)]) == 0
     assert "marks: 1 scaled to 1280x960 pictures" in capsys.readouterr().out
     assert load_config(config).marks == ((200.0, 400.0),)
+
+
+def test_marks_and_zones_of_a_config_without_a_camera_size_are_kept_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, they were taken for pixels of the default camera's 2028x1520 pictures and
+    # shrunk to 63%, where `dudo scan` and `dudo serve` read them as they are.
+    config = tmp_path / "dudo.toml"
+    config.write_text("[vision]\nmarks = [[640.0, 480.0]]\n\n[seats]\ncount = 4\n"
+                      "centre = [640.0, 480.0]\n")
+    picture = tmp_path / "dice.png"
+    cv2.imwrite(str(picture), render_dice([3, 5, 2], seed=4, width=1280, height=960).image)
+    assert main(["calibrate", "--config", str(config), "--dice", str(picture)]) == 0
+    assert "scaled" not in capsys.readouterr().out
+    assert load_config(config).marks == ((640.0, 480.0),)
+    assert load_calibration(config).seats.centre == (640.0, 480.0)
+    assert load_calibration(config).camera.width == 1280  # from now on, the size they are of
+
+
+def test_seats_written_anew_keep_the_camera_s_side_of_the_glass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, --seats wrote clockwise = false over a camera above the table's true: every
+    # seat's dice went to the seat across.
+    config = tmp_path / "dudo.toml"
+    config.write_text("[seats]\ncount = 4\ncentre = [1014.0, 760.0]\nclockwise = true\n")
+    assert main(["calibrate", "--config", str(config), "--seats", "6"]) == 0
+    assert "the next seats clockwise in it" in capsys.readouterr().out
+    zones = load_calibration(config).seats
+    assert (zones.count, zones.clockwise) == (6, True)
+
+
+def test_stopped_while_saving_leaves_the_config_as_it_was_and_nothing_beside_it(
+    tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before, the config's copy (mode 600) and the new empty-glass picture were left.
+    config = tmp_path / "dudo.toml"
+    config.write_text(OTHER_TABLES)
+    empty, _ = photos
+
+    def ctrl_c(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", ctrl_c)  # Ctrl-C as the copy goes to the card
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
+    assert f"stopped: nothing written to {config}" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["dudo.toml", empty.name, "dice.png"])
+    assert config.read_text() == OTHER_TABLES
+
+
+def test_the_simulator_at_a_terminal_throws_the_dice_it_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, its glass stayed empty ("no dice found: put a few dice on the glass").
+    monkeypatch.setattr("builtins.input", lambda prompt: "")
+    config = tmp_path / "dudo.toml"
+    lines = calibrate(config, source_spec="sim", interactive=True)
+    assert any(line.startswith("die size:") for line in lines), lines
+    assert load_config(config).die_size is not None
 
 
 def test_a_dice_picture_without_dice_is_refused(
