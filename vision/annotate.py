@@ -2,7 +2,8 @@
 
 A doubtful die (confidence below the threshold) is drawn differently, in orange with a
 dashed outline and a question mark, so the eye goes to it first. A band at the top gives
-the counts the referee would apply. Numbered, each die also carries its number in the
+the counts the referee would apply (at the bottom where dice lie under the top; no label is
+written under it). Numbered, each die also carries its number in the
 reading (from 1), so that a list of the dice can point at it.
 """
 
@@ -39,14 +40,22 @@ def annotate(
     doubtful = [d for d in reading.dice if d.confidence < threshold]
     # Sure dice first, so a doubtful die's mark is never hidden under a neighbour's.
     order = sorted(range(len(reading.dice)), key=lambda i: reading.dice[i].confidence < threshold)
+    banner = _Banner(out, reading, len(doubtful))
     for i in order:
         die = reading.dice[i]
-        _mark(out, die, die.confidence < threshold, i + 1 if numbered else None)
-    _banner(out, reading, len(doubtful))
+        _mark(out, die, die.confidence < threshold, i + 1 if numbered else None, banner.box)
+    banner.draw(out)
     return out
 
 
-def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None) -> None:
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None, band: Box) -> None:
     colour = _DOUBT if doubtful else _SURE
     half = max(4, int(round(die.size * 0.6)))
     thick = max(2, int(round(die.size / 22)))
@@ -61,17 +70,20 @@ def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None) -> None
     scale = min(max(0.4, die.size / 75), 1.6)
     weight = max(1, int(round(scale * 1.8)))
     (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
-    # The label sits on the box's top-left corner, so the die's own pips stay visible.
-    x0 = die.x - half
-    y1 = die.y - half
-    y0 = y1 - th - base - 4
-    if y0 < 0:  # no room above: put it under the box
-        y0 = die.y + half
-        y1 = y0 + th + base + 4
-        if y1 > out.shape[0]:  # nor under it (a die filling the picture): inside its corner
-            y0 = max(0, die.y - half + thick)
-            y1 = y0 + th + base + 4
-            x0 += thick
+    # The label sits on the box's top-left corner, so the die's own pips stay visible; where
+    # the picture ends there, or the banner lies, under the box; where neither has room (a
+    # die filling the picture), inside its corner, or under the banner in the box.
+    tall = th + base + 4
+    x0, top = die.x - half, die.y - half
+    corner = (x0 + thick, max(0, top + thick))
+    places = [(x0, top - tall), (x0, die.y + half), corner, (corner[0], band[3] + 2)]
+
+    def fits(x: int, y: int) -> bool:
+        inside = y >= 0 and y + tall <= out.shape[0]
+        return inside and not _overlap((x, y, x + tw + 4, y + tall), band)
+
+    x0, y0 = next((place for place in places if fits(*place)), corner)
+    y1 = y0 + tall
     cv2.rectangle(out, (x0, y0), (x0 + tw + 4, y1), colour, -1)
     cv2.putText(out, text, (x0 + 2, y1 - base - 2), _FONT, scale, _INK, weight, cv2.LINE_AA)
     if number is not None:
@@ -105,21 +117,40 @@ def _dashed_rectangle(
             cv2.line(out, p, q, colour, thick, cv2.LINE_AA)
 
 
-def _banner(out: np.ndarray, reading: Reading, doubtful: int) -> None:
-    counts = "  ".join(f"{face}:{n}" for face, n in reading.counts.items())
-    noun = "die" if reading.total == 1 else "dice"
-    text = f"{reading.total} {noun}   {counts}"
-    if doubtful:
-        text += f"   {doubtful} doubtful"
-    if reading.smeared:
-        text += "   smeared: take it again"
-    width = out.shape[1]
-    scale = max(0.45, width / 1400)
-    weight = max(1, int(round(scale * 1.6)))
-    (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
-    height = th + base + 10
-    # Darken the band rather than paint it, so the table under it is still visible.
-    band = out[:height, : min(width, tw + 12)]
-    band[:] = (band * 0.3).astype(np.uint8)
-    ink = _DOUBT if doubtful else _INK
-    cv2.putText(out, text, (6, height - base - 5), _FONT, scale, ink, weight, cv2.LINE_AA)
+class _Banner:
+    """The counts written across the top of the picture, or across its bottom where fewer
+    dice lie there (a die under the banner would be darkened, its face hidden)."""
+
+    def __init__(self, out: np.ndarray, reading: Reading, doubtful: int) -> None:
+        counts = "  ".join(f"{face}:{n}" for face, n in reading.counts.items())
+        noun = "die" if reading.total == 1 else "dice"
+        self.text = f"{reading.total} {noun}   {counts}"
+        if doubtful:
+            self.text += f"   {doubtful} doubtful"
+        if reading.smeared:
+            self.text += "   smeared: take it again"
+        self.ink = _DOUBT if doubtful else _INK
+        height, width = out.shape[:2]
+        self.scale = max(0.45, width / 1400)
+        self.weight = max(1, int(round(self.scale * 1.6)))
+        (tw, th), self.base = cv2.getTextSize(self.text, _FONT, self.scale, self.weight)
+        tall = th + self.base + 10
+        right = min(width, tw + 12)
+        top, bottom = (0, 0, right, tall), (0, height - tall, right, height)
+
+        def under(box: Box) -> int:  # dice the band would cover, with room for their labels
+            reach = [
+                (d.x - d.size, d.y - d.size - tall, d.x + d.size, d.y + d.size + tall)
+                for d in reading.dice
+            ]
+            return sum(_overlap(box, r) for r in reach)
+
+        self.box = bottom if under(bottom) < under(top) else top
+
+    def draw(self, out: np.ndarray) -> None:
+        x0, y0, x1, y1 = self.box
+        # Darken the band rather than paint it, so the table under it is still visible.
+        band = out[y0:y1, x0:x1]
+        band[:] = (band * 0.3).astype(np.uint8)
+        at = (6, y1 - self.base - 5)
+        cv2.putText(out, self.text, at, _FONT, self.scale, self.ink, self.weight, cv2.LINE_AA)

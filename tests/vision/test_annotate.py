@@ -25,7 +25,7 @@ def share_of(image: np.ndarray, colour: np.ndarray, box: tuple[int, int, int, in
 
 def outline_box(d: Die) -> tuple[int, int, int, int]:
     half = int(d.size * 0.6)
-    return (d.x - half - 3, d.y - half - 40, d.x + half + 4, d.y + half + 4)
+    return (max(0, d.x - half - 3), max(0, d.y - half - 40), d.x + half + 4, d.y + half + 4)
 
 
 @pytest.fixture
@@ -118,6 +118,18 @@ def test_a_die_filling_the_picture_has_its_face_written_inside_it(table: np.ndar
     assert (np.abs(corner.astype(int) - 255).sum(axis=2) < 30).any()  # the face's white ink
 
 
+def test_a_die_filling_the_picture_to_its_top_has_its_face_written_under_the_banner(
+    table: np.ndarray,
+) -> None:
+    die = Die(4, 3, 320, 200, 380, 0.99, "red")  # its box's top edge off the picture
+    out = annotate(table, reading_of([die]))
+    rows = darkened_rows(out, table)
+    inside = die.x - int(round(die.size * 0.6)) + 20  # right of the box's left line
+    assert rows.size and not greenish(out[: rows.max() + 1, inside : inside + 30]).any()
+    under = out[rows.max() + 1 : rows.max() + 31, inside : inside + 30]
+    assert greenish(under).mean() > 0.3
+
+
 def test_the_page_picture_numbers_each_die_and_the_scan_picture_does_not(
     table: np.ndarray,
 ) -> None:
@@ -129,3 +141,41 @@ def test_the_page_picture_numbers_each_die_and_the_scan_picture_does_not(
         assert (number_patch(plain, die) == 128).all()  # `dudo scan --annotate`: faces only
         patch = number_patch(numbered, die)
         assert (patch < 60).any() and (patch > 200).any()  # a dark label, white digits
+
+
+def darkened_rows(out: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The rows where the banner's band darkens the grey table at the picture's left edge."""
+    return np.nonzero((out[:, 2] < table[:, 2] * 0.5).all(axis=1))[0]
+
+
+def greenish(patch: np.ndarray) -> np.ndarray:
+    """Where a green label or outline shows, however darkened (the banner's ink is white)."""
+    b, g, r = (patch[..., c].astype(int) for c in range(3))
+    return (g > b + 15) & (g > r + 15)
+
+
+def test_the_banner_moves_to_the_bottom_when_dice_lie_under_the_top(table: np.ndarray) -> None:
+    # Dice in the top-left corner, where the counts are written: their faces stay bright
+    # and readable, and the counts go to the bottom of the picture instead.
+    dice = [Die(6, 1, 40, 30, 40, 0.99, "red"), Die(3, 4, 110, 40, 40, 0.99, "red")]
+    out = annotate(table, reading_of(dice))
+    rows = darkened_rows(out, table)
+    assert rows.size and rows.min() > 400
+    for die in dice:
+        assert share_of(out, GREEN, outline_box(die)) > 0.05
+
+
+def test_no_face_is_written_under_the_banner(table: np.ndarray) -> None:
+    # Dice along the top and the bottom edges alike: the banner stays on top, and the face of a
+    # die under it is written under that die's box, clear of the band.
+    top = [Die(6, 1, 40 + 70 * i, 45, 40, 0.99, "red") for i in range(4)]
+    bottom = [Die(2, 5, 40 + 70 * i, 440, 40, 0.99, "red") for i in range(5)]
+    out = annotate(table, reading_of(top + bottom))
+    rows = darkened_rows(out, table)
+    assert rows.size and rows.max() < 40
+    above_boxes = 45 - 24 - 2  # the band also reaches over the boxes' top lines
+    assert not greenish(out[:above_boxes, :300]).any()  # no label, even darkened, in the band
+    for die in top:
+        half = int(round(die.size * 0.6))
+        under = (die.x - half, die.y + half, die.x + half, die.y + half + 20)
+        assert share_of(out, GREEN, under) > 0.2
