@@ -143,7 +143,7 @@ def load_labels(path: Path, width: int, height: int, view: str) -> list[Labelled
     """
     data = path.read_bytes()
     try:
-        text = data.decode()
+        text = data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is not a line
     except UnicodeDecodeError as err:
         number = data[: err.start].count(b"\n") + 1
         raise ValueError(f"{path}:{number}: not UTF-8 text") from None
@@ -338,7 +338,7 @@ def _dice_listed(path: Path) -> dict[str, int]:
     if the folder has one."""
     if not path.is_file():
         return {}
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding="utf-8-sig") as f:  # as a spreadsheet saves it too
         try:
             return {row["image"]: int(row["n_dice"]) for row in csv.DictReader(f)}
         except (KeyError, ValueError):

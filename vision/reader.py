@@ -274,13 +274,15 @@ def load_image(path: str | Path) -> np.ndarray:
         raise UnreadableImage(f"{path}: not an image OpenCV can decode ({reason})") from None
     if image is None:
         raise UnreadableImage(f"{path}: not an image OpenCV can decode (corrupt or unknown format)")
-    if _truncated_jpeg(data.tobytes()):
-        # OpenCV paints the missing part grey and goes on: the dice there would be lost.
-        raise UnreadableImage(f"{path}: the JPEG data ends early (the file is cut short)")
+    # Damage first: libjpeg says nothing of a file cut short, and damaged bytes may read as a
+    # marker whose length runs past the file's end, as if it were cut short.
     damage = [m for m in messages if m.startswith(_DAMAGED) and not m.endswith(_HARMLESS)]
     if damage:
         # libjpeg decodes what it can and paints the rest: garbage there can look like dice.
         raise UnreadableImage(f"{path}: the JPEG data is damaged ({damage[0][len(_DAMAGED):]})")
+    if _truncated_jpeg(data.tobytes()):
+        # OpenCV paints the missing part grey and goes on: the dice there would be lost.
+        raise UnreadableImage(f"{path}: the JPEG data ends early (the file is cut short)")
     return np.asarray(image)
 
 

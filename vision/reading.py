@@ -16,7 +16,8 @@ COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green"
            "purple", "pink")
 COLOUR_SPELLINGS = {"gray": "grey", "violet": "purple", "ivory": "white", "cream": "white"}
 # The photographs a folder may hold (what OpenCV decodes), for a folder source and evaluation.
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm",
+                  ".pbm", ".pnm")
 
 
 class UnreadableImage(ValueError):

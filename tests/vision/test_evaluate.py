@@ -432,7 +432,7 @@ def test_an_unknown_degradation_is_refused_with_the_known_ones(
     assert "invalid choice: 'fog'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("suffix", [".png", ".tif", ".webp"])
+@pytest.mark.parametrize("suffix", [".png", ".tif", ".webp", ".ppm"])
 def test_photographs_in_any_format_opencv_reads_are_scored(small_folder: Path, suffix: str) -> None:
     import cv2
 
@@ -460,6 +460,23 @@ def test_an_image_without_a_label_file_is_a_table_with_no_dice(
     # Its dice are all read as dice that are not there.
     assert row["dice"] == "0" and int(row["extra"]) == int(row["found"]) > 0
     assert row["exact"] == "0"
+
+
+def test_labels_and_counts_saved_with_a_byte_order_mark_are_read(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a spreadsheet's "CSV UTF-8" or a Windows editor saves them: the same scores.
+    assert main([str(small_folder)]) == 0
+    before = capsys.readouterr().out
+    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    for text in [small_folder / "counts.csv", *(small_folder / "labels").glob("*.txt")]:
+        text.write_bytes(b"\xef\xbb\xbf" + text.read_bytes())
+    assert main([str(small_folder)]) == 0
+    after = capsys.readouterr().out
+    assert "dice right" in after
+    assert [line for line in after.splitlines() if "ms" not in line] == [
+        line for line in before.splitlines() if "ms" not in line
+    ]
 
 
 def test_a_lost_label_file_of_an_image_with_dice_is_an_error(

@@ -324,13 +324,16 @@ def test_a_photograph_whose_jpeg_data_is_damaged_is_refused_not_read_with_phanto
 ) -> None:
     photo = (DEV_SET / "images" / DEV_PHOTO).read_bytes()
     damaged = damaged_photo(tmp_path)
+    marker = tmp_path / "marker.jpg"  # damage that reads as a marker running past the end
+    marker.write_bytes(photo[:24000] + b"\xff\xe1\xff\xff" + photo[24004:])
     padded = tmp_path / "padded.jpg"  # padding before the end marker: every pixel is intact
     padded.write_bytes(photo[:-2] + bytes(5) + photo[-2:])
-    code = main(["scan", "--json", str(damaged), str(padded)])
+    code = main(["scan", "--json", str(damaged), str(marker), str(padded)])
     captured = capfd.readouterr()
     assert code == 1
     assert captured.err.splitlines() == [
-        f"dudo scan: {damaged}: the JPEG data is damaged (premature end of data segment)"
+        f"dudo scan: {path}: the JPEG data is damaged (premature end of data segment)"
+        for path in (damaged, marker)
     ]
     assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [str(padded)]
     assert json.loads(captured.out)["total"] == 22
