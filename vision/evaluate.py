@@ -17,6 +17,7 @@ without one (times FACTOR, for a calibration of dice lying otherwise).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
 import os
@@ -402,9 +403,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_calibrated_option(parser)
     args = parser.parse_args(argv)
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # here, where a reader gone is seen, not as Python exits
+        return code
     except KeyboardInterrupt:  # Ctrl-C: quietly, as ``dudo scan``
         return 130
+    except BrokenPipeError:
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """0, the output's reader gone (`| head`: it has what it wanted), quietly, as ``dudo
+    scan``: what Python would still write at exit goes nowhere, not into a traceback."""
+    with contextlib.suppress(OSError, ValueError):
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -421,14 +436,15 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as err:  # a label file or counts.csv that cannot be read
         print(f"evaluate: error: {err}", file=sys.stderr)
         return 2
-    read_as = how_read(args.degrade, args.calibrated)
-    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{read_as})")))
-    if args.csv:
+    if args.csv:  # first, so that a reader of the summary gone (`| head`) takes nothing
         try:
             write_csv(summary, args.csv)
         except OSError as err:
             print(f"evaluate: error: --csv {args.csv}: {err.strerror}", file=sys.stderr)
             return 2
+    read_as = how_read(args.degrade, args.calibrated)
+    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{read_as})")))
+    if args.csv:
         print(f"  per-image rows: {args.csv}")
     if summary.lone_labels:  # a photograph lost, or named otherwise: its dice would go unseen
         lone = summary.lone_labels

@@ -505,3 +505,26 @@ def test_each_measuring_command_explains_itself(
         importlib.import_module(module).main(["--help"])
     assert done.value.code == 0
     assert "usage: python -m " + module in capsys.readouterr().out
+
+
+def test_a_reader_of_the_summary_gone_leaves_the_csv_written_and_no_traceback(
+    small_folder: Path, tmp_path: Path
+) -> None:
+    # `python -m vision.evaluate DIR --csv OUT | head -1`: the pipe closes before the
+    # summary is all written; the rows are in OUT all the same, and the command ends quietly.
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "rows.csv"
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader gone before the first line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vision.evaluate", str(small_folder), "--csv", str(out)],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len(out.read_text().splitlines()) == 1 + len(list((small_folder / "images").iterdir()))

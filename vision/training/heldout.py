@@ -22,7 +22,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from vision.config import ReaderConfig, load_config
-from vision.evaluate import Summary, add_calibrated_option, evaluate_folder, how_read, write_csv
+from vision.evaluate import (
+    Summary,
+    add_calibrated_option,
+    evaluate_folder,
+    how_read,
+    reader_gone,
+    write_csv,
+)
 from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
 
 FOLDS_DIR = Path(__file__).with_name("folds")
@@ -131,11 +138,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores = score_held_out(
                 args.folder, view, args.folds, config, args.degrade, args.partial, args.calibrated
             )
+            if args.csv:  # first, so that a reader of the summary gone (`| head`) takes nothing
+                write_csv(scores[-1][1], args.csv)  # every fold's photographs
             for name, summary in scores:
                 title = f"{name} held out (view {view}{how_read(args.degrade, args.calibrated)})"
                 print("\n".join(summary.lines(title)), flush=True)
-            if args.csv:
-                write_csv(scores[-1][1], args.csv)  # every fold's photographs
+    except BrokenPipeError:
+        return reader_gone()
     except (ValueError, OSError) as err:
         print(f"heldout: error: {err}", file=sys.stderr)
         return 2
