@@ -401,6 +401,13 @@ class Table:
         if reading is not None:
             # The camera's (or the confirmed) reading became the reveal.
             self._reading = replace(reading, applied=True)
+        elif kind in ("leave", "undo") and phase == phase_before == "reveal":
+            # A player left while the cups are up, or such a leave was taken back: the dice
+            # that must show have changed, so a picture under way or a reading waiting no
+            # longer holds. Look again, at once.
+            self._reading = None
+            if self.camera is not None:
+                self._start_capture()
         elif kind == "undo":
             if phase == "reveal" and phase_before != "reveal":
                 # The reveal was taken back (maybe with the next round's bids): its reading,
@@ -416,12 +423,6 @@ class Table:
             self._reading = None
             if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
-        elif kind == "leave" and phase == "reveal":
-            # A player left while the cups are up: the dice that must show have changed, so
-            # a picture under way or a reading waiting no longer holds. Look again, at once.
-            self._reading = None
-            if self.camera is not None:
-                self._start_capture()
         elif kind == "reveal":
             # The dice were typed in: a reading the players passed over is shown no more.
             self._last_reveal, self._reading = self._reading, None

@@ -435,7 +435,7 @@ def test_a_correction_made_on_a_picture_taken_again_since_is_refused(
 
 
 @pytest.mark.parametrize("reader", ["truth"])
-def test_a_player_leaving_while_the_cups_are_up_has_the_camera_look_again(
+def test_a_player_leaving_while_the_cups_are_up_or_coming_back_has_the_camera_look_again(
     doubting: CameraTable, header: dict[str, Any]
 ) -> None:
     before = doubting.call(header)["reading"]
@@ -447,6 +447,15 @@ def test_a_player_leaving_while_the_cups_are_up_has_the_camera_look_again(
     # Not the picture of three players' dice: a new one, read against the two left.
     after = state["reading"]
     assert after["picture"] != before["picture"] and "Caro" not in after["expected"]
+    # The leave was a mis-press, taken back: a third picture, read against all three again.
+    assert doubting.table.submit({"action": "undo"}).ok
+    assert doubting.table.wait_idle(60)
+    state = doubting.table.state()
+    assert state["phase"] == "reveal" and not state["capturing"]
+    again = state["reading"]
+    assert again["picture"] not in (before["picture"], after["picture"])
+    assert "Caro" in again["expected"]
+    assert doubting.table.reveal_picture() is not None
 
 
 def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
