@@ -44,7 +44,13 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # emoji sequences (👩‍🚀) and of Persian and Indic words (مه‌ناز).
 _JOINERS = frozenset("\u200c\u200d")
 _TAGS = frozenset(map(chr, range(0xE0020, 0xE0080)))  # 🏴 + "gbeng" + cancel: England's flag
-_UNSEEN = dict.fromkeys(map(ord, _JOINERS | _TAGS))  # left out when names are compared
+# Variation selectors: after a symbol or a digit (❤️, 1️⃣) or an ideograph, they choose how it
+# is drawn; after anything else they show nothing.
+_SELECTORS = frozenset([*map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))])
+_UNSEEN = dict.fromkeys(map(ord, _JOINERS | _TAGS | _SELECTORS))  # left out when compared
+# Characters Python counts as printable that show as nothing, or as a blank: a combining
+# grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the blank braille cell.
+_BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0")
 
 RECORD_FORMAT = "dudo-record/1"
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
@@ -410,7 +416,9 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
             raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
         for i, c in enumerate(name):
             joins = c in _JOINERS and 0 < i < len(name) - 1 and name[i + 1] not in _JOINERS
-            if not (c.isprintable() or joins or c in _TAGS):
+            selects = c in _SELECTORS and i > 0 and _selectable(name[i - 1])
+            shows = c.isprintable() and c not in _BLANK and c not in _SELECTORS
+            if not (shows or joins or selects or c in _TAGS):
                 raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(c):04X}, a"
                                       " character that does not show: type the name again")
         # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
@@ -429,6 +437,13 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
             raise MalformedAction(f"{holders[colour.lower()]} and {name} have the same colour"
                                   f" ({colour}): give each player a colour of their own")
         holders[colour.lower()] = name
+
+
+def _selectable(c: str) -> bool:
+    """Whether a variation selector after ``c`` changes how it is drawn: after a symbol or
+    a digit (an emoji's colour, a keycap), or an ideograph."""
+    kind = unicodedata.category(c)
+    return kind[0] in "SN" or c in "#*" or (kind == "Lo" and "IDEOGRAPH" in unicodedata.name(c, ""))
 
 
 def _seats(seats: object, players: list[str]) -> list[int]:

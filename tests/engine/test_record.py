@@ -243,6 +243,14 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
                                 " does not show"),
         (["\u200d", "Ben"], "it holds U+200D"),  # a joiner joining nothing
         (["Ana", "Ana\u200dX", "AnaX"], "player 'AnaX' looks the same as 'Ana\\u200dX'"),
+        (["\u2764\ufe0f Ana", "1\ufe0f\u20e3 Ben", "\u845b\U000e0100"], None),  # ❤️, 1️⃣, 葛󠄀
+        (["\u2764\ufe0f", "\u2764"], "player '\\u2764' looks the same as '\\u2764\\ufe0f'"),
+        (["Ana", "Ana\ufe0f"], "it holds U+FE0F"),  # after a letter it selects nothing
+        (["Ana", "Ana\U000e0100"], "it holds U+E0100"),
+        (["Ana", "An\u034fa"], "it holds U+034F"),  # a combining grapheme joiner
+        (["\u3164", "\u3164\u3164"], "it holds U+3164"),  # a Hangul filler: a blank name
+        (["Ana", "Ben\u2800"], "it holds U+2800"),  # the blank braille cell
+        (["Ana", "Ben\u17b5"], "it holds U+17B5"),
         (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
         (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
         (["Ana", "Ben", "ana"], "player 'ana' differs only in capitals from 'Ana'"),
