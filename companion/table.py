@@ -202,9 +202,18 @@ class Table:
 
     # -- changing the game ----------------------------------------------------------------
 
-    def new_game(self, header: Mapping[str, Any]) -> Outcome:
-        """Start a new game from a record header; an unfinished game stays in the journal."""
+    def new_game(self, header: Mapping[str, Any], *, seen_game: int | None = None) -> Outcome:
+        """Start a new game from a record header; an unfinished game stays in the journal.
+
+        ``seen_game``: the game (``game_id``, 0 for none) the sender's page showed; refused
+        if another game was started since (a form sent twice, or from two phones, starts one
+        game, and never ends the one just started).
+        """
         with self._lock:
+            if seen_game is not None and seen_game != (self._game_id or 0):
+                return self._reject("a new game was started since this phone showed the table"
+                                    " (another phone, or this one's request sent again): look"
+                                    " again before starting another")
             try:
                 game = Game.from_header(dict(header))
                 check_new_game(game)

@@ -190,7 +190,10 @@ async function startGame() {
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
   const first = rows.find((r) => r.seat === $("first").value);
   if (first && !$("first").closest("label").hidden) header.first = first.name;
-  const data = await api("POST", "/api/game", header);
+  // The game this phone shows (0: none): a form sent twice, or from two phones, starts one.
+  const s = page.state || {};
+  const seen = {"X-Table-Seen": (typeof s.game_id === "number" ? s.game_id : 0) + "/" + (typeof s.moves === "number" ? s.moves : 0)};
+  const data = await api("POST", "/api/game", header, seen);
   if (!data) return;
   page.anotherGame = false;
   $("notice").hidden = true;  // a refusal of the form as it was is over

@@ -103,7 +103,23 @@ def new_game() -> Response:
     )
     if isinstance(header, Response):
         return header
-    return _ctx().outcome(_ctx().table.new_game(header), created=True)
+    seen = _seen()
+    if isinstance(seen, Response):
+        return seen
+    game = None if seen is None else seen[0]
+    return _ctx().outcome(_ctx().table.new_game(header, seen_game=game), created=True)
+
+
+def _seen() -> tuple[int, int] | Response | None:
+    """The request's ``X-Table-Seen: GAME/MOVES`` (0/0: no game yet), if it has one."""
+    seen = request.headers.get(SEEN_HEADER)
+    if seen is None:
+        return None
+    game_id, _, moves = (whole(part) for part in seen.partition("/"))
+    if game_id is None or moves is None:
+        return error(f"{SEEN_HEADER} {shown(seen)}: the game_id and moves the phone showed, "
+                     "as GAME/MOVES (e.g. 3/12)", 400)
+    return game_id, moves
 
 
 @bp.post("/actions")
@@ -113,14 +129,10 @@ def actions() -> Response:
     action = json_body('a record action, e.g. {"action": "dudo", "player": "Ben"}')
     if isinstance(action, Response):
         return action
-    seen = request.headers.get(SEEN_HEADER)
-    if seen is None:
-        return _ctx().outcome(_ctx().table.submit(action))
-    game_id, _, moves = (whole(part) for part in seen.partition("/"))
-    if game_id is None or moves is None:
-        return error(f"{SEEN_HEADER} {shown(seen)}: the game_id and moves the phone showed, "
-                     "as GAME/MOVES (e.g. 3/12)", 400)
-    return _ctx().outcome(_ctx().table.submit(action, seen=(game_id, moves)))
+    seen = _seen()
+    if isinstance(seen, Response):
+        return seen
+    return _ctx().outcome(_ctx().table.submit(action, seen=seen))
 
 
 @bp.post("/reading")

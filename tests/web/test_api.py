@@ -253,6 +253,28 @@ def test_two_phones_pressing_undo_for_one_mistake_take_back_one_action(
     assert table.state()["bid"]["quantity"] == 3
 
 
+def test_a_new_game_sent_twice_or_from_two_phones_starts_one_game(
+    client: FlaskClient, pin: dict[str, str], table: Table
+) -> None:
+    # No game yet ("0/0"): the first form starts game 1; the same form again (a retry after
+    # no answer came, or a second phone's) is refused, and game 1 goes on untouched.
+    seen = {**pin, "X-Table-Seen": "0/0"}
+    assert client.post("/api/game", json=HEADER, headers=seen).status_code == 201
+    assert client.post("/api/actions", json={"action": "bid", "player": "Ana", "quantity": 3,
+                                             "face": 4}, headers=pin).status_code == 200
+    again = client.post("/api/game", json=HEADER, headers=seen)
+    assert again.status_code == 422 and "a new game was started" in again.get_json()["error"]
+    state = table.state()
+    assert (state["game_id"], state["bid"]["quantity"]) == (1, 3)
+    # A phone that shows game 1, mid-game, starts the next one: its moves are no matter.
+    other = {**HEADER, "players": ["Eve", "Fay"], "first": "Eve"}
+    assert client.post("/api/game", json=other, headers={**pin, "X-Table-Seen": "1/0"}
+                       ).status_code == 201
+    assert table.state()["players"][0]["name"] == "Eve"
+    bad = client.post("/api/game", json=HEADER, headers={**pin, "X-Table-Seen": "latest"})
+    assert bad.status_code == 400 and "GAME/MOVES" in bad.get_json()["error"]
+
+
 def test_finished_games_are_listed_newest_first_and_downloadable(
     client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
 ) -> None:
