@@ -35,7 +35,7 @@ def write(game: Game, file: IO[str]) -> None:
     file.write(dumps(game))
 
 
-def _whole(digits: str) -> int:
+def json_whole(digits: str) -> int:
     """A JSON whole number; past the 4,300 digits Python reads, a message saying so."""
     if len(digits.lstrip("-")) > sys.get_int_max_str_digits() > 0:
         raise MalformedAction(f"a number of {len(digits.lstrip('-')):,} digits: a record holds"
@@ -45,7 +45,7 @@ def _whole(digits: str) -> int:
 
 def _parse(line: str, number: int) -> Any:
     try:
-        return json.loads(line, parse_int=_whole)
+        return json.loads(line, parse_int=json_whole)
     except MalformedAction as exc:
         raise MalformedAction(f"line {number}: {exc}") from None
     except json.JSONDecodeError as exc:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Response, jsonify, request
 
-from companion.errors import shown
+from companion.errors import MalformedAction, shown
+from companion.record import json_whole
 
 
 def error(message: str, status: int, **headers: str) -> Response:
@@ -18,11 +20,21 @@ def error(message: str, status: int, **headers: str) -> Response:
 
 
 def request_json() -> Any:
-    """The request's JSON, or None when it is not valid JSON (or nested too deeply to read)."""
+    """The request's JSON, or None when it cannot be read."""
+    return read_json()[0]
+
+
+def read_json() -> tuple[Any, str | None]:
+    """The request's JSON and None, or None and what keeps the body from being read: not
+    JSON, nested too deeply, or a number longer than Python reads (as a record says it)."""
     try:
-        return request.get_json(silent=True)
+        return json.loads(request.get_data(cache=True), parse_int=json_whole), None
+    except MalformedAction as err:  # a number of more than 4,300 digits
+        return None, f"the body holds {err}"
     except RecursionError:
-        return None
+        return None, "the body is nested too deeply to read"
+    except ValueError:
+        return None, "the body is not valid JSON"
 
 
 def json_body(example: str) -> dict[str, Any] | Response:
@@ -33,9 +45,9 @@ def json_body(example: str) -> dict[str, Any] | Response:
     """
     if not request.is_json:
         return error(f"send JSON (Content-Type: application/json): {example}", 415)
-    body = request_json()
-    if body is None and request.get_data(cache=True).strip() != b"null":
-        return error(f"the body is not valid JSON: expected {example}", 400)
+    body, problem = read_json()
+    if problem is not None:
+        return error(f"{problem}: expected {example}", 400)
     if not isinstance(body, dict):
         return error(f"the body must be a JSON object: {example}", 400)
     return body
