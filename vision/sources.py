@@ -76,7 +76,8 @@ class PicameraSource:
 
     ``start`` configures full-resolution stills (BGR in memory, as OpenCV wants), starts the
     camera and, when calibration locked them, fixes exposure, gain and white balance so
-    every reveal is lit the same. ``capture`` drops ``discard`` frames in flight first.
+    every reveal is lit the same. ``capture`` waits for the frames to come (none kept from
+    before the request) and drops ``discard`` of them first, the frame in flight.
     ``camera_factory`` builds the Picamera2 object (default: ``picamera2.Picamera2``).
     """
 
@@ -101,9 +102,11 @@ class PicameraSource:
         try:
             camera = factory()
         except (IndexError, RuntimeError, OSError) as err:
-            # Picamera2() raises IndexError when libcamera lists no camera at all.
+            # Picamera2() raises IndexError when libcamera lists no camera at all, and
+            # RuntimeError when it cannot acquire one (another program holds it).
+            busy = "" if isinstance(err, IndexError) else ", or another program holds it"
             raise CameraUnavailable(
-                f"picamera2: no camera found ({err or type(err).__name__})"
+                f"picamera2: no camera found{busy} ({err or type(err).__name__})"
             ) from err
         try:
             size = (self.settings.width, self.settings.height)
@@ -111,8 +114,10 @@ class PicameraSource:
             # The calibrated exposure and white balance go in the configuration, so that they
             # hold from the first frame (set after the start, they take a few frames).
             locked = {"controls": self.locked_controls()} if self.settings.locked else {}
+            # queue=False: Picamera2 would otherwise hold the last frame finished and hand
+            # it out at once, a frame taken before the request (before the light came on).
             config = camera.create_still_configuration(
-                main={"size": size, "format": "RGB888"}, buffer_count=2, **locked
+                main={"size": size, "format": "RGB888"}, buffer_count=2, queue=False, **locked
             )
             camera.configure(config)
             camera.start()

@@ -191,6 +191,9 @@ def test_picamera2_is_started_once_in_a_still_configuration_and_gives_one_frame_
         "close",
     ]
     assert camera.calls[0][1]["main"] == {"size": (2028, 1520), "format": "RGB888"}
+    # Picamera2 keeps no finished frame to hand out at once (queue=True would: a frame taken
+    # before the request, before the light came on); the first one to come is dropped.
+    assert camera.calls[0][1]["queue"] is False
     assert [f.shape for f in frames] == [(48, 64, 3), (48, 64, 3)]
 
 
@@ -245,8 +248,16 @@ def test_picamera2_with_no_camera_attached_is_an_error_naming_it() -> None:
     def no_camera() -> None:
         raise IndexError("list index out of range")
 
-    with pytest.raises(CameraUnavailable, match="picamera2: no camera found"):
+    with pytest.raises(CameraUnavailable, match=r"picamera2: no camera found \(list index"):
         PicameraSource(camera_factory=no_camera).start()
+
+
+def test_picamera2_held_by_another_program_is_an_error_saying_so() -> None:
+    def held() -> None:  # Picamera2() when acquiring the camera fails (dudo serve holds it)
+        raise RuntimeError("Camera __init__ sequence did not complete.")
+
+    with pytest.raises(CameraUnavailable, match="no camera found, or another program holds it"):
+        PicameraSource(camera_factory=held).start()
 
 
 def test_picamera2_not_installed_is_an_error_saying_how_to_install_it(
