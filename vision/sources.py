@@ -139,11 +139,16 @@ class PicameraSource:
             controls["ColourGains"] = s.colour_gains
         return controls
 
-    def exposure(self, settle_s: float = 1.0) -> CameraSettings:
-        """The exposure the camera's automatic control settled on, to lock at calibration."""
+    def exposure(self, settle_s: float = 1.0, give_up_s: float = 5.0) -> CameraSettings:
+        """The exposure the camera's automatic control settled on, to lock at calibration:
+        after ``settle_s``, the first frame whose metadata says the control has settled
+        (``AeLocked``, where libcamera gives it), or the last within ``give_up_s`` more."""
         self.start()
         time.sleep(settle_s)
         metadata = self._camera.capture_metadata()
+        deadline = time.monotonic() + give_up_s
+        while metadata.get("AeLocked", True) is False and time.monotonic() < deadline:
+            metadata = self._camera.capture_metadata()
         try:
             gains = metadata["ColourGains"]
             return CameraSettings(

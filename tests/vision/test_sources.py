@@ -244,6 +244,17 @@ def test_picamera2_reports_the_exposure_it_settled_on_for_calibration() -> None:
     assert settings.locked
 
 
+def test_picamera2_calibration_waits_for_the_automatic_exposure_to_settle() -> None:
+    camera = RecordingPicamera2()
+    frames = iter([{"AeLocked": False, "ExposureTime": 30000, "AnalogueGain": 6.0,
+                    "ColourGains": (1.0, 1.0)}] * 3)
+    settled = {"AeLocked": True, "ExposureTime": 8000, "AnalogueGain": 1.5,
+               "ColourGains": (1.9, 1.6)}
+    camera.capture_metadata = lambda: next(frames, settled)  # type: ignore[method-assign]
+    settings = PicameraSource(camera_factory=lambda: camera).exposure(settle_s=0)
+    assert (settings.exposure_us, settings.analogue_gain) == (8000, 1.5)
+
+
 def test_picamera2_with_no_camera_attached_is_an_error_naming_it() -> None:
     def no_camera() -> None:
         raise IndexError("list index out of range")
