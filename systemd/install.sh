@@ -31,8 +31,10 @@ fi
 echo "install: apt packages"
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    python3-venv python3-pip python3-picamera2 python3-opencv python3-lgpio \
-    python3-numpy avahi-daemon
+    python3-venv python3-pip python3-opencv python3-lgpio python3-numpy avahi-daemon
+# Picamera2 without its recommends, as its manual advises on Raspberry Pi OS Lite: they are
+# the desktop's preview stack (Qt, OpenGL), which a table with no screen never uses.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-picamera2
 
 echo "install: service user $SERVICE_USER"
 for group in gpio video; do
