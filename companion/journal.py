@@ -54,6 +54,15 @@ CREATE TABLE IF NOT EXISTS dropped (
 """
 # What the players are told across restarts (since session 47: made when first needed).
 _NOTICES = "CREATE TABLE IF NOT EXISTS notices (name TEXT PRIMARY KEY, message TEXT NOT NULL)"
+# The last reveal the camera read: its reading and picture, one row written over at each
+# (since session 52: made when first needed).
+_LAST_REVEAL = """CREATE TABLE IF NOT EXISTS last_reveal (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    game_id INTEGER NOT NULL,
+    moves INTEGER NOT NULL,
+    reading TEXT NOT NULL,
+    picture BLOB NOT NULL
+)"""
 
 
 class JournalError(Exception):
@@ -63,6 +72,11 @@ class JournalError(Exception):
 class DamagedJournal(JournalError):
     """The journal's file is damaged: SQLite finds it malformed, or no database at all (a
     card that failed, a file cut short or written over)."""
+
+
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (name,)).fetchone() is not None
 
 
 def sqlite_reason(err: BaseException) -> str:
@@ -168,6 +182,17 @@ class Row:
         action = json.loads(self.body)
         assert isinstance(action, dict)
         return action
+
+
+@dataclass(frozen=True)
+class KeptReveal:
+    """The last reveal the camera read: its game, the game's actions once it was applied
+    (``moves``), the reading (JSON text) and its annotated picture (JPEG)."""
+
+    game_id: int
+    moves: int
+    reading: str
+    picture: bytes
 
 
 @dataclass(frozen=True)
@@ -353,8 +378,25 @@ class Journal:
     @staticmethod
     def _has_notices(db: sqlite3.Connection) -> bool:
         # A journal from before session 47, or read-only, may have no such table.
-        return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name ="
-                          " 'notices'").fetchone() is not None
+        return _has_table(db, "notices")
+
+    def keep_reveal(self, reveal: KeptReveal) -> None:
+        """Keep the last reveal the camera read across restarts, in place of the one before."""
+        with self._guard("cannot keep the reveal's picture") as db:
+            db.execute(_LAST_REVEAL)
+            db.execute("INSERT OR REPLACE INTO last_reveal (one, game_id, moves, reading, picture)"
+                       " VALUES (1, ?, ?, ?, ?)",
+                       (reveal.game_id, reveal.moves, reveal.reading, reveal.picture))
+
+    def kept_reveal(self) -> KeptReveal | None:
+        """The last reveal kept by :meth:`keep_reveal`, or None."""
+        with self._guard("cannot read the journal") as db:
+            if not _has_table(db, "last_reveal"):  # a journal from before session 52
+                return None
+            row = db.execute("SELECT game_id, moves, reading, picture FROM last_reveal"
+                             ).fetchone()
+        return None if row is None else KeptReveal(int(row[0]), int(row[1]), str(row[2]),
+                                                   bytes(row[3]))
 
     def drop(self, row: Row, reason: str) -> None:
         """Move a row out of its game into the ``dropped`` table (kept there, not lost)."""

@@ -195,6 +195,40 @@ class CameraReading:
                 raise ValueError(f"correction of die {index} to face {shown(face)}: faces are 1-6")
         return replace(self, corrections={**self.corrections, **corrections})
 
+    def to_saved(self) -> dict[str, Any]:
+        """The reading as the journal keeps it (all but its picture): see :meth:`from_saved`."""
+        return {
+            "dice": [d.to_json() for d in self.dice],
+            "expected": dict(self.expected),
+            "disagreements": list(self.disagreements),
+            "doubt_threshold": self.doubt_threshold,
+            "round": self.round,
+            "ms": self.ms,
+            "confirmed": self.confirmed,
+            "corrections": [[i, f] for i, f in self.corrections.items()],
+            "must_show": None if self.must_show is None else dict(self.must_show),
+            "picture": self.picture,
+        }
+
+    @classmethod
+    def from_saved(cls, saved: Mapping[str, Any], jpeg: bytes) -> CameraReading:
+        """The applied reading :meth:`to_saved` wrote, with its picture; ValueError, KeyError
+        or TypeError where it was not written so."""
+        return cls(
+            dice=tuple(SeenDie(**d) for d in saved["dice"]),
+            expected=dict(saved["expected"]),
+            disagreements=tuple(saved["disagreements"]),
+            doubt_threshold=float(saved["doubt_threshold"]),
+            jpeg=jpeg,
+            round=int(saved["round"]),
+            ms=float(saved["ms"]),
+            confirmed=bool(saved["confirmed"]),
+            applied=True,
+            corrections={int(i): int(f) for i, f in saved["corrections"]},
+            must_show=None if saved["must_show"] is None else dict(saved["must_show"]),
+            picture=int(saved["picture"]),
+        )
+
     def to_state(self) -> dict[str, object]:
         """The reading as the state JSON carries it (public once the cups are lifted)."""
         faces = self.faces()

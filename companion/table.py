@@ -15,6 +15,7 @@ reading waits for the players (:meth:`Table.confirm_reading`, :meth:`Table.retak
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import secrets
 import threading
@@ -26,7 +27,7 @@ from companion.announcement import Announcement
 from companion.bid import MAX_QUANTITY, Bid
 from companion.errors import shown
 from companion.game import Game, check_new_game
-from companion.journal import Journal, JournalError, Row, checksum, encode
+from companion.journal import Journal, JournalError, KeptReveal, Row, checksum, encode
 from companion.resume import resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
 from companion.rounds import opening
@@ -439,6 +440,8 @@ class Table:
             self._reading = None  # the next round's first bid: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
             self._reading = replace(self._reading, round=round_now)
+        if reading is not None and self._reading is not None:
+            self._keep_reveal(self._reading)
         if phase_before == "reveal" and phase != "reveal":
             if kind != "undo" and self._reading is not None:
                 self._last_reveal = self._reading  # for an undo back into this reveal
@@ -609,4 +612,32 @@ class Table:
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
+            self._reading = self._kept_reveal(journal)
+            if self._reading is not None:
+                self._capture_serial = self._reading.picture  # the next picture is another
         self._publish()
+
+    def _keep_reveal(self, reading: CameraReading) -> None:
+        """Keep the camera's applied reading and its picture in the journal, so that they
+        are still shown after a restart (until the next round's first bid, as ever)."""
+        if self.journal is None or self._game_id is None or self._game is None:
+            return
+        kept = KeptReveal(self._game_id, len(self._game.actions), encode(reading.to_saved()),
+                          reading.jpeg)
+        try:
+            self.journal.keep_reveal(kept)
+        except JournalError as err:  # the reveal itself is saved: only its picture is lost
+            logger.warning("the reveal's picture is not kept for a restart: %s", err)
+
+    def _kept_reveal(self, journal: Journal) -> CameraReading | None:
+        """The reading the journal kept, where it is the resumed game's last action."""
+        assert self._game is not None
+        try:
+            kept = journal.kept_reveal()
+            if kept is None or (kept.game_id, kept.moves) != (self._game_id,
+                                                              len(self._game.actions)):
+                return None
+            return CameraReading.from_saved(json.loads(kept.reading), kept.picture)
+        except (JournalError, ValueError, KeyError, TypeError) as err:
+            logger.warning("the last reveal's picture cannot be shown again: %s", err)
+            return None

@@ -63,6 +63,7 @@ class CameraTable:
         config: Path | None = None,
         seed: int = 1,
         cups_up_s: float = 0.0,
+        journal: Journal | None = None,
     ) -> None:
         self.camera = SimulatedCamera(seed=seed)
         self.camera.start()
@@ -71,7 +72,8 @@ class CameraTable:
             VisionReader(config, calibration=lambda: self.camera.calibration,
                          seat_of=self.camera.seat_of)
         )
-        self.table = Table(camera=self.camera, reader=chosen, cups_up_s=cups_up_s)
+        self.table = Table(camera=self.camera, reader=chosen, cups_up_s=cups_up_s,
+                           journal=journal)
         self.cups = SimulatedCups(self.table, self.camera, seed=seed)
         self.events: list[TableEvent] = []
         self.table.subscribe(self.events.append)
@@ -456,6 +458,36 @@ def test_a_player_leaving_while_the_cups_are_up_or_coming_back_has_the_camera_lo
     assert again["picture"] not in (before["picture"], after["picture"])
     assert "Caro" in again["expected"]
     assert doubting.table.reveal_picture() is not None
+
+
+def test_a_restart_after_a_camera_reveal_still_shows_its_picture_until_the_next_bid(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # A power cut just after the camera's reveal: the page comes back with the reading and
+    # its picture, as before the cut; once the next round has begun, with neither.
+    def restarted() -> Table:
+        return Table(journal=Journal.in_directory(tmp_path))
+
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)
+    picture = setup.table.reveal_picture()
+    assert shown["reading"]["applied"] and picture
+    setup.table.close()
+    again = restarted()
+    state = again.state()
+    assert state["reading"] == shown["reading"] and again.reveal_picture() == picture
+    # The reveal taken back (a wrong die seen): its reading waits to be confirmed, as before.
+    assert again.submit({"action": "undo"}).ok
+    waiting = again.state()
+    assert waiting["phase"] == "reveal" and not waiting["reading"]["applied"]
+    assert again.reveal_picture() == picture
+    assert again.confirm_reading(picture=waiting["reading"]["picture"]).ok
+    assert again.state()["players"] == state["players"]
+    assert again.submit({"action": "bid", "player": state["turn"], "quantity": 1,
+                         "face": 5}).ok
+    assert "reading" not in again.state()
+    again.close()
+    assert "reading" not in restarted().state() and restarted().reveal_picture() is None
 
 
 def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
