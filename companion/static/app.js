@@ -27,6 +27,7 @@ const page = {
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
   settleUntil: 0,    // nor before this moment (performance.now()), just after its answer
   bidsAsked: 0,      // /api/bids asked so often: only the last ask's answer is shown
+  bidsFor: null,     // the game and moves ("3/12") the legal bids shown were given for
   bidsLost: 0,       // the asks for the legal bids that failed in a row (asked again later)
   heard: 0,          // when the live feed last said anything (performance.now())
   feed: null,        // the live feed (an EventSource)
@@ -470,7 +471,7 @@ $("leave").addEventListener("click", () => {
   renderLeave(page.state);
 });
 
-const SAYS = {pass: "passes", dudo: "calls dudo!", calza: "calls calza!", palifico: "declares the round"};
+const SAYS = {pass: "passes", dudo: "calls dudo!", calza: "calls calza!", palifico: "declares the round", leave: "leaves the table"};
 function bidLine(b) {
   if (b.action && b.action !== "bid") {
     const mode = b.mode ? " " + b.mode : "";
@@ -711,11 +712,15 @@ function renderCalls(state) {
 // The quantities the legal bids offer, by number (the bids come in the rules' rank, where
 // aces sit among the other faces: stepping in that order went 4, 2, 5).
 function quantities() { return [...new Set(page.bids.map((b) => b.quantity))].sort((a, b) => a - b); }
+function position(state) { return state ? state.game_id + "/" + state.moves : null; }
 function renderPicker() {
-  const bids = page.bids;
+  // Bids given before the game last moved (another phone or the panel bid since, and the
+  // new ones are on their way) are not offered: the table would refuse them.
+  const fresh = page.bidsFor === position(page.state);
+  const bids = fresh ? page.bids : [];
   const qtys = quantities();
-  if (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face)) page.choice = bids[0] || null;
-  const c = page.choice;
+  if (fresh && (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face))) page.choice = bids[0] || null;
+  const c = fresh ? page.choice : null;
   $("qty").textContent = c ? String(c.quantity) : "\u2013";
   $("qty-down").disabled = !c || qtys.indexOf(c.quantity) <= 0;
   $("qty-up").disabled = !c || qtys.indexOf(c.quantity) >= qtys.length - 1;
@@ -728,7 +733,7 @@ function renderPicker() {
   $("place-bid").disabled = !c;
   $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face
     : page.bidsLost >= 3 ? "The table gives no bids now: asking again\u2026"
-    : page.bidsLost ? "Asking the table for the bids\u2026" : "No legal bid";
+    : page.bidsLost || !fresh ? "Asking the table for the bids\u2026" : "No legal bid";
   renderHeld();
 }
 
@@ -746,12 +751,14 @@ $("qty-up").addEventListener("click", () => stepQuantity(1));
 
 async function loadBids() {
   const ask = ++page.bidsAsked;
-  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsLost = 0; return; }
+  const asked = position(page.state);
+  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsFor = asked; page.bidsLost = 0; return; }
   const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   // Answers can come out of order: one to an older ask is for a game that has moved on.
   if (ask !== page.bidsAsked) return;
   page.bidsLost = data && data.bids ? 0 : page.bidsLost + 1;
   page.bids = page.bidsLost ? [] : data.bids;
+  page.bidsFor = asked;
   renderPicker();
   // Asked again after 1, 2, 4... s (at most 30): a table that keeps failing is not pressed.
   if (page.bidsLost) setTimeout(() => { if (ask === page.bidsAsked) loadBids(); }, Math.min(30, 2 ** (page.bidsLost - 1)) * 1000);

@@ -486,6 +486,7 @@ def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectato
     phone.click("#leave")
     expect(phone.locator("#players li.out .name")).to_have_text(["Ben"])
     expect(spectator.locator("#players li.out .name")).to_have_text(["Ben"])
+    expect(spectator.locator("#round-bids li").last).to_have_text("Ben leaves the table")
     state = get_state(server)
     assert state["turn"] == "Caro" and [p["name"] for p in state["players"] if p["out"]] == ["Ben"]
     # Ben is gone from the choice; a tap armed for Caro lapses after 5 s.

@@ -212,3 +212,28 @@ def test_a_table_started_again_with_another_pin_ends_the_phone_s_control_in_its_
     finally:
         phone.context.close()
         stop_serve(process)
+
+
+def test_bids_given_before_another_phone_bid_are_not_offered_while_the_new_ones_come(
+    phone: Any, server: str
+) -> None:
+    # Slow Wi-Fi: the answer for the bids takes 2 s. Ben bids from another phone; until the
+    # bids over his come, the picker offers none (Ana's old "Bid 1 x 2" would be refused).
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=1, face=2)
+    take_control(phone)
+    ready_to_bid(phone, server)
+    phone.evaluate("""() => {
+      const real = window.fetch;
+      window.fetch = (url, init) => {
+        const answer = real(url, init);
+        if (!String(url).includes("/api/bids")) return answer;
+        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 2000)));
+      };
+    }""")
+    act(server, action="bid", player="Ben", quantity=2, face=2)
+    phone.wait_for_function("page.state && page.state.moves === 2")
+    expect(phone.locator("#place-bid")).to_be_disabled()
+    expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
+    ready_to_bid(phone, server)  # the new bids, over Ben's
+    assert phone.locator("#place-bid").inner_text() != "Bid 1 \u00d7 2"
