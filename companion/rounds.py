@@ -164,6 +164,10 @@ def check_counts(
             raise IllegalAction(f"reveal shows {dice_text(len(faces))}, but {total} must show")
         return faces
     by_seat = shown.by_seat
+    for lifted, got in by_seat.items():  # a cup shown with a die too few is said first
+        if lifted in expected and len(got) != expected[lifted]:
+            raise IllegalAction(f"reveal shows {dice_text(len(got))} for {names[lifted]}, who"
+                                f" has {expected[lifted]}")
     if in_turn is not None and not expected.keys() <= by_seat.keys():
         seat = _cup_still_needed(by_seat, in_turn, call, wild)
         if seat is None:
@@ -179,14 +183,9 @@ def check_counts(
                 f" do not reach the bid, so more cups must be lifted"
             )
     for seat, n in expected.items():
-        got = by_seat.get(seat)
-        if got is None:
+        if seat not in by_seat:
             why = f": {every}" if every else ""
             raise IllegalAction(f"reveal shows no dice for {names[seat]}, who has {n}{why}")
-        if len(got) != n:
-            raise IllegalAction(
-                f"reveal shows {dice_text(len(got))} for {names[seat]}, who has {n}"
-            )
     for seat, got in by_seat.items():
         if seat not in expected and len(got) != dice[seat]:
             who = f"who has {dice[seat]}" if dice[seat] else "who is out"

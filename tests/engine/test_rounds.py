@@ -324,6 +324,17 @@ def test_payroodo_cups_lifted_until_the_bid_is_reached_settle_the_doubt(
     assert result["dice"] == {"Ana": [1, 4, 2, 3, 6], "Caro": [5, 5, 2, 3, 4]}
 
 
+def test_a_cup_lifted_with_a_die_too_few_is_named_before_the_cups_still_down(
+    play: Script,
+) -> None:
+    # Caro's cup is typed in with three of her five dice: that is what to mend first, not
+    # "more cups must be lifted" naming Ben, whose cup comes after hers.
+    game = game_of("payroodo")
+    play(game, "Ana 4x5; Ben dudo")
+    refused(game, {"action": "reveal", "dice": {"Caro": [5, 3, 1]}},
+            "reveal shows 3 dice for Caro, who has 5$")
+
+
 @pytest.mark.parametrize(
     ("preset", "options", "script", "reason"),
     [
