@@ -237,6 +237,11 @@ class _Region:
 
 
 _Look = tuple[int, str, str | None]
+# How far apart two dice lie, centre to centre, in their sizes: as thrown, and crowded (no
+# closer than two dice turned any way can lie: their diagonals).
+_APART = 1.5
+_CROWDED = 1.42
+_THROWS = 5
 
 
 def _place(
@@ -245,14 +250,32 @@ def _place(
     rng: np.random.Generator,
     touching_pairs: int,
 ) -> list[PlacedDie]:
-    """Random, non-overlapping places; the first dice of each touching pair side by side."""
+    """Random, non-overlapping places; the first dice of each touching pair side by side.
+    Where the last dice of a crowded glass find no room, the dice are thrown again."""
+    for throw in range(_THROWS):
+        try:
+            return _place_once(items, opts, rng, touching_pairs)
+        except ValueError:
+            if throw == _THROWS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _place_once(
+    items: Sequence[tuple[_Look, _Region, str | None]],
+    opts: RenderOptions,
+    rng: np.random.Generator,
+    touching_pairs: int,
+) -> list[PlacedDie]:
     placed: list[PlacedDie] = []
     index = 0
     pairs_left = touching_pairs
     while index < len(items):
         pair = pairs_left > 0 and index + 1 < len(items) and items[index][1] == items[index + 1][1]
         count = 2 if pair else 1
-        for _ in range(400):
+        # Half a die's gap between dice, or on a crowded glass (sixty dice), less.
+        for attempt in range(3000):
+            apart = _APART if attempt < 400 else _CROWDED
             size = opts.die_size * float(rng.uniform(0.95, 1.05))
             x, y = items[index][1].sample(rng, size)
             angle = float(rng.uniform(0, 90))
@@ -269,7 +292,7 @@ def _place(
                     )
                 )
             if all(items[index][1].holds(sx, sy, size) for sx, sy, _ in spots) and all(
-                math.hypot(sx - d.x, sy - d.y) > 1.5 * max(size, d.size)
+                math.hypot(sx - d.x, sy - d.y) > apart * max(size, d.size)
                 for sx, sy, _ in spots
                 for d in placed
             ):

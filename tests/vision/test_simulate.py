@@ -126,6 +126,25 @@ def test_touching_pairs_lie_side_by_side_and_no_dice_overlap() -> None:
             assert math.hypot(a.x - b.x, a.y - b.y) >= 0.95 * min(a.size, b.size)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_sixty_dice_under_six_lifted_cups_all_find_room_on_the_glass(seed: int) -> None:
+    # Six players of ten dice (payroodo with dice = 10): crowded, but each die in its seat's
+    # sector and no two overlapping, however they are turned (was: "cannot lay 60 dice").
+    camera = SimulatedCamera(seed=seed)
+    faces = np.random.default_rng(seed).integers(1, 7, size=(6, 10))
+    camera.set_dice({f"P{i}": [int(f) for f in row] for i, row in enumerate(faces)})
+    camera.capture()
+    assert camera.last_scene is not None
+    dice = camera.last_scene.dice
+    players = [d.player for d in dice]
+    assert sorted(map(str, players)) == sorted(f"P{i}" for i in range(6) for _ in range(10))
+    for i, a in enumerate(dice):
+        for b in dice[i + 1 :]:
+            touching = abs((a.angle - b.angle + 45) % 90 - 45) <= 3.5  # a pair side by side
+            least = 0.95 if touching else 1.41  # turned any way, the diagonals must clear
+            assert math.hypot(a.x - b.x, a.y - b.y) >= least * min(a.size, b.size)
+
+
 def test_the_same_seed_renders_the_same_frame_and_another_seed_another() -> None:
     first = render_dice([3, 4, 5], seed=11).image
     assert np.array_equal(first, render_dice([3, 4, 5], seed=11).image)
