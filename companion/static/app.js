@@ -37,6 +37,7 @@ const page = {
 // double tap would otherwise bid for the next player, or take back a second action (the
 // panel waits as long after a phone's action, for the same slip).
 const SETTLE_MS = 500;
+const WAITING_FOR_THE_DICE = "Waiting for the dice: whoever has the PIN types them in.";
 // What a player can do about a table out of reach (not the browser's words for it).
 const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
 const NO_ANSWER = "No answer from the table yet: it may still take this; look at the game before tapping again.";
@@ -562,8 +563,10 @@ function renderReveal(state) {
   const inTurn = manual && state.call && Array.isArray(state.call.cups_in_turn) ? state.call.cups_in_turn : null;
   $("cups").hidden = !inTurn;
   if (inTurn) renderCups(state, inTurn);
-  // While the cups are up the result is this call's, not yet known: not the last round's.
-  $("result").replaceChildren(...(inReveal ? [] : resultLines(result)));
+  // While the cups are up the result is this call's, not yet known: not the last round's. A
+  // phone without the PIN, where no picture is read, says who the table waits for.
+  const typing = inReveal && !state.capturing && !reading && !page.control;
+  $("result").replaceChildren(...(typing ? [h("p", {text: WAITING_FOR_THE_DICE})] : inReveal ? [] : resultLines(result)));
 }
 
 // A reader's colour name as a CSS colour (only names and hex the browser knows; else grey).

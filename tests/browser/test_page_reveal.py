@@ -115,3 +115,32 @@ def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
     state = get_state(waiting_table)
     assert state["phase"] == "bidding"
     assert {p["name"]: p["dice"] for p in state["players"]} == {"Ana": 5, "Ben": 4, "Caro": 5}
+
+
+def test_a_phone_without_the_pin_says_whom_a_table_without_a_camera_waits_for(
+    browser: Any, tmp_path: Path
+) -> None:
+    # A table whose reader cannot start (its model missing) types every reveal in: a
+    # spectator's card said nothing while the cups were up.
+    config = tmp_path / "dudo.toml"
+    config.write_text('[vision]\nmodel_path = "no-such-model.onnx"\n')
+    port = free_port()
+    process = start_serve(tmp_path, port, config)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        new_game(base, ["Ana", "Ben"], rules="perudo")
+        act(base, action="bid", player="Ana", quantity=2, face=3)
+        act(base, action="dudo", player="Ben")
+        assert not get_state(base)["camera"]
+        watcher = open_page(browser, base, PHONE, "dark")
+        expect(watcher.locator("#reveal")).to_be_visible()
+        expect(watcher.locator("#result")).to_have_text(
+            "Waiting for the dice: whoever has the PIN types them in.")
+        holder = open_page(browser, base, PHONE, "dark")
+        take_control(holder)
+        expect(holder.locator("#manual")).to_be_visible()
+        expect(holder.locator("#result")).to_have_text("")  # the form is what to do
+        for page in (watcher, holder):
+            page.context.close()
+    finally:
+        stop_serve(process)
