@@ -106,7 +106,9 @@ class Table:
         self._reading: CameraReading | None = None
         self._last_reveal: CameraReading | None = None  # the last reveal's reading, for an undo
         self._capture_token: Token | None = None
-        self._capture_serial = 0
+        # Each picture's number, counted from a random start: a picture of this run never
+        # bears the number of one an earlier run showed (a phone may still show it).
+        self._capture_serial = secrets.randbelow(2**30)
         self._version = 0
         self._run = secrets.token_hex(4)  # this run of the table: versions count within it
         self._photographer = (
@@ -612,9 +614,8 @@ class Table:
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
-            self._reading = self._kept_reveal(journal)
-            if self._reading is not None:
-                self._capture_serial = self._reading.picture  # the next picture is another
+            # As before the restart: shown, and kept for an undo back into that reveal.
+            self._reading = self._last_reveal = self._kept_reveal(journal)
         self._publish()
 
     def _keep_reveal(self, reading: CameraReading) -> None:
@@ -630,14 +631,20 @@ class Table:
             logger.warning("the reveal's picture is not kept for a restart: %s", err)
 
     def _kept_reveal(self, journal: Journal) -> CameraReading | None:
-        """The reading the journal kept, where it is the resumed game's last action."""
+        """The reading the journal kept, where the resumed game's actions since are only
+        those that leave it shown (a player leaving, a palifico round declared)."""
         assert self._game is not None
         try:
             kept = journal.kept_reveal()
-            if kept is None or (kept.game_id, kept.moves) != (self._game_id,
-                                                              len(self._game.actions)):
+            if kept is None or kept.game_id != self._game_id:
                 return None
-            return CameraReading.from_saved(json.loads(kept.reading), kept.picture)
-        except (JournalError, ValueError, KeyError, TypeError) as err:
+            since = self._game.actions[kept.moves:]
+            if kept.moves > len(self._game.actions) or any(
+                    a.get("action") not in ("leave", "palifico") for a in since):
+                return None
+            reading = CameraReading.from_saved(json.loads(kept.reading), kept.picture)
+            reading.to_state()  # every value as the page shows it: a damaged one raises here
+            return reading
+        except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
             return None

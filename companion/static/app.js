@@ -14,7 +14,8 @@ const page = {
   simSeat: null,     // seat pressed on the simulated panel before a call
   rules: null,       // presets and options from /api/rules
   lastPalifico: null,
-  anotherGame: false, // the new-game form asked for while a game is on (set up wrong)
+  anotherGame: false, // the new-game form asked for while a game is on (set up wrong)...
+  anotherFor: null,   // ...that game's game_id: once another phone starts a game, it closes
   readingKey: null,  // which picture the picks below belong to
   manualFrom: undefined,  // which picture the by-hand counts started from (null: none)
   picks: {},         // faces the players set on a pending reading, by die index
@@ -256,6 +257,8 @@ function render(state) {
   renderControls(state);
   renderSim(state);
   const noGameOn = state.phase === "over" || !state.players || !state.players.length;
+  // The game the form was opened to leave was left by another phone: it is over for this one.
+  if (page.anotherGame && state.game_id !== page.anotherFor) page.anotherGame = false;
   $("setup").hidden = !page.control || !(noGameOn || page.anotherGame);
   // A game set up wrong (players, rules, dice) is left unfinished for a new one, on purpose.
   $("another-game").hidden = !page.control || noGameOn;

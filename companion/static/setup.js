@@ -207,6 +207,7 @@ async function startGame() {
 $("another-game").addEventListener("click", () => {
   if (!page.anotherGame && !confirm("Leave this game unfinished and set up a new one? It stays in the list of games.")) return;
   page.anotherGame = !page.anotherGame;
+  page.anotherFor = page.state ? page.state.game_id : null;
   if (page.state) render(page.state);
   if (page.anotherGame) $("setup").scrollIntoView();
 });

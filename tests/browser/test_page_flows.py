@@ -466,6 +466,27 @@ def test_a_game_set_up_wrong_is_left_for_a_new_one_only_when_the_phone_confirms(
     expect(phone.locator("#games")).to_contain_text("(unfinished)")
 
 
+def test_a_new_game_form_left_open_closes_when_another_phone_starts_a_game(
+    phone: Any, browser: Any, server: str
+) -> None:
+    # Two phones both open the form to leave a game set up wrong; one starts the new game.
+    # The other's form closes: its Start would have left the game just started unfinished.
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    other = open_page(browser, server, PHONE, "dark")
+    for page in (phone, other):
+        take_control(page)
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#another-game")
+        expect(page.locator("#setup")).to_be_visible()
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#setup")).to_be_hidden()
+    started = get_state(server)["game_id"]
+    expect(other.locator("#setup")).to_be_hidden()
+    expect(other.locator("#another-game")).to_have_text("Start another game instead\u2026")
+    assert get_state(server)["game_id"] == started
+    other.context.close()
+
+
 def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectator_cannot(
     phone: Any, spectator: Any, server: str
 ) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -488,6 +489,84 @@ def test_a_restart_after_a_camera_reveal_still_shows_its_picture_until_the_next_
     assert "reading" not in again.state()
     again.close()
     assert "reading" not in restarted().state() and restarted().reveal_picture() is None
+
+
+def test_a_restart_after_a_reveal_and_a_player_leaving_still_shows_its_picture(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Nothing but a leave since the reveal: shown as before the cut, and after the next
+    # round's first bid and an undo back into the reveal, waiting to be confirmed again.
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)
+    opener = shown["turn"]
+    leaver = next(p["name"] for p in shown["players"] if p["name"] != opener and not p["out"])
+    assert setup.table.submit({"action": "leave", "player": leaver}).ok
+    setup.table.close()
+    again = Table(journal=Journal.in_directory(tmp_path))
+    assert again.state()["reading"]["picture"] == shown["reading"]["picture"]
+    assert again.submit({"action": "bid", "player": opener, "quantity": 1, "face": 5}).ok
+    for _ in range(3):  # the bid, the leave, the reveal taken back
+        assert again.submit({"action": "undo"}).ok
+    waiting = again.state()
+    assert waiting["phase"] == "reveal" and not waiting["reading"]["applied"]
+    assert waiting["reading"]["picture"] == shown["reading"]["picture"]
+
+
+def face_seven(saved: dict[str, Any]) -> None:
+    saved["dice"][0]["face"] = 7
+
+
+def confidence_in_words(saved: dict[str, Any]) -> None:
+    saved["dice"][0]["confidence"] = "high"
+
+
+def a_round_past_counting(saved: dict[str, Any]) -> None:
+    saved["round"] = float("inf")
+
+
+def a_die_past_the_last(saved: dict[str, Any]) -> None:
+    saved["dice"][0]["index"] = 99
+
+
+@pytest.mark.parametrize("damage", [face_seven, confidence_in_words, a_round_past_counting,
+                                    a_die_past_the_last])
+def test_a_kept_reveal_found_damaged_is_left_aside_and_the_table_starts(
+    tmp_path: Path, header: dict[str, Any], damage: Callable[[dict[str, Any]], None]
+) -> None:
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    setup.call(header)
+    setup.table.close()
+    journal = Journal.in_directory(tmp_path)
+    kept = journal.kept_reveal()
+    assert kept is not None
+    saved = json.loads(kept.reading)
+    damage(saved)
+    journal.keep_reveal(replace(kept, reading=json.dumps(saved)))
+    again = Table(journal=journal)  # a warning in the log, not a table that cannot start
+    state = again.state()
+    assert "reading" not in state and state["round"] == 2 and again.reveal_picture() is None
+    assert again.submit({"action": "bid", "player": state["turn"], "quantity": 1, "face": 5}).ok
+
+
+def test_a_picture_after_a_restart_never_bears_the_number_of_one_shown_before(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # A reading waiting at the cut: the restarted table photographs the reveal again, and a
+    # phone still showing the old picture cannot confirm its correction on the new one.
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\ndoubt_threshold = 1.0\n")
+    setup = CameraTable(config=config, journal=Journal.in_directory(tmp_path / "data"))
+    before = setup.call(header)["reading"]
+    setup.table.close()
+    after = CameraTable(config=config, journal=Journal.in_directory(tmp_path / "data"), seed=2)
+    try:
+        assert after.table.resume_reveal() and after.table.wait_idle(60)
+        taken = after.table.state()["reading"]
+        assert taken["picture"] != before["picture"]
+        outcome = after.table.confirm_reading({0: 6}, picture=before["picture"])
+        assert not outcome.ok and after.table.state()["phase"] == "reveal"
+    finally:
+        after.table.close()
 
 
 def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
