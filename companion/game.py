@@ -48,6 +48,12 @@ _TAGS = frozenset(map(chr, range(0xE0020, 0xE0080)))  # 🏴 + "gbeng" + cancel:
 # is drawn; after anything else they show nothing.
 _SELECTORS = frozenset([*map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))])
 _UNSEEN = dict.fromkeys(map(ord, _JOINERS | _TAGS | _SELECTORS))  # left out when compared
+# Cyrillic and Greek letters drawn as a Latin letter is: "Аna" with a Cyrillic А shows as
+# "Ana" (compared as their Latin twins).
+_TWINS = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіјѕІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧο",
+    "ABEKMHOPCTXaeopcyxijsIJSABEZHIKMNOPTYXo",
+)
 # Characters Python counts as printable that show as nothing, or as a blank: a combining
 # grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the blank braille cell.
 _BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0")
@@ -425,6 +431,7 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
         # diaeresis), and a page shows two spaces as one: names that look the same are one;
         # so are names that differ only in capitals ("Ana" and "ana" are one player said).
         look = " ".join(unicodedata.normalize("NFC", name).translate(_UNSEEN).split())
+        look = look.translate(_TWINS)
         if look.casefold() in looks:
             seen, seen_look = looks[look.casefold()]
             how = "looks the same as" if look == seen_look else "differs only in capitals from"

@@ -251,6 +251,9 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
         (["\u3164", "\u3164\u3164"], "it holds U+3164"),  # a Hangul filler: a blank name
         (["Ana", "Ben\u2800"], "it holds U+2800"),  # the blank braille cell
         (["Ana", "Ben\u17b5"], "it holds U+17B5"),
+        (["Ana", "\u0410na"], "player '\\u0410na' looks the same as 'Ana'"),  # Cyrillic А
+        (["\u0391\u03bdna", "Anna", "Ben"], None),  # a Greek ν is no Latin n
+        (["\u0410\u043d\u043d\u0430", "\u0418\u0432\u0430\u043d"], None),  # Анна, Иван
         (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
         (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
         (["Ana", "Ben", "ana"], "player 'ana' differs only in capitals from 'Ana'"),
