@@ -17,6 +17,7 @@ dice alone, cannot be once they left: a call on it is void (nobody loses a die).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,6 +58,10 @@ _TWINS = str.maketrans(
 # Characters Python counts as printable that show as nothing, or as a blank: a combining
 # grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the blank braille cell.
 _BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0")
+
+# Two players' colours closer than this (in RGB, 0-255 a channel) are one colour on a phone:
+# #dd3333 and #dd3335 both red. The page's own colours lie 81 apart or more.
+_ALIKE = 40.0
 
 RECORD_FORMAT = "dudo-record/1"
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
@@ -440,10 +445,17 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
         looks[look.casefold()] = name, look
     holders: dict[str, str] = {}
     for name, colour in (colours or {}).items():
-        if colour.lower() in holders:
-            raise MalformedAction(f"{holders[colour.lower()]} and {name} have the same colour"
-                                  f" ({colour}): give each player a colour of their own")
+        for held, holder in holders.items():
+            if math.dist(_rgb(held), _rgb(colour)) < _ALIKE:
+                how = (f"the same colour ({held})" if held == colour.lower() else
+                       f"colours too alike to tell apart ({held}, {colour.lower()})")
+                raise MalformedAction(f"{holder} and {name} have {how}: give each player a"
+                                      " colour of their own")
         holders[colour.lower()] = name
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
 
 
 def _selectable(c: str) -> bool:

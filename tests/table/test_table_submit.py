@@ -78,10 +78,13 @@ def test_an_action_without_a_game_is_refused_with_a_hint_to_start_one(table: Tab
         ({"game": "dudo-record/1", "players": ["Ana", "Ben"],
           "colours": {"Ana": "#DD3333", "Ben": "#dd3333"}},
          "Ana and Ben have the same colour (#dd3333)"),
+        ({"game": "dudo-record/1", "players": ["Ana", "Ben", "Caro"],
+          "colours": {"Ana": "#dd3333", "Ben": "#2a6ef0", "Caro": "#DD3335"}},
+         "Ana and Caro have colours too alike to tell apart (#dd3333, #dd3335)"),
         ({"game": "dudo-record/1", "players": ["Ana", "B" * 100_000]}, "at most 40"),
     ],
     ids=["unknown preset", "one player", "eleven dice", "not a record header", "one colour",
-         "a name of 100,000 characters"],
+         "two reds", "a name of 100,000 characters"],
 )
 def test_a_bad_new_game_is_refused_and_the_journal_keeps_no_trace_of_it(
     table: Table, journal: Journal, header: dict[str, Any], reason: str
