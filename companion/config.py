@@ -58,7 +58,7 @@ def default_data_dir() -> Path:
 
 def check_pin(pin: str, source: str = "--pin") -> str:
     """The PIN if it is 4 to 12 digits, else a ValueError saying so."""
-    if not PIN_PATTERN.match(pin):
+    if not PIN_PATTERN.fullmatch(pin):  # "4821\n" too: no phone could type it
         raise ValueError(f"{source} {pin!r}: a table PIN is 4 to 12 digits")
     return pin
 
@@ -121,13 +121,20 @@ def load_config(
         raise ValueError(f'{source}: [server] pin = {file_pin!r}: write it as a string ("0042")')
     file_data = _string(server, "data", source)
 
-    chosen_port = port if port is not None else (file_port if file_port is not None else None)
-    if chosen_port is not None and not 1 <= chosen_port <= 65535:
-        where = "--port" if port is not None else f"{source}: [server] port ="
-        raise ValueError(f"{where} {chosen_port}: a port is 1-65535")
+    # The file's values are checked even where an option overrides them: the file is what
+    # the service starts with.
+    for where, given in ((f"{source}: [server] port =", file_port), ("--port", port)):
+        if given is not None and not 1 <= given <= 65535:
+            raise ValueError(f"{where} {given}: a port is 1-65535")
+    for where, code in ((f"{source}: [server] pin =", file_pin), ("--pin", pin)):
+        if code is not None:
+            check_pin(code, where)
+    for option, value in (("--host", host), ("--data", data)):
+        if isinstance(value, str) and not value.strip():
+            raise ValueError(f"{option} {value!r}: empty (leave the option out for the config's"
+                             " or the default)")
+    chosen_port = port if port is not None else file_port
     chosen_pin = pin if pin is not None else file_pin
-    if chosen_pin is not None:
-        check_pin(chosen_pin, "--pin" if pin is not None else f"{source}: [server] pin =")
     chosen_data = data if data is not None else file_data
 
     return Config(

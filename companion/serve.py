@@ -413,6 +413,11 @@ def _create_server(companion: Companion, config: Config) -> Any:
             app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo",
             max_request_body_size=1024 * 1024,
         )
+    except PermissionError as err:  # a port below 1024: trying again will not help
+        raise StartError(
+            f"cannot listen on {config.host}:{config.port}: {err.strerror} (a port below 1024"
+            " needs privileges the service does not have: set [server] port, e.g. 8080)"
+        ) from err
     except OSError as err:
         raise CannotListenYet(
             f"cannot listen on {config.host}:{config.port}: {err.strerror}"

@@ -81,6 +81,7 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
         ("[server]\nport = '8080'\n", "[server] port = '8080': must be a whole number"),
         ("[server]\npin = 42\n", 'write it as a string ("0042")'),
         ("[server]\npin = '42'\n", "a table PIN is 4 to 12 digits"),
+        ('[server]\npin = "4821\\n"\n', "pin = '4821\\n': a table PIN is 4 to 12 digits"),
         ("[table]\nplayers = 'Ana'\n", "[table] players = 'Ana': must be a list of names"),
         ("[tabel]\nrules = 'dudo'\n", "unknown table(s) tabel"),
         ("server = 3\n", "[server] must be a table"),
@@ -93,7 +94,8 @@ def test_without_a_file_the_page_is_on_every_address_at_8080_with_no_pin_yet(
          "[table] 7 players: perudo seats 2-6 players"),
         ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players"),
     ],
-    ids=["port as text", "pin as a number", "short pin", "players not a list", "typo table",
+    ids=["port as text", "pin as a number", "short pin", "pin ending a line", "players not a list",
+         "typo table",
          "server not a table", "cups up in negative time", "cups up as text", "typo preset",
          "typo option", "bad option value", "too many players", "one player"],
 )
@@ -104,6 +106,33 @@ def test_a_bad_value_names_the_file_the_table_and_the_key(
     path.write_text(text)
     with pytest.raises(ValueError, match=str(path)) as err:
         load_config(path)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "text", "message"),
+    [
+        ({"host": ""}, None, "--host '': empty (leave the option out for the config's or the"
+                             " default)"),
+        ({"data": ""}, None, "--data '': empty"),
+        ({"pin": "4821"}, "[server]\npin = '12'\n",
+         "[server] pin = '12': a table PIN is 4 to 12 digits"),
+        ({"port": 8080}, "[server]\nport = 0\n", "[server] port = 0: a port is 1-65535"),
+    ],
+    ids=["empty host (was every address)", "empty data (was the home folder)",
+         "a bad pin in the file, given as an option", "a bad port in the file, given as one"],
+)
+def test_a_setting_given_empty_or_overridden_is_still_checked(
+    tmp_path: Path, options: dict[str, object], text: str | None, message: str
+) -> None:
+    # The file is what the service starts with: its mistakes count even where an option
+    # given by hand overrides them.
+    path = None
+    if text is not None:
+        path = tmp_path / "table.toml"
+        path.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(path, **options)  # type: ignore[arg-type]
     assert message in str(err.value)
 
 

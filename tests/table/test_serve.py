@@ -331,6 +331,24 @@ def test_a_data_directory_the_service_user_may_not_enter_is_named_so(tmp_path: P
         f" denied): make {data} the service user's, then start the table again")
 
 
+def test_a_port_below_1024_without_the_privilege_stops_the_start_for_good(
+    tmp_path: Path,
+) -> None:
+    # Exit status 2, which systemd does not retry (1 had it try every 2 s for ever).
+    config = tmp_path / "table.toml"
+    config.write_text("[server]\nport = 81\n")
+    as_user = (["setpriv", "--bounding-set=-net_bind_service"] if os.geteuid() == 0 else [])
+    result = subprocess.run(
+        [*as_user, sys.executable, "-m", "companion.cli", "serve", "--sim", "--host",
+         "127.0.0.1", "--pin", PIN, "--data", str(tmp_path / "data"), "--config", str(config)],
+        capture_output=True, text=True, env=OUTSIDE_SYSTEMD, timeout=120, check=False,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "dudo serve: cannot listen on 127.0.0.1:81: Permission denied (a port below 1024 needs"
+        " privileges the service does not have: set [server] port, e.g. 8080)")
+
+
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
