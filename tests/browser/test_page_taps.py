@@ -50,9 +50,13 @@ def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server
 
 
 def test_a_double_tap_on_leaves_puts_nobody_out(phone: Any, server: str) -> None:
-    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    started = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")["game_id"]
     take_control(phone)
+    # The new game shown, and the moment its buttons are held for over (a tap meant for the
+    # game before is not taken for this one's): then the double tap.
+    phone.wait_for_function(f"page.state && page.state.game_id === {started}")
     phone.select_option("#leaver", "Caro")
+    expect(phone.locator("#leave")).to_be_enabled()
     phone.dblclick("#leave")
     expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
     assert not get_state(server)["players"][2]["out"]
