@@ -252,13 +252,12 @@ def _place(
 ) -> list[PlacedDie]:
     """Random, non-overlapping places; the first dice of each touching pair side by side.
     Where the last dice of a crowded glass find no room, the dice are thrown again."""
-    for throw in range(_THROWS):
+    for _ in range(_THROWS - 1):
         try:
             return _place_once(items, opts, rng, touching_pairs)
         except ValueError:
-            if throw == _THROWS - 1:
-                raise
-    raise AssertionError("unreachable")
+            pass  # thrown again
+    return _place_once(items, opts, rng, touching_pairs)  # the last throw's error is said
 
 
 def _place_once(

@@ -775,7 +775,7 @@ function act(action) {
     // The game as this phone shows it: if another phone or the panel acted meanwhile, the
     // table refuses (two phones pressing Undo for one mistake take back one action, not two).
     const s = page.state || {};
-    const seen = typeof s.game_id === "number" && typeof s.moves === "number" ? {"X-Table-Seen": s.game_id + "/" + s.moves} : {};
+    const seen = typeof s.game_id === "number" && typeof s.moves === "number" ? {"X-Table-Seen": position(s)} : {};
     const data = await api("POST", "/api/actions", action, seen);
     if (data) applyAnswer(data);
     return data;
