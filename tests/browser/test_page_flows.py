@@ -532,6 +532,10 @@ def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
     expect(seats).to_have_count(3)
     assert [b.get_attribute("data-seat") for b in seats.all()] == ["1", "3", "4"]
     expect(phone.locator("#sim-seats .seat-name")).to_have_text(["Ana", "Caro", "Dan"])
+    # The panel, as the page, takes no press for a moment after another hand acted (here the
+    # new game): the press waits for that moment to pass, as a player's would.
+    phone.wait_for_timeout(600)
+    expect(phone.locator("#sim button.dial")).to_be_enabled()
     phone.click("#sim button.dial")  # Ana's opening bid
     expect(phone.locator("#bid-by")).to_have_text("by Ana")
     phone.click('#sim-seats .seat-btn[data-seat="3"]')
