@@ -614,13 +614,13 @@ class Table:
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
-            # As before the restart: shown, and kept for an undo back into that reveal.
-            self._reading = self._last_reveal = self._kept_reveal(journal)
+            self._reading, self._last_reveal = self._kept_reveal(journal)
         self._publish()
 
     def _keep_reveal(self, reading: CameraReading) -> None:
-        """Keep the camera's applied reading and its picture in the journal, so that they
-        are still shown after a restart (until the next round's first bid, as ever)."""
+        """Keep the camera's applied reading and its picture in the journal, so that after a
+        restart they are shown as before it (until the next round's first bid, as ever; and
+        again by an undo back into the reveal)."""
         if self.journal is None or self._game_id is None or self._game is None:
             return
         kept = KeptReveal(self._game_id, len(self._game.actions), encode(reading.to_saved()),
@@ -630,21 +630,28 @@ class Table:
         except JournalError as err:  # the reveal itself is saved: only its picture is lost
             logger.warning("the reveal's picture is not kept for a restart: %s", err)
 
-    def _kept_reveal(self, journal: Journal) -> CameraReading | None:
-        """The reading the journal kept, where the resumed game's actions since are only
-        those that leave it shown (a player leaving, a palifico round declared)."""
+    def _kept_reveal(
+        self, journal: Journal
+    ) -> tuple[CameraReading | None, CameraReading | None]:
+        """The reading the journal kept of the resumed game's last reveal, as it was before
+        the restart: what is shown (``_reading``), and what an undo back into that reveal
+        brings back (``_last_reveal``)."""
         assert self._game is not None
         try:
             kept = journal.kept_reveal()
-            if kept is None or kept.game_id != self._game_id:
-                return None
-            since = self._game.actions[kept.moves:]
-            if kept.moves > len(self._game.actions) or any(
-                    a.get("action") not in ("leave", "palifico") for a in since):
-                return None
+            if kept is None or kept.game_id != self._game_id or kept.moves > len(
+                    self._game.actions):
+                return None, None
             reading = CameraReading.from_saved(json.loads(kept.reading), kept.picture)
             reading.to_state()  # every value as the page shows it: a damaged one raises here
-            return reading
         except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
-            return None
+            return None, None
+        since = self._game.actions[kept.moves:]
+        if all(a.get("action") in ("leave", "palifico") for a in since):
+            return reading, reading  # still shown, until the next round's first bid
+        if (self._game.phase == "reveal" and self._game.round == reading.round
+                and since[-1].get("action") == "undo"):
+            # The reveal was taken back: its reading waits to be confirmed again.
+            return replace(reading, applied=False, confirmed=False), reading
+        return None, reading

@@ -512,6 +512,34 @@ def test_a_restart_after_a_reveal_and_a_player_leaving_still_shows_its_picture(
     assert waiting["reading"]["picture"] == shown["reading"]["picture"]
 
 
+def test_a_restart_after_the_next_rounds_bids_brings_the_picture_back_with_an_undo(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # The next round had begun at the cut: nothing shown after it, as before; but the bids
+    # taken back into the reveal (a wrong die seen late) bring its reading and picture
+    # back to be confirmed again, as they would have without the cut.
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)
+    picture = setup.table.reveal_picture()
+    opener = shown["turn"]
+    assert setup.table.submit({"action": "bid", "player": opener, "quantity": 1,
+                               "face": 5}).ok
+    second = setup.table.state()["turn"]
+    assert setup.table.submit({"action": "bid", "player": second, "quantity": 2,
+                               "face": 5}).ok
+    setup.table.close()
+    again = Table(journal=Journal.in_directory(tmp_path))
+    assert "reading" not in again.state() and again.reveal_picture() is None
+    for _ in range(3):  # the two bids, the reveal taken back
+        assert again.submit({"action": "undo"}).ok
+    waiting = again.state()
+    assert waiting["phase"] == "reveal" and not waiting["reading"]["applied"]
+    assert waiting["reading"]["picture"] == shown["reading"]["picture"]
+    assert again.reveal_picture() == picture
+    assert again.confirm_reading(picture=waiting["reading"]["picture"]).ok
+    assert again.state()["players"] == shown["players"]
+
+
 def face_seven(saved: dict[str, Any]) -> None:
     saved["dice"][0]["face"] = 7
 
@@ -732,7 +760,7 @@ def test_a_restart_just_after_a_call_photographs_the_reveal_at_once(
         journal.close()
 
 
-def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice_rolled_again(
+def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_and_looks_not_again(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
     camera = glass_with(ROLLED)
@@ -742,6 +770,9 @@ def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice
     looked = camera.last_scene
     camera.set_dice(ROLLED_AGAIN)  # the next round's dice, hidden under the cups
     assert table.submit({"action": "undo"}).ok  # the reveal is taken back
+    waiting = table.state()["reading"]  # to be confirmed again, or the dice typed in
+    assert not waiting["applied"] and not waiting["confirmed"]
+    picture = table.reveal_picture()
     table.close()
     journal.close()
 
@@ -751,7 +782,8 @@ def test_a_restart_after_an_undo_back_into_a_reveal_does_not_photograph_the_dice
         assert camera.last_scene is looked  # the camera did not look again
         state = table.state()
         assert (state["phase"], state["round"], state["capturing"]) == ("reveal", 1, False)
-        assert "reading" not in state and table.reveal_picture() is None
+        # As before the cut: the reveal's reading and picture wait to be confirmed again.
+        assert state["reading"] == waiting and table.reveal_picture() == picture
         # The players type the dice in.
         assert table.submit({"action": "reveal", "dice": ROLLED}).ok
         assert table.state()["round"] == 2
