@@ -6,10 +6,12 @@ damaged: the table could neither resume from it nor write to it for long. At sta
 new file beside it, ``journal.sqlite3.salvaging``, each game up to its first row that
 cannot be, renamed ``journal.sqlite3.salvaged`` once complete; only then is the damaged file
 renamed ``journal.sqlite3.damaged-STAMP`` with its WAL, kept as it was for whoever mends it by
-hand, and the new file takes its name. Cut off at any moment (a power cut, systemd's start
-timeout), the next start finds either no complete new journal (and salvages the damaged one
-again) or a complete one (and puts it in place). The resume then checks every row's
-checksum as always.
+hand, and the new file takes its name. That name is chosen first, never one already taken,
+and kept in the new journal: its notice names that file, whatever the clock said since. Cut
+off at any moment (a power cut, systemd's start timeout), the next start finds either no
+complete new journal (and salvages the damaged one again) or a complete one (and puts it in
+place, the damaged one set aside under the name it keeps). The resume then checks every
+row's checksum as always.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from companion.journal import Journal
+from companion.journal import Journal, JournalError
 
 # A WAL and its index belong to their database by name: they move with it.
 _BESIDE = ("-wal", "-shm")
@@ -32,8 +34,10 @@ _MOST_MISSES = 10_000
 # Rows read a query while no damage is met.
 _CHUNK = 256
 
-# The journal's notice of a salvage, kept in the new journal (:meth:`Journal.notice`).
+# The journal's notice of a salvage, kept in the new journal (:meth:`Journal.notice`), and
+# the name the damaged one was set aside under, beside it.
 NOTICE = "salvaged"
+KEPT = "salvaged: kept as"
 
 _GAMES = "SELECT id, started, header, checksum, finished, winner FROM games"
 _ACTIONS = "SELECT game_id, seq, body, checksum FROM actions"
@@ -66,12 +70,16 @@ def mend(path: Path) -> None:
     (:func:`notice`) until a new game. OSError, JournalError or sqlite3.Error when that
     cannot be done now (the card full): nothing is renamed then.
     """
+    # Named now, to be kept in the new journal: a Pi without a clock of its own starts at an
+    # old time until the network sets it, and a name found later by its stamp could be another.
+    kept = _free_name(path)
     new = _salvaging(path)
     _remove(new)  # a salvage cut off before it was complete
     journal = Journal(new)
     try:
         salvaged = salvage(path, journal)
-        journal.set_notice(NOTICE, f"a new one holds {salvaged}")  # complete with the file
+        journal.set_notice(KEPT, kept.name)  # both complete with the file
+        journal.set_notice(NOTICE, f"a new one holds {salvaged}")
     except BaseException:
         journal.close()
         _remove(new)  # never taken for complete at the next start
@@ -93,14 +101,23 @@ def finish(path: Path) -> bool:
     return True
 
 
-def notice(path: Path, held: str) -> str:
-    """What the players are told of the salvage that made the journal at ``path``, whose
-    notice there is ``held``: where the damaged one is kept, and what the new one holds."""
-    kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
-                if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
+def notice(path: Path, journal: Journal) -> str | None:
+    """What the players are told of the salvage that made ``journal``, the one at ``path``
+    (None: no salvage since its last new game): where the damaged one is kept, and what the
+    new one holds. JournalError if it cannot be read."""
+    held = journal.notice(NOTICE)
+    if held is None:
+        return None
+    name = journal.notice(KEPT)
+    if name is not None:
+        kept: Path | None = path.with_name(name)
+    else:  # salvaged before the name was kept (up to session 52): the last by name
+        kept = max((p for p in path.parent.glob(f"{path.name}.damaged-*")
+                    if not p.name.endswith(_BESIDE)), key=lambda p: p.name, default=None)
     # Set aside before the new one took its place, it is gone only if moved since.
-    where = (f"it is kept as {kept}" if kept else
-             f"it was kept beside it as {path.name}.damaged-..., moved or removed since")
+    where = (f"it is kept as {kept}" if kept is not None and kept.exists() else
+             f"it was kept beside it as {name or f'{path.name}.damaged-...'}, moved or"
+             " removed since")
     return f"the journal was damaged (the card?): {where}; {held}"
 
 
@@ -121,21 +138,42 @@ def _remove(new: Path) -> None:
 
 def _put_in_place(path: Path) -> None:
     """Set aside what of the damaged journal is still at ``path`` (none: set aside already,
-    by the salvage cut off) and put the complete new one there."""
+    by the salvage cut off) under the name the complete new one keeps, and put that one
+    there."""
     if path.exists():
-        set_aside(path)
+        set_aside(path, _kept_as(path))
     _salvaged(path).replace(path)
 
 
-def set_aside(path: Path) -> Path:
-    """Rename the journal at ``path`` and its WAL to ``NAME.damaged-STAMP``; the new name.
+def _kept_as(path: Path) -> Path | None:
+    """The name the complete new journal of ``path`` keeps for the damaged one (None: made
+    before the name was kept, or unreadable)."""
+    uri = f"{_salvaged(path).absolute().as_uri()}?mode=ro&immutable=1"  # nothing made beside
+    try:
+        journal = Journal(uri, uri=True)
+    except JournalError:
+        return None
+    try:
+        name = journal.notice(KEPT)
+    except JournalError:
+        return None
+    finally:
+        journal.close()
+    return None if name is None else path.with_name(name)
+
+
+def set_aside(path: Path, kept: Path | None = None) -> Path:
+    """Rename the journal at ``path`` and its WAL to ``kept`` (None: ``NAME.damaged-STAMP``,
+    a name not taken); the new name.
 
     The WAL moves first: a WAL left behind a fresh database would be read into it.
     """
     # A WAL moved by a set-aside cut off before its file: the file joins it under its name.
     orphans = [p.with_name(p.name.removesuffix("-wal"))
                for p in path.parent.glob(f"{path.name}.damaged-*-wal")]
-    kept = next((p for p in orphans if not p.exists()), None) or _free_name(path)
+    if kept is not None and kept.exists():
+        kept = None  # taken since it was chosen (by hand?): never written over
+    kept = kept or next((p for p in orphans if not p.exists()), None) or _free_name(path)
     for ending in _BESIDE:
         beside = path.with_name(path.name + ending)
         if beside.exists():

@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,6 @@ from companion.journal import (
     sqlite_reason,
 )
 from companion.reveal import VisionReader, within
-from companion.salvage import NOTICE as SALVAGE_NOTICE
 from companion.salvage import finish, mend, notice
 from companion.sim import SimulatedCups
 from companion.table import Table
@@ -105,9 +105,11 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"dudo serve: {err}", file=sys.stderr)
         return 2
     with ExitStack() as stack:
+        page = _Page(config, stack)
         try:
-            companion = build(config, sim=args.sim, seed=args.seed, stack=stack)
-            server = _create_server(companion, config)
+            companion = build(config, sim=args.sim, seed=args.seed, stack=stack,
+                              listen=page.listen)
+            server = page.serve(companion)
         except StartError as err:
             print(f"dudo serve: {err}", file=sys.stderr)
             return err.status
@@ -127,19 +129,30 @@ def serve_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def build(config: Config, *, sim: bool, seed: int | None, stack: ExitStack) -> Companion:
+def build(
+    config: Config, *, sim: bool, seed: int | None, stack: ExitStack,
+    listen: Callable[[], object] | None = None,
+) -> Companion:
     """Open the camera, journal, table, cups and panel; each is closed by ``stack``.
 
-    Every table of the config is read before the journal is opened: a mistake in one stops
-    the start with nothing created in the data directory.
+    Everything that can be checked is, before the data directory is made or written: every
+    table of the config is read, the directory looked at for another table holding it, and
+    ``listen`` (``dudo serve``'s) takes the page's address and port. A mistake in one stops
+    the start with nothing created, nor the directory itself.
     """
     pin = config.pin or f"{secrets.randbelow(10_000):04d}"
     pins, gpio_fault = _read_pin_map(config)
     camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
-    _hold(Path(config.data), stack)
-    journal, journal_faults = _open_journal(Path(config.data))
+    data = Path(config.data)
+    holder = _holder(data)
+    if holder is not None:  # said before its port is tried: one beside it has the same config
+        raise StartError(_held_by(holder, data))
+    if listen is not None:
+        listen()
+    _hold(data, stack)
+    journal, journal_faults = _open_journal(data)
     stack.callback(journal.close)
 
     table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
@@ -178,13 +191,41 @@ def _hold(data: Path, stack: ExitStack) -> None:
     try:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        pid = os.pread(held, 20, 0).decode(errors="replace").strip() or "?"
-        raise StartError(f"another dudo serve (pid {pid}) uses {data}: stop it first (sudo"
-                         " systemctl stop dudo-companion), or give this one another --data DIR"
-                         ) from None
+        raise StartError(_held_by(_pid_in(held), data)) from None
     with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
         os.ftruncate(held, 0)
         os.pwrite(held, f"{os.getpid()}\n".encode(), 0)
+
+
+def _holder(data: Path) -> str | None:
+    """The pid of another ``dudo serve`` holding the data directory, or None; looked at
+    without making or writing anything (no directory, no hold: no other table)."""
+    import fcntl
+
+    try:
+        held = os.open(data / HOLD_NAME, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)  # let go of as it is closed
+    except BlockingIOError:
+        return _pid_in(held)
+    except OSError:
+        return None  # a file system without locks: left to _hold
+    finally:
+        os.close(held)
+    return None
+
+
+def _pid_in(held: int) -> str:
+    """The pid the table holding the file ``held`` wrote in it ("?": none yet)."""
+    return os.pread(held, 20, 0).decode(errors="replace").strip() or "?"
+
+
+def _held_by(pid: str, data: Path) -> str:
+    """Why this table does not start: the one of ``pid`` uses its data directory."""
+    return (f"another dudo serve (pid {pid}) uses {data}: stop it first (sudo systemctl stop"
+            " dudo-companion), or give this one another --data DIR")
 
 
 def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
@@ -257,13 +298,13 @@ def _noticed(
     """The journal at ``path`` and its faults, with the notice of a salvage that made it (kept in it
     until a new game, across restarts: a power cut just after the salvage loses nothing)."""
     try:
-        held = journal.notice(SALVAGE_NOTICE)
+        said = notice(path, journal)
     except JournalError as err:
         logger.warning("%s: the notice of a salvage, if any, is not shown", err)
-        held = None
-    if held is not None and "salvaged" not in faults:
-        faults["salvaged"] = notice(path, held)
-        logger.error("%s", faults["salvaged"])
+        said = None
+    if said is not None and "salvaged" not in faults:
+        faults["salvaged"] = said
+        logger.error("%s", said)
     return journal, faults
 
 
@@ -382,13 +423,36 @@ def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | 
         )
 
 
-def _create_server(companion: Companion, config: Config) -> Any:
-    """The waitress server for the web app, bound to its port (StartError if it is taken)."""
-    from waitress import create_server
+class _Page:
+    """The page's server: its address and port taken before the data directory is made (a
+    host name that does not resolve, a port below 1024 or one in use stops the start with
+    nothing written), the web app put behind them once the table is built."""
 
+    def __init__(self, config: Config, stack: ExitStack) -> None:
+        self._config, self._stack = config, stack
+        self._app: Any = None
+        self._server: Any = None
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        # Called by waitress only once it runs, after serve() put the app here.
+        return self._app(environ, start_response)
+
+    def listen(self) -> None:
+        """Take the page's address and port (StartError if they cannot be)."""
+        self._server = _create_server(self, self._config)
+        self._stack.callback(_close_server, self._server)
+
+    def serve(self, companion: Companion) -> Any:
+        """The server, the web app of ``companion``'s table behind it."""
+        self._app = _web_app(companion, self._config)
+        return self._server
+
+
+def _web_app(companion: Companion, config: Config) -> Any:
+    """The web app of the table (its session key and sessions kept in the data directory)."""
     from companion.web import create_app
 
-    app = create_app(
+    return create_app(
         companion.table,
         {
             "TABLE_PIN": companion.pin,
@@ -406,6 +470,12 @@ def _create_server(companion: Companion, config: Config) -> Any:
             "SSE_MAX_CLIENTS": SSE_MAX_CLIENTS,
         },
     )
+
+
+def _create_server(app: Any, config: Config) -> Any:
+    """The waitress server for ``app``, bound to its port (StartError if it cannot be)."""
+    from waitress import create_server
+
     try:
         # waitress would take a body of up to 1 GB, spooled to the card: past the app's own
         # limit (answered in JSON), it is cut off here.
@@ -423,7 +493,24 @@ def _create_server(companion: Companion, config: Config) -> Any:
             f"cannot listen on {config.host}:{config.port}: {err.strerror}"
         ) from err
     except ValueError as err:  # waitress: a host name that does not resolve
-        raise StartError(f"cannot listen on {config.host}:{config.port}: {err}") from err
+        # waitress says only "Invalid host/port specified."; the resolver's own words are
+        # in the error it caught.
+        why = err.__context__
+        if isinstance(why, socket.gaierror) and why.errno == socket.EAI_AGAIN:
+            # The name server not reached (at boot, before the network is up): not a mistake.
+            raise CannotListenYet(f"cannot listen on {config.host}:{config.port}: {config.host}"
+                                  f" cannot be looked up yet ({why.strerror})") from err
+        said = (f"{config.host} does not resolve ({why.strerror}): set [server] host (or"
+                " --host) to this machine's address or name, or 0.0.0.0 for every address"
+                if isinstance(why, socket.gaierror) else str(err))
+        raise StartError(f"cannot listen on {config.host}:{config.port}: {said}") from err
+
+
+def _close_server(server: Any) -> None:
+    """Let go of the page's port and waitress's threads (a start stopped after it was taken,
+    or the server stopped)."""
+    server.task_dispatcher.shutdown()
+    server.close()
 
 
 def _secret_key(data: Path) -> bytes:

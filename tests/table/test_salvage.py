@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from companion import salvage
 from companion.journal import Journal, damage
-from companion.salvage import NOTICE, mend
+from companion.salvage import NOTICE, finish, mend, notice
 from tests.table.conftest import write_over
 
 ACTIONS = 199
@@ -139,3 +143,92 @@ def test_a_journal_from_before_notices_starts_games_and_has_none(tmp_path: Path)
     finally:
         journal.close()
 
+
+
+def clock_at(when: datetime) -> type[datetime]:
+    """A ``datetime`` whose clock says ``when``."""
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> Clock:
+            return cls.fromtimestamp(when.timestamp(), UTC)
+
+    return Clock
+
+
+def told(path: Path) -> str | None:
+    """What the players are told of the salvage that made the journal at ``path``."""
+    journal = Journal(path)
+    try:
+        return notice(path, journal)
+    finally:
+        journal.close()
+
+
+def damaged_again(path: Path, monkeypatch: pytest.MonkeyPatch, when: datetime,
+                  what: str) -> Path:
+    """The journal at ``path`` written over with ``what`` and mended, the clock at ``when``;
+    the file its notice says the damaged one is kept as."""
+    path.write_text(what * 300)
+    assert damage(path) is not None
+    monkeypatch.setattr(salvage, "datetime", clock_at(when))
+    mend(path)
+    said = told(path) or ""
+    assert said.startswith("the journal was damaged (the card?): it is kept as "), said
+    return Path(said.removeprefix("the journal was damaged (the card?): it is kept as ")
+                .split("; ")[0])
+
+
+@pytest.mark.parametrize(
+    "second",
+    [datetime(2025, 3, 1, 8, 0, 0, tzinfo=UTC), datetime(2026, 11, 27, 23, 0, 0, tzinfo=UTC)],
+    ids=["the clock went back", "the same second"],
+)
+def test_the_notice_names_the_file_this_salvage_set_aside_whatever_the_clock_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: datetime
+) -> None:
+    # Before, it named the last file by name: after the clock went back (a Pi without a
+    # clock of its own starts at an old time until the network sets it), an older one.
+    path = tmp_path / "journal.sqlite3"
+    first = damaged_again(path, monkeypatch, datetime(2026, 11, 27, 23, 0, 0, tzinfo=UTC),
+                          "the first damaged file\n")
+    kept = damaged_again(path, monkeypatch, second, "the second damaged file\n")
+    assert kept != first and kept.parent == tmp_path
+    # Each kept whole: the second never written over the first.
+    assert first.read_text() == "the first damaged file\n" * 300
+    assert kept.read_text() == "the second damaged file\n" * 300
+    kept.rename(tmp_path / "sent-to-be-mended")  # the first is still there: not named
+    assert told(path) == (
+        f"the journal was damaged (the card?): it was kept beside it as {kept.name}, moved or"
+        " removed since; a new one holds no game: none could be read from it")
+
+
+def test_a_salvage_finished_at_the_next_start_sets_aside_under_the_name_its_notice_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Cut off once the new journal was complete, before the damaged one was set aside; the
+    # next start, the clock gone back, finishes it under the name chosen before.
+    path = tmp_path / "journal.sqlite3"
+    path.write_text("the damaged file\n" * 300)
+    monkeypatch.setattr(salvage, "datetime", clock_at(datetime(2026, 11, 27, 23, 0, 0,
+                                                                tzinfo=UTC)))
+
+    def power_cut(path: Path, kept: Path | None = None) -> Path:
+        raise OSError("the power went")
+
+    with monkeypatch.context() as cut:
+        cut.setattr(salvage, "set_aside", power_cut)
+        with pytest.raises(OSError, match="the power went"):
+            mend(path)
+    assert (tmp_path / "journal.sqlite3.salvaged").is_file()
+    (tmp_path / "journal.sqlite3.damaged-20250301-080000").write_text("another, older")
+    monkeypatch.setattr(salvage, "datetime", clock_at(datetime(2025, 3, 1, 8, 0, 0,
+                                                                tzinfo=UTC)))
+    assert finish(path)
+    kept = tmp_path / "journal.sqlite3.damaged-20261127-230000"
+    assert kept.read_text() == "the damaged file\n" * 300
+    assert told(path) == (f"the journal was damaged (the card?): it is kept as {kept}; a new"
+                          " one holds no game: none could be read from it")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "journal.sqlite3", "journal.sqlite3.damaged-20250301-080000",
+        "journal.sqlite3.damaged-20261127-230000"]

@@ -232,8 +232,8 @@ def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     err = capsys.readouterr().err
     assert err.startswith("dudo serve: ")
     assert message in err
-    # Nothing was started: no journal (nor session key) was made in the data directory.
-    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+    # Nothing was started: no data directory was made, nor a journal or session key in it.
+    assert not (tmp_path / "data").exists()
 
 
 @pytest.mark.parametrize("sim", [True, False], ids=["simulated table", "a camera device"])
@@ -266,25 +266,82 @@ def test_a_port_in_use_is_a_clear_message(
         code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(port), "--data",
                           str(tmp_path / "data")])
     assert code == 1  # not a config mistake: systemd tries again (the last run may hold it)
-    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert (f"dudo serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "data").exists()  # the port is taken before anything is made
+
+
+def test_a_second_table_on_the_same_port_too_is_named_not_taken_for_a_port_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The port is now taken before the data directory: a second `dudo serve` beside the
+    # service (the same config: its port too) still names the one that holds the directory.
+    data = tmp_path / "data"
+    with ExitStack() as first, socket.socket() as taken:
+        built(data, first)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(port), "--pin", PIN,
+                          "--data", str(data)])
+    assert code == 2
+    assert (f"dudo serve: another dudo serve (pid {os.getpid()}) uses {data}: stop it first"
+            in capsys.readouterr().err)
 
 
 @pytest.mark.parametrize(
-    ("host", "code"),
+    ("host", "code", "said"),
     [
         # The Pi's address on the Wi-Fi, at boot before the Wi-Fi is up: systemd tries again.
-        ("192.0.2.77", 1),
+        ("192.0.2.77", 1, "Cannot assign requested address"),
         # No address at all: a config mistake, not tried again.
-        ("nosuch.invalid", 2),
+        ("nosuch.invalid", 2, "nosuch.invalid does not resolve ("),
     ],
 )
 def test_a_host_that_cannot_be_listened_on_is_a_clear_message(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str, code: int
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str, code: int, said: str
 ) -> None:
-    assert run_serve(["--sim", "--host", host, "--port", str(free_port()), "--data",
+    # Before, the data directory, a journal, the session key and the hold were made first.
+    port = free_port()
+    assert run_serve(["--sim", "--host", host, "--port", str(port), "--data",
                       str(tmp_path / "data")]) == code
     err = capsys.readouterr().err
-    assert f"dudo serve: cannot listen on {host}:" in err and "Traceback" not in err
+    assert f"dudo serve: cannot listen on {host}:{port}: {said}" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_host_name_that_cannot_be_looked_up_yet_is_tried_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At boot the name server may not be reached yet: exit 1, so that systemd tries again
+    # (a name that does not exist is a mistake in the config: exit 2, above).
+    def no_name_server_yet(*args: Any, **kwargs: Any) -> Any:
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_name_server_yet)
+    port = free_port()
+    assert run_serve(["--sim", "--host", "dudo-table.lan", "--port", str(port), "--data",
+                      str(tmp_path / "data")]) == 1
+    err = capsys.readouterr().err
+    assert (f"dudo serve: cannot listen on dudo-table.lan:{port}: dudo-table.lan cannot be"
+            " looked up yet (Temporary failure in name resolution)") in err
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_start_that_fails_leaves_the_data_directory_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, a damaged journal was mended, and a hold and a session key made, and only then
+    # was the host found not to resolve.
+    data = tmp_path / "data"
+    a_game_in(data)
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    assert run_serve(["--sim", "--host", "nosuch.invalid", "--port", str(free_port()),
+                      "--pin", PIN, "--data", str(data)]) == 2
+    assert "nosuch.invalid does not resolve" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in data.iterdir()} == before
 
 
 def test_a_data_directory_that_cannot_be_made_stops_serve_with_a_clear_message(
@@ -347,6 +404,7 @@ def test_a_port_below_1024_without_the_privilege_stops_the_start_for_good(
     assert result.stderr.strip().splitlines()[-1] == (
         "dudo serve: cannot listen on 127.0.0.1:81: Permission denied (a port below 1024 needs"
         " privileges the service does not have: set [server] port, e.g. 8080)")
+    assert not (tmp_path / "data").exists()
 
 
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
@@ -477,8 +535,8 @@ def test_a_salvage_is_said_after_a_restart_too_until_a_new_game(tmp_path: Path) 
     with ExitStack() as stack:
         table = built(data, stack).table
         assert table.state()["faults"]["salvaged"].startswith(
-            "the journal was damaged (the card?): it was kept beside it as"
-            " journal.sqlite3.damaged-..., moved or removed since; a new one holds the 1 game")
+            f"the journal was damaged (the card?): it was kept beside it as {kept.name}, moved"
+            " or removed since; a new one holds the 1 game")
         assert table.new_game({"game": "dudo-record/1", "players": ["Ana", "Ben"]}).ok
     with ExitStack() as stack:
         assert "salvaged" not in built(data, stack).table.state()["faults"]
