@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import stat
 import statistics
@@ -143,6 +144,21 @@ def calibrate(
         vision["marks"] = [[round(x, 1), round(y, 1)] for x, y in marks]
         reader = dataclasses.replace(reader, marks=marks)
         lines.append(f"marks: {len(marks)} scaled to {camera.width}x{camera.height} pictures")
+    if (dice_frame is None and reader.die_size is not None and sized
+            and (camera.width, camera.height) != (before.width, before.height)):
+        # Measured on pictures of the old size: the same dice, seen as much larger or smaller.
+        scale = math.sqrt(camera.width / before.width * camera.height / before.height)
+        size = round(reader.die_size * scale, 1)
+        if size != within_die_sizes(size):
+            low, high = DIE_SIZES
+            raise CalibrationError(
+                f"the die size {reader.die_size:g} px of {before.width}x{before.height} pictures"
+                f" is {size:g} px at {camera.width}x{camera.height}, where the reader reads dice"
+                f" {low:g}..{high:g} px: give a dice picture (--dice) to measure it again")
+        vision["die_size"] = size
+        reader = dataclasses.replace(reader, die_size=size)
+        lines.append(f"die size: {size:g} px, scaled from {before.width}x{before.height}"
+                     f" pictures (give --dice to measure it again)")
     # Only the tables this run measured are rewritten: the others keep their text.
     tables: dict[str, dict[str, object]] = {}
     if empty_frame is not None:
@@ -156,7 +172,8 @@ def calibrate(
         vision["die_size"] = _die_size(dice_frame, dice or "the dice picture", reader, lines)
         config_from_dict(vision, source=str(path))  # still a valid [vision] table
         tables["vision"] = vision
-    if "marks" in vision and vision["marks"] != _table(data, "vision").get("marks"):
+    if any(key in vision and vision[key] != _table(data, "vision").get(key)
+           for key in ("marks", "die_size")):
         tables["vision"] = vision
     zones = calibration.seats
     rescaled = not seats and sized and zones.seats and (camera.width, camera.height) != (
@@ -188,13 +205,13 @@ def calibrate(
     # will start with): checked before anything is written.
     calibration_from_dict({**data, **tables}, source=f"{path} as it would be written")
     reference = fresh = None
-    if empty_frame is not None and camera.empty:
-        # Written beside the earlier picture, which it replaces only once the config is saved.
-        reference = path.parent / camera.empty
-        fresh = reference.with_name(f".{reference.stem}.new{reference.suffix}")
-        if not cv2.imwrite(str(fresh), empty_frame):
-            raise CalibrationError(f"could not write the empty-glass picture {fresh}")
     try:
+        if empty_frame is not None and camera.empty:
+            # Written beside the earlier picture, which it replaces once the config is saved.
+            reference = path.parent / camera.empty
+            fresh = reference.with_name(f".{reference.stem}.new{reference.suffix}")
+            if not cv2.imwrite(str(fresh), empty_frame):
+                raise CalibrationError(f"could not write the empty-glass picture {fresh}")
         save_tables(path, tables)
     except BaseException:  # Ctrl-C too: the new picture goes with the config not written
         if fresh is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tomllib
@@ -489,6 +490,36 @@ def test_the_marks_on_the_glass_follow_a_new_picture_size_as_the_seats_do(
     assert load_config(config).marks == ((200.0, 400.0),)
 
 
+def test_the_die_size_follows_a_new_picture_size_when_no_dice_are_photographed(
+    tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Measured on 2560x1920 pictures; the empty glass photographed again at 1280x960 alone:
+    # before, the dice were still looked for at 96 px, and misread.
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nwidth = 2560\nheight = 1920\n\n[vision]\ndie_size = 96.0\n")
+    empty, dice = photos
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 0
+    assert ("die size: 48 px, scaled from 2560x1920 pictures (give --dice to measure it again)"
+            in capsys.readouterr().out)
+    assert load_config(config).die_size == 48.0
+    assert main(["scan", "--config", str(config), "--view", "above", "--json", str(dice)]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == {
+        "1": 1, "2": 2, "3": 1, "4": 1, "5": 2, "6": 1}
+
+
+def test_a_die_size_scaled_past_what_the_reader_reads_is_refused_with_nothing_written(
+    tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = "[camera]\nwidth = 16000\nheight = 12000\n\n[vision]\ndie_size = 60.0\n"
+    config = tmp_path / "table.toml"
+    config.write_text(written)
+    assert main(["calibrate", "--config", str(config), "--empty", str(photos[0])]) == 1
+    assert ("the die size 60 px of 16000x12000 pictures is 4.8 px at 1280x960, where the"
+            " reader reads dice 8..1000 px: give a dice picture (--dice) to measure it again"
+            in capsys.readouterr().err)
+    assert config.read_text() == written
+
+
 def test_marks_and_zones_of_a_config_without_a_camera_size_are_kept_as_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -519,11 +550,13 @@ def test_seats_written_anew_keep_the_camera_s_side_of_the_glass(
     assert (zones.count, zones.clockwise) == (6, True)
 
 
+@pytest.mark.parametrize("moment", ["config", "picture"])
 def test_stopped_while_saving_leaves_the_config_as_it_was_and_nothing_beside_it(
     tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], moment: str,
 ) -> None:
-    # Before, the config's copy (mode 600) and the new empty-glass picture were left.
+    # Before, the config's copy (mode 600) and the new empty-glass picture were left; and
+    # until session 53, the part of the picture written when Ctrl-C came as it was written.
     config = tmp_path / "dudo.toml"
     config.write_text(OTHER_TABLES)
     empty, _ = photos
@@ -531,7 +564,14 @@ def test_stopped_while_saving_leaves_the_config_as_it_was_and_nothing_beside_it(
     def ctrl_c(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os, "fsync", ctrl_c)  # Ctrl-C as the copy goes to the card
+    def ctrl_c_halfway(name: str, image: np.ndarray) -> bool:
+        Path(name).write_bytes(b"\x89PNG half a picture")
+        raise KeyboardInterrupt
+
+    if moment == "config":
+        monkeypatch.setattr(os, "fsync", ctrl_c)  # Ctrl-C as the copy goes to the card
+    else:
+        monkeypatch.setattr(cv2, "imwrite", ctrl_c_halfway)
     assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
     assert f"stopped: nothing written to {config}" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
