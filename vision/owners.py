@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vision.calibration import Calibration
+from vision.calibration import Calibration, SeatZones
 from vision.reading import COLOUR_SPELLINGS, Die, Reading
 
 
@@ -72,9 +72,30 @@ def assign_owners(
     return Ownership(
         dice={player: tuple(dice) for player, dice in owned.items()},
         unowned=tuple(unowned),
-        disagreements=_compare(owned, unowned, expected),
+        disagreements=(_no_zone(seats, zones, by_colour, expected)
+                       + _compare(owned, unowned, expected)),
         by=by,
     )
+
+
+def _no_zone(
+    seats: Mapping[str, int], zones: SeatZones, by_colour: Mapping[str, str],
+    expected: Mapping[str, int],
+) -> list[str]:
+    """Why a player's dice are seen for no one: their seat has no zone (more players than the
+    zones were calibrated for), and no colour of their own tells their dice."""
+    if zones.seats == 0:
+        return []
+    coloured = set(by_colour.values())
+    without = sorted((seat, player) for player, seat in seats.items()
+                     if seat > zones.seats and player not in coloured
+                     and expected.get(player, 0) > 0)
+    if not without:
+        return []
+    named = ", ".join(f"{seat} ({player})" for seat, player in without)
+    return [f"no seat zone for seat{'s' if len(without) > 1 else ''} {named}: the glass is"
+            f" calibrated for {zones.seats} seats (dudo calibrate --seats"
+            f" {max(seat for seat, _ in without)})"]
 
 
 def _normal(colour: str) -> str:

@@ -111,6 +111,26 @@ def test_a_die_outside_every_zone_belongs_to_no_player_and_is_reported() -> None
     assert owners.disagreements == ["1 die belongs to no player: blue at (200, 50)"]
 
 
+def test_players_seated_past_the_zones_calibrated_are_named_as_the_cause() -> None:
+    # Six players at a glass calibrated for four seats: before, only "Eve should show 1 die,
+    # 0 seen" and dice of no player, with nothing to say why.
+    seats = {"Ana": 1, "Ben": 2, "Caro": 3, "Dan": 4, "Eve": 5, "Finn": 6}
+    expected = {"Ana": 1, "Ben": 1, "Caro": 1, "Dan": 1, "Eve": 1, "Finn": 1}
+    seen = reading(*(die(3, seat=seat) for seat in range(1, 5)))
+    owners = assign_owners(seen, Calibration(seats=ZONES), expected, seat_of=seats)
+    assert owners.disagreements == [
+        "no seat zone for seats 5 (Eve), 6 (Finn): the glass is calibrated for 4 seats"
+        " (dudo calibrate --seats 6)",
+        "Eve should show 1 die, 0 seen",
+        "Finn should show 1 die, 0 seen",
+    ]
+    # A player out of dice, or told by a colour of their own, needs no zone.
+    by_colour = Calibration(seats=ZONES, colours={"Eve": "red"})
+    owners = assign_owners(reading(*seen.dice, die(2, "red", seat=3)), by_colour,
+                           {**expected, "Finn": 0}, seat_of=seats)
+    assert owners.disagreements == []
+
+
 def test_without_colours_or_zones_only_the_total_is_checked() -> None:
     owners = assign_owners(reading(die(1), die(2)), Calibration(), {"Ana": 2, "Ben": 1})
     assert owners.by == "none"
