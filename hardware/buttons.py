@@ -20,7 +20,7 @@ from typing import Any
 
 from gpiozero import Button, RotaryEncoder
 
-from hardware.pins import ENCODER, PinMap
+from hardware.pins import ENCODER, PinMap, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -64,25 +64,28 @@ class Controls:
         try:
             for spec in pins.buttons:
                 hold_s = self._holds.get(spec.name)
-                button = Button(
-                    spec.pin,
-                    pull_up=spec.pull_up,
-                    bounce_time=pins.bounce_time or None,
-                    # A hold button repeats its hold event so the same event can also
-                    # notice it being stuck; any other button's only hold is "stuck".
-                    hold_time=stuck_after_s if hold_s is None else hold_s,
-                    hold_repeat=hold_s is not None,
-                    pin_factory=pin_factory,
-                )
+                with setting_up(spec):
+                    button = Button(
+                        spec.pin,
+                        pull_up=spec.pull_up,
+                        bounce_time=pins.bounce_time or None,
+                        # A hold button repeats its hold event so the same event can also
+                        # notice it being stuck; any other button's only hold is "stuck".
+                        hold_time=stuck_after_s if hold_s is None else hold_s,
+                        hold_repeat=hold_s is not None,
+                        pin_factory=pin_factory,
+                    )
                 self.buttons[spec.name] = button
                 button.when_pressed = self._callback(self._pressed, spec.name)
                 button.when_released = self._callback(self._released, spec.name)
                 button.when_held = self._callback(self._held_down, spec.name)
             if pins.has_encoder:
-                a, b = (pins[name].pin for name in ENCODER)
+                a, b = (pins[name] for name in ENCODER)
                 # No bounce_time on the encoder: its state machine already rejects
                 # contact bounce, and a debounce window would drop steps of a quick turn.
-                self.encoder = RotaryEncoder(a, b, max_steps=0, pin_factory=pin_factory)
+                with setting_up(a, b):
+                    self.encoder = RotaryEncoder(a.pin, b.pin, max_steps=0,
+                                                 pin_factory=pin_factory)
                 self.encoder.when_rotated_clockwise = lambda: self._turned(1)
                 self.encoder.when_rotated_counter_clockwise = lambda: self._turned(-1)
         except Exception:

@@ -44,10 +44,12 @@ class BidDial:
         self._index = 0
         self._adjusted: DialBid | None = None
 
-    def reset(self, bids: Sequence[BidLike]) -> DialBid | None:
-        """Start again from the lowest legal raise of a new list of legal bids."""
+    def reset(self, bids: Sequence[BidLike], *, keep: bool = False) -> DialBid | None:
+        """Start again from the lowest legal raise of a new list of legal bids; with
+        ``keep``, stay on the bid dialed (or set by the +/- buttons) if the list holds it."""
+        kept = self.current if keep else None
         self._bids = [DialBid(b.quantity, b.face) for b in bids]
-        self._index = 0
+        self._index = self._bids.index(kept) if kept in self._bids else 0
         self._adjusted = None
         return self.current
 

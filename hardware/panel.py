@@ -137,6 +137,7 @@ class Panel:
         self._local = threading.local()
         self._queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self._game_key: str | None = None
+        self._dialed_for: str | None = None  # who raises which bid, as the dial was set
         self._turn: str | None = None
         self._refusal: str | None = None  # the reason on the page for the last refusal
         self._refused_in: str | None = None  # the game (its key) when it was refused
@@ -558,13 +559,15 @@ class Panel:
                                     blinking=[armed] if armed else [])
 
     def _sync_dial(self, state: dict[str, Any] | None = None) -> None:
-        """Send the dial back to the lowest legal raise if the game changed since it was set.
+        """Send the dial back to the lowest legal raise if the game changed since it was set;
+        but for the same player to raise the same bid (another player left, a palifico round
+        was declared), it stays on the bid dialed while that is still legal.
 
         Called with the table's current state (never an older event's) by the worker and
         by every dial press, so a press right after a change already sees the new bids.
         """
         state = self._state() if state is None else state
-        key = _game_key(state)
+        key, raising = _game_key(state), _raising(state)
         with self._lock:
             if key == self._game_key:
                 return
@@ -574,8 +577,9 @@ class Panel:
             logger.exception("table.legal_bids() failed")
             bids = []
         with self._lock:
-            self._game_key = key
-            bid = self.dial.reset(bids)
+            self._game_key, kept = key, raising == self._dialed_for
+            self._dialed_for = raising
+            bid = self.dial.reset(bids, keep=kept)
         self._show_dial(bid)
 
     def _show_dial(self, bid: DialBid | None) -> None:
@@ -623,6 +627,12 @@ def _seat_player(seat: int, state: Mapping[str, Any], button: str) -> tuple[str 
         if player["seat"] == seat:
             return player["name"], ""
     return None, f"{button.upper()}: seat {seat} has no player"
+
+
+def _raising(state: Mapping[str, Any]) -> str:
+    """Who is to raise which bid, in which round of which game (what the dial is set for)."""
+    return json.dumps({k: state.get(k) for k in ("game_id", "round", "turn", "bid")},
+                      sort_keys=True, default=str)
 
 
 def _game_key(state: Mapping[str, Any]) -> str:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -267,6 +268,21 @@ def _packaged(filename: str) -> Path:
     return Path(str(resources.files("hardware").joinpath(filename)))
 
 
+class PinFault(RuntimeError):
+    """A pin of the map that gpiozero could not set up (in use by another program, say),
+    named by its entry in the map and its GPIO number."""
+
+
+@contextmanager
+def setting_up(*specs: PinSpec) -> Iterator[None]:
+    """Name the map's entries (and their GPIOs) in any error setting up their device."""
+    try:
+        yield
+    except Exception as err:
+        named = ", ".join(f"{spec.name} (GPIO{spec.pin})" for spec in specs)
+        raise PinFault(f"{named}: {err}") from err
+
+
 def _validate(table: Mapping[str, Any], where: str) -> PinMap:
     bounce_time = table.get("bounce_time", DEFAULT_BOUNCE_TIME)
     if isinstance(bounce_time, bool) or not isinstance(bounce_time, (int, float)) or not (
@@ -280,7 +296,9 @@ def _validate(table: Mapping[str, Any], where: str) -> PinMap:
         if name in _SETTINGS:
             continue
         if name not in NAMES:
-            raise ValueError(f"{where}: unknown name {name!r}; the names are: "
+            near = difflib.get_close_matches(str(name).lower(), [*NAMES, *_SETTINGS], n=1)
+            meant = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"{where}: unknown name {name!r}{meant}; the names are: "
                              f"{', '.join(NAMES)}, and the setting bounce_time")
         spec = _spec(name, entry, where)
         if spec.pin in used:

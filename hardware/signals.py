@@ -20,7 +20,7 @@ from typing import Any
 from gpiozero import LED, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from hardware.pins import SEATS, PinMap
+from hardware.pins import SEATS, PinMap, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -74,21 +74,21 @@ class Signals:
         self.leds: dict[str, LED] = {}
         try:
             spec = pins.get("buzzer")
-            if spec is not None and spec.tonal:
-                self.buzzer = TonalBuzzer(
-                    spec.pin, mid_tone=Tone(MID_TONE), octaves=1, pin_factory=pin_factory
-                )
-            elif spec is not None:
-                self.buzzer = Buzzer(
-                    spec.pin, active_high=spec.active_high, pin_factory=pin_factory
-                )
+            if spec is not None:
+                with setting_up(spec):
+                    self.buzzer = TonalBuzzer(
+                        spec.pin, mid_tone=Tone(MID_TONE), octaves=1, pin_factory=pin_factory
+                    ) if spec.tonal else Buzzer(
+                        spec.pin, active_high=spec.active_high, pin_factory=pin_factory
+                    )
             if self.buzzer is not None:
                 self.buzzer.source_delay = tick_s
                 self._devices.append(self.buzzer)
             for out in pins.outputs:
                 if out.name != "buzzer":
-                    led = LED(out.pin, active_high=out.active_high, initial_value=False,
-                              pin_factory=pin_factory)
+                    with setting_up(out):
+                        led = LED(out.pin, active_high=out.active_high, initial_value=False,
+                                  pin_factory=pin_factory)
                     self.leds[out.name] = led
                     self._devices.append(led)
         except Exception:

@@ -54,6 +54,17 @@ def test_a_new_list_sends_the_dial_back_to_its_lowest_raise() -> None:
     assert str(dial.reset(LEGAL[3:])) == "4x2"
 
 
+def test_a_new_list_for_the_same_raise_keeps_the_bid_dialed_while_it_is_legal() -> None:
+    dial = BidDial()
+    dial.reset(LEGAL)
+    dial.turn(4)
+    assert str(dial.reset(LEGAL[2:], keep=True)) == "4x3"
+    dial.adjust(face=1)  # the +/- buttons: 4x4
+    assert str(dial.reset(LEGAL, keep=True)) == "4x4"
+    # No longer legal (fewer dice in play): back to the lowest raise.
+    assert str(dial.reset(LEGAL[:3], keep=True)) == "3x5"
+
+
 def test_with_no_legal_bid_the_dial_shows_nothing() -> None:
     dial = BidDial()
     assert dial.reset([]) is None

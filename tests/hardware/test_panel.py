@@ -13,11 +13,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from companion.table import Table
 from hardware.panel import Panel
-from hardware.pins import PinMap, default_pin_map, example_pin_map_path, load_pin_map
+from hardware.pins import (
+    PinFault,
+    PinMap,
+    default_pin_map,
+    example_pin_map_path,
+    load_pin_map,
+)
 from hardware.sim import MockPanelDriver
 
 UNDO_S = 0.1
@@ -111,6 +118,37 @@ def reveal(table: Table, **dice: list[int]) -> None:
     """The players read the dice out on the phone page."""
     outcome = table.submit({"action": "reveal", "dice": dice})
     assert outcome.ok, outcome.error
+
+
+def test_a_phone_s_change_that_leaves_the_same_raise_keeps_the_bid_dialed(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+) -> None:
+    # Ben has dialed his raise when a phone records that Dan left: Ben is still to raise
+    # Ana's bid, and his push bids what the dial shows. (Before, the dial went back to the
+    # lowest raise, and the push bid that for him.)
+    new_game(table, ["Ana", "Ben", "Caro", "Dan"])
+    driver.press("dial")
+    assert table.state()["turn"] == "Ben"
+    driver.turn(3)
+    dialed = dial_shows(panel, table)
+    assert dialed == str(table.legal_bids()[3])
+    assert table.submit({"action": "leave", "player": "Dan"}).ok
+    assert dial_shows(panel, table) == dialed
+    driver.press("dial")
+    calm(panel)
+    bid = table.state()["bid"]
+    assert (f"{bid['quantity']}x{bid['face']}", bid["player"]) == (dialed, "Ben")
+    # Caro, to raise next, starts from the lowest raise over it, as ever.
+    assert dial_shows(panel, table) == str(table.legal_bids()[0])
+
+
+def test_a_pin_another_device_holds_is_named_by_its_entry_and_gpio(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    # Before, the page said only what the pin library said ("GPIO busy", for lgpio).
+    with (Button(PINS["dudo"].pin, pin_factory=pin_factory),
+          pytest.raises(PinFault, match=r"^dudo \(GPIO5\): pin GPIO5 is already in use")):
+        build_panel(table, pin_factory)
 
 
 def test_a_round_bid_by_dial_called_dudo_and_revealed(

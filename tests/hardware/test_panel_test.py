@@ -75,5 +75,6 @@ def test_a_pin_the_running_table_holds_is_named_with_what_to_do(
     monkeypatch.setattr(Device, "pin_factory", MockFactory(pin_class=_BusyPin))
     assert main(["panel-test"]) == 1
     err = capsys.readouterr().err
-    assert err == ("dudo panel-test: cannot open the GPIO pins: 'GPIO busy': is the table"
+    assert err == ("dudo panel-test: cannot open the GPIO pins: buzzer (GPIO18): 'GPIO busy':"
+                   " is the table"
                    " running? Stop it first (sudo systemctl stop dudo-companion)\n")

@@ -68,6 +68,8 @@ def test_the_printed_map_gives_bcm_and_header_pins_for_the_builder() -> None:
         ({"dudo": 5, "calza": 5}, "BCM pin 5 is used twice, by 'dudo' and by 'calza'"),
         ({"dudo_button": 5}, "unknown name 'dudo_button'"),
         ({"seat9": 5}, "unknown name 'seat9'"),
+        ({"calsa": 6}, "unknown name 'calsa' (did you mean 'calza'?); the names are: "),
+        ({"Bounce_Time": 0.1}, "unknown name 'Bounce_Time' (did you mean 'bounce_time'?)"),
         ({"dudo": 28}, "'dudo' = 28 is out of range: BCM pins are 0-27"),
         ({"dudo": -1}, "'dudo' = -1 is out of range"),
         ({"light": 40}, "'light' = 40 is out of range: BCM pins are 0-27 (header pin 40 is"
