@@ -457,6 +457,7 @@ function renderLeave(state) {
   $("leave").disabled = !select.value;
   $("leave").textContent = armed ? select.value + " leaves: tap again" : "Leaves";
   $("leave").classList.toggle("armed", Boolean(armed));
+  renderHeld();  // a player chosen while the game just moved: Leaves stays held, as all
 }
 $("leaver").addEventListener("change", () => { page.leaving = null; if (page.state) renderLeave(page.state); });
 $("leave").addEventListener("click", () => {

@@ -187,6 +187,23 @@ def shot(page: Any, name: str, full: bool = False) -> Path:
     return path
 
 
+def wait_out_the_hold(page: Any, state: dict[str, Any] | None = None) -> None:
+    """Wait until ``page`` shows ``state`` (its game and moves; without one, any state) and
+    has let go of its buttons. After the game moves (a new game, another phone, the panel)
+    the page holds every button that sends for a moment (app.js: ``held()``, the buttons
+    marked ``data-held``), so that a tap meant for what was shown is not taken for the next
+    state. Playwright's click waits for a disabled button, but a key press does not, and a
+    tap before the page shows the move is made for the state before. The simulated panel takes
+    no press for as long after another hand moved the turn; once the page has held and let
+    go for that move, so has the panel (its moment began first), provided the page showed a
+    state before the move (the first state a page shows is not held)."""
+    page.wait_for_function(
+        """(seen) => page.state && !held() && !document.querySelector("[data-held]")
+            && (!seen || (page.state.game_id === seen[0] && page.state.moves === seen[1]))""",
+        arg=None if state is None else [state["game_id"], state["moves"]],
+    )
+
+
 def take_control(page: Any) -> None:
     page.click("#lock")
     page.fill("#pin", PIN)

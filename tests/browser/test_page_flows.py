@@ -26,6 +26,7 @@ from tests.browser.conftest import (
     settled,
     shot,
     take_control,
+    wait_out_the_hold,
 )
 
 pytestmark = pytest.mark.browser
@@ -445,7 +446,9 @@ def test_a_game_set_up_wrong_is_left_for_a_new_one_only_when_the_phone_confirms(
 ) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
-    started = get_state(server)["game_id"]
+    state = get_state(server)
+    started = state["game_id"]
+    wait_out_the_hold(phone, state)  # Start is sent for the game shown: this one
     expect(phone.locator("#setup")).to_be_hidden()
     asked: list[str] = []
     phone.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
@@ -471,10 +474,11 @@ def test_a_new_game_form_left_open_closes_when_another_phone_starts_a_game(
 ) -> None:
     # Two phones both open the form to leave a game set up wrong; one starts the new game.
     # The other's form closes: its Start would have left the game just started unfinished.
-    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    state = new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     other = open_page(browser, server, PHONE, "dark")
     for page in (phone, other):
         take_control(page)
+        wait_out_the_hold(page, state)  # Start is sent for the game shown: this one
         page.once("dialog", lambda dialog: dialog.accept())
         page.click("#another-game")
         expect(page.locator("#setup")).to_be_visible()
@@ -492,9 +496,11 @@ def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectato
 ) -> None:
     # Before, only a script could record a leave: a real table had no way to.
     new_game(server, ["Ana", "Ben", "Caro"])
-    act(server, action="bid", player="Ana", quantity=2, face=3)
+    bid = act(server, action="bid", player="Ana", quantity=2, face=3)
     take_control(phone)
     expect(phone.locator("#live")).to_have_class("live on")
+    # Ana's bid shown and its moment held over: the second tap below is not dropped in it.
+    wait_out_the_hold(phone, bid)
     expect(spectator.locator("#leave-row")).to_be_hidden()
     expect(phone.locator("#leave")).to_be_disabled()  # nobody chosen: a tap does nothing
     phone.select_option("#leaver", "Ben")
@@ -524,8 +530,9 @@ def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
 ) -> None:
     # A game played again after Ben (seat 2) left: Caro keeps seat 3, on the page and on the
     # simulated panel, and her seat button names her.
-    call_api(server, "/api/game", {"game": "dudo-record/1", "rules": "perudo",
-                                   "players": ["Ana", "Caro", "Dan"], "seats": [1, 3, 4]})
+    wait_out_the_hold(phone)  # the page follows the table: it holds its buttons for the new game
+    started = call_api(server, "/api/game", {"game": "dudo-record/1", "rules": "perudo",
+                                             "players": ["Ana", "Caro", "Dan"], "seats": [1, 3, 4]})
     take_control(phone)
     expect(phone.locator(".player .seat")).to_have_text(["1", "3", "4"])
     seats = phone.locator("#sim-seats .seat-btn")
@@ -534,8 +541,7 @@ def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
     expect(phone.locator("#sim-seats .seat-name")).to_have_text(["Ana", "Caro", "Dan"])
     # The panel, as the page, takes no press for a moment after another hand acted (here the
     # new game): the press waits for that moment to pass, as a player's would.
-    phone.wait_for_timeout(600)
-    expect(phone.locator("#sim button.dial")).to_be_enabled()
+    wait_out_the_hold(phone, started["state"])
     phone.click("#sim button.dial")  # Ana's opening bid
     expect(phone.locator("#bid-by")).to_have_text("by Ana")
     phone.click('#sim-seats .seat-btn[data-seat="3"]')

@@ -31,6 +31,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    wait_out_the_hold,
 )
 
 pytestmark = pytest.mark.browser
@@ -228,8 +229,9 @@ def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
 def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     phone: Any, server: str
 ) -> None:
-    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    started = new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
+    wait_out_the_hold(phone, started)  # the bid below is pressed in this game, not held
     expect(phone.locator("#place-bid")).to_be_enabled()
     phone.set_viewport_size({"width": 360, "height": 780})  # a narrow phone
     header = phone.locator("header.top").bounding_box()
@@ -381,8 +383,9 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
 
 
 def test_a_face_chosen_with_the_keyboard_keeps_the_focus(phone: Any, server: str) -> None:
-    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    started = new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
+    wait_out_the_hold(phone, started)  # a key press does not wait for a held button
     face = phone.locator("#faces [aria-label='face 3']")
     # The legal bids come after control is taken: until then no face can be chosen (nor
     # focused, as a disabled button).
@@ -422,8 +425,9 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
 ) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     act(server, action="bid", player="Ana", quantity=1, face=3)
-    act(server, action="bid", player="Ben", quantity=2, face=3)
+    bid = act(server, action="bid", player="Ben", quantity=2, face=3)
     take_control(phone)
+    wait_out_the_hold(phone, bid)  # a key press does not wait for a held button
     undo = phone.locator("#undo")
     expect(undo).to_be_enabled()
     undo.focus()
@@ -471,8 +475,9 @@ def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
 def test_a_refusal_stays_its_time_though_the_player_touches_the_page(
     phone: Any, server: str
 ) -> None:
-    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    started = new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     take_control(phone)
+    wait_out_the_hold(phone, started)  # the new game's announcement shown before, not after
     phone.evaluate("notice('DUDO by Ana: no bid to doubt yet', 'error')")  # as a refusal shows
     phone.mouse.click(5, 300)
     phone.wait_for_timeout(500)

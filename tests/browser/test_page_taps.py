@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import act, get_state, new_game, open_page, shot, take_control
+from tests.browser.conftest import (
+    act,
+    get_state,
+    new_game,
+    open_page,
+    shot,
+    take_control,
+    wait_out_the_hold,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -21,8 +29,9 @@ def test_the_quantity_steps_up_by_number_and_keeps_the_face(phone: Any, server: 
     # Before, + went in the rules' rank order (4x5, then 2x1, then 5x1): three taps to reach
     # five 5s offered five aces.
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
-    act(server, action="bid", player="Ana", quantity=3, face=4)
+    bid = act(server, action="bid", player="Ana", quantity=3, face=4)
     take_control(phone)
+    wait_out_the_hold(phone, bid)  # the faces tapped are those over Ana's bid
     phone.locator("#faces [aria-label='face 5']").click()
     expect(phone.locator("#place-bid")).to_have_text("Bid 3 × 5")
     seen = []
@@ -49,14 +58,30 @@ def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server
     assert get_state(server)["turn"] == "Ben"
 
 
+def test_a_player_chosen_to_leave_while_the_game_just_moved_leaves_leaves_held(
+    phone: Any, server: str
+) -> None:
+    # Before, choosing the player gave Leaves back at once, held or not: a tap on it, which
+    # looked taken, was dropped.
+    started = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    wait_out_the_hold(phone, started)
+    phone.evaluate("() => { page.settleUntil = performance.now() + 60000; renderHeld(); }")
+    phone.select_option("#leaver", "Caro")
+    expect(phone.locator("#leave")).to_be_disabled()
+    phone.evaluate("() => { page.settleUntil = 0; release(); }")  # the moment over
+    expect(phone.locator("#leave")).to_be_enabled()
+    phone.click("#leave")
+    expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
+
+
 def test_a_double_tap_on_leaves_puts_nobody_out(phone: Any, server: str) -> None:
-    started = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")["game_id"]
+    started = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     take_control(phone)
     # The new game shown, and the moment its buttons are held for over (a tap meant for the
     # game before is not taken for this one's): then the double tap.
-    phone.wait_for_function(f"page.state && page.state.game_id === {started}")
+    wait_out_the_hold(phone, started)
     phone.select_option("#leaver", "Caro")
-    expect(phone.locator("#leave")).to_be_enabled()
     phone.dblclick("#leave")
     expect(phone.locator("#leave")).to_have_text("Caro leaves: tap again")
     assert not get_state(server)["players"][2]["out"]
