@@ -28,7 +28,8 @@ class CupCamera(Protocol):
     """What the cups need of the simulated camera."""
 
     def set_dice(
-        self, dice_by_player: Mapping[str, Sequence[int]], colours: Mapping[str, str] | None = None
+        self, dice_by_player: Mapping[str, Sequence[int]], colours: Mapping[str, str] | None = None,
+        seated: Sequence[str] | None = None,
     ) -> None: ...
 
 
@@ -85,4 +86,8 @@ class SimulatedCups:
         logger.debug("simulated cups: game %s round %s rolled", game_id, round_number)
         # Each player's dice are of the colour nearest theirs on the page.
         colours = {p: c for p, c in (state.get("colours") or {}).items() if p in dice}
-        self.camera.set_dice(dice, colours)
+        # Seated as the game seats them, every player: the camera lays each one's dice in
+        # their own seat's part of the glass.
+        players = sorted(state.get("players", []), key=lambda p: p.get("seat", 0))
+        seated = [p["name"] for p in players]
+        self.camera.set_dice(dice, colours, seated=seated)

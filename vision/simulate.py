@@ -135,15 +135,22 @@ class SimulatedCamera:
         """Nothing to release."""
 
     def set_dice(
-        self, dice_by_player: Mapping[str, Sequence[int]], colours: Mapping[str, str] | None = None
+        self, dice_by_player: Mapping[str, Sequence[int]], colours: Mapping[str, str] | None = None,
+        seated: Sequence[str] | None = None,
     ) -> None:
         """Put these dice (faces that count, per player) under the lifted cups.
 
         ``colours`` gives a player's dice colour (default: their seat's colour): a die
         colour's name, or a ``"#rrggbb"`` (the player's colour on the page) for the die colour
-        nearest it. A face out of 1..6 or an unknown colour is a ValueError and changes nothing.
+        nearest it. ``seated``: every player of the game, in seat order, those out of dice
+        too (default: as before, or the players of these dice if one of them is new). A face
+        out of 1..6, an unknown colour or a player of these dice not seated is a ValueError
+        and changes nothing.
         """
         dice = {p: [_check_face(f, p) for f in faces] for p, faces in dice_by_player.items()}
+        unseated = [p for p in dice if seated is not None and p not in seated]
+        if unseated:
+            raise ValueError(f"{unseated[0]}: has dice but no seat (seated: {list(seated or [])})")
         colours = dict(colours or {})
         for player, colour in colours.items():
             if colour.startswith("#"):
@@ -152,7 +159,10 @@ class SimulatedCamera:
                 raise ValueError(
                     f"{player}: colour {colour!r} unknown (known: {', '.join(DIE_COLOURS)})"
                 )
-        if any(player not in self._order for player in dice):
+        if seated is not None:
+            # The game's own seats: a smaller game after a big one is not laid in its sectors.
+            self._order = list(seated)
+        elif any(player not in self._order for player in dice):
             # Someone new at the glass: a new game, its players seated in its own order (the
             # players of earlier games leave their seats: a long run would need dozens).
             self._order = list(dice)

@@ -105,3 +105,35 @@ def test_each_player_s_dice_are_drawn_in_the_colour_nearest_theirs_on_the_page(
     drawn = {p: {d.colour for d in camera.last_scene.dice if d.player == p} for p in colours}
     assert drawn == {"Ana": {"blue"}, "Ben": {"yellow"}, "Caro": {"red"}}
     assert camera.calibration.colours == {"Ana": "blue", "Ben": "yellow", "Caro": "red"}
+
+
+def test_a_small_game_after_a_big_one_is_laid_on_its_own_seats(
+    header: dict[str, Any],
+) -> None:
+    # Before, three of the fourteen names played again kept fourteen narrow seats, and every
+    # picture failed ("cannot lay 15 dice of 48 px"): the dice were typed in, round after round.
+    table = Table()
+    camera = SimulatedCamera(seed=0)
+    SimulatedCups(table, camera, seed=7)
+    names = [f"P{n}" for n in range(1, 15)]
+    assert table.new_game({"game": "dudo-record/1", "rules": "jinto", "players": names}).ok
+    assert camera.zones.count == 14
+    assert table.new_game({**header, "players": names[:3]}).ok
+    assert camera.zones == SimulatedCamera(seed=0).zones  # a fresh camera's six seats
+    assert camera.seat_of() == {"P1": 1, "P2": 2, "P3": 3}
+    camera.capture()  # 15 dice, as a fresh table lays them
+    assert camera.last_scene is not None and len(camera.last_scene.dice) == 15
+
+
+def test_a_player_out_of_dice_keeps_their_seat_on_the_glass(
+    header: dict[str, Any], play: Any
+) -> None:
+    table = Table()
+    camera = SimulatedCamera(seed=0)
+    SimulatedCups(table, camera, seed=8)
+    assert table.new_game({**header, "options": {"dice": 1}}).ok
+    play(table, [{"action": "bid", "player": "Ana", "quantity": 1, "face": 2},
+                 {"action": "dudo", "player": "Ben"},
+                 {"action": "reveal", "dice": {"Ana": [2], "Ben": [3], "Caro": [4]}}])
+    assert table.state()["players"][1]["out"]
+    assert camera.seat_of() == {"Ana": 1, "Ben": 2, "Caro": 3}

@@ -273,6 +273,17 @@ def test_a_bad_face_from_the_cups_changes_nothing() -> None:
     assert [d.face for d in camera.last_scene.dice] == [2, 2]
 
 
+def test_dice_of_a_player_not_seated_change_nothing() -> None:
+    camera = SimulatedCamera(seed=5)
+    camera.set_dice({"Ana": [2, 2]}, seated=["Ana", "Ben"])
+    with pytest.raises(ValueError, match="Caro: has dice but no seat"):
+        camera.set_dice({"Ana": [1], "Caro": [3]}, seated=["Ana", "Ben"])
+    assert camera.seat_of() == {"Ana": 1, "Ben": 2}
+    camera.capture()
+    assert camera.last_scene is not None
+    assert [d.face for d in camera.last_scene.dice] == [2, 2]
+
+
 def test_each_capture_throws_the_dice_again_at_new_places() -> None:
     camera = SimulatedCamera(seed=6, options=RenderOptions(width=640, height=480, die_size=30))
     camera.set_dice({"Ana": [1, 2], "Ben": [3]})
