@@ -73,12 +73,23 @@ def build_parser() -> argparse.ArgumentParser:
                         " else ~/.local/share/dudo-companion)")
     p.add_argument("--config", metavar="FILE", default=None,
                    help="TOML config (the options above, given, win over it)")
-    p.add_argument("--seed", type=int, default=None, help="repeatable simulated rolls")
+    p.add_argument("--seed", type=_seed, default=None, help="repeatable simulated rolls")
 
     p = sub.add_parser("panel-test", help="check the table's wiring on a real Pi")
     p.add_argument("--config", metavar="FILE", default=None, help="TOML config with [pins]")
     p.add_argument("--mock", action="store_true", help="run on gpiozero's mock pins")
     return parser
+
+
+def _seed(text: str) -> int:
+    """A ``--seed``: a whole number from 0 (argparse names the option in its message)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"{text}: a seed is a whole number from 0")
+    return seed
 
 
 # The commands whose output is what they are run for: with it closed, they do not run.

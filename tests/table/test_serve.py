@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import build_parser
+from companion.cli import build_parser, main
 from companion.config import load_config
 from companion.crashtest import free_port
 from companion.serve import StartError, build, serve_command
@@ -309,6 +309,18 @@ def test_a_host_that_cannot_be_listened_on_is_a_clear_message(
     assert f"dudo serve: cannot listen on {host}:{port}: {said}" in err
     assert "Traceback" not in err
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(("seed", "said"), [
+    ("-1", "argument --seed: -1: a seed is a whole number from 0"),
+    ("seven", "argument --seed: 'seven' is not a whole number"),
+])
+def test_a_seed_that_is_no_seed_is_named(
+    capsys: pytest.CaptureFixture[str], seed: str, said: str
+) -> None:
+    # Before, -1 got numpy's "expected non-negative integer", naming no option.
+    assert main(["serve", "--sim", "--seed", seed]) == 2
+    assert said in capsys.readouterr().err
 
 
 def test_a_host_name_that_cannot_be_looked_up_yet_is_tried_again(
