@@ -81,6 +81,12 @@ _LOCATED_AGAIN_BELOW = 15.0 / 16.0
 # foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 25 and 103 are.
 # Held out, a 7 px smear cost 35-44 dice, 8-14 of them misread surely; 3 px, none.
 _SMEARED = 0.45
+# A die whose centre lies nearer the frame's edge than this share of the table's die size
+# (an upright box, about 1.3 times a thrown die's side) is cut by the edge: part of its face
+# is not in the picture, and the pips seen may be a part of them (an ace seen from below,
+# its top row of three pips alone in the frame, read surely as a 5). It is doubted. A whole
+# die lying square against the edge has its centre at about 0.38 of that size.
+_CUT_BY_THE_EDGE = 0.3
 
 
 def read_dice(
@@ -172,6 +178,9 @@ def read_dice(
         if _a_speck(c, f, confidence, table_die, candidates_kept):
             continue
         x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
+        if min(x, y, w - x, h - y) < _CUT_BY_THE_EDGE * (
+                table_die / shrink if table_die else die_px):
+            confidence = min(confidence, 0.5)
         # A mark is judged by the size of a die on this table, not by its own (often small)
         # size; a die read surely there is a die lying on the mark.
         if confidence < config.doubt_threshold and _on_a_mark(
