@@ -254,6 +254,8 @@ def do_pass(game: Game, seat: int) -> list[Announcement]:
 def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
     seat = player_seat(game, action)
     mode = action.get("mode")
+    if mode is None:
+        raise MalformedAction("palifico needs a 'mode' (open or closed)")
     if mode not in ("open", "closed"):
         raise MalformedAction(f"palifico mode {shown(mode)} (modes: open, closed)")
     _check_bidding(game, seat, "palifico declaration")

@@ -61,7 +61,8 @@ def parse_reveal(
     action: Mapping[str, Any], seats: Mapping[str, int], names: Sequence[str]
 ) -> Shown:
     """Read a reveal action's ``dice`` or ``faces``; MalformedAction if it is not well-formed."""
-    has_dice, has_faces = "dice" in action, "faces" in action
+    # A null is no value, as for every other key of an action (a writer may give both keys).
+    has_dice, has_faces = action.get("dice") is not None, action.get("faces") is not None
     if has_dice == has_faces:
         raise MalformedAction(
             "reveal needs either 'dice' (each player's faces) or 'faces' (one list), not "

@@ -130,8 +130,8 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
         # Messages are one line in JSON's words, whatever the input held.
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "options": {"dice": null}}'],
          MalformedAction, "line 1: option dice: unknown value null (values: 1-10)"),
-        ([HEADER, '{"action": "palifico", "player": "Ana"}'],
-         MalformedAction, "line 2: palifico mode null (modes: open, closed)"),
+        ([HEADER, '{"action": "palifico", "player": "Ana", "mode": false}'],
+         MalformedAction, "line 2: palifico mode false (modes: open, closed)"),
         ([HEADER, json.dumps({"action": "bid", "player": "A" * 100_000, "quantity": 2, "face": 3})],
          MalformedAction, f"line 2: unknown player '{'A' * 59}… (100,002 characters)"),
         # Bids have no upper bound, but one the referee could not say is refused.
