@@ -17,7 +17,7 @@ from companion import bidding, rounds
 from companion.announcement import Announcement
 from companion.bid import bid_words, check_bid_fields
 from companion.calls import EXACT_CALL_NAMES, Call, describe_call
-from companion.errors import IllegalAction, MalformedAction, said_bid, shown
+from companion.errors import IllegalAction, MalformedAction, said_bid, shown, unknown_player
 from companion.said import Said, in_order
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def player_seat(game: Game, action: Mapping[str, Any]) -> int:
         raise MalformedAction(f"{action['action']} needs a 'player'")
     seat = game._seat.get(name) if isinstance(name, str) else None
     if seat is None:
-        raise MalformedAction(f"unknown player {shown(name)}")
+        raise MalformedAction(unknown_player(name, game._seat))
     return seat
 
 

@@ -8,6 +8,9 @@ message names the input and the reason; a rejected action changes nothing.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterable
+
 
 class MalformedAction(ValueError):
     """The action or header is not well-formed: it could never be accepted as written."""
@@ -53,3 +56,20 @@ def shown(value: object) -> str:
     if len(text) <= _SHOWN_CHARACTERS:
         return text
     return f"{text[:_SHOWN_CHARACTERS]}… ({len(text):,} characters)"
+
+
+def unknown_player(name: object, players: Iterable[str]) -> str:
+    """``unknown player 'Zoë'``, and, where a player's name looks the same but is written
+    with other characters (an accent apart, as some keyboards write it), both as written."""
+    text = f"unknown player {shown(name)}"
+    if isinstance(name, str):
+        alike = [p for p in players if p != name and _nfc(p) == _nfc(name)]
+        if alike:
+            text += (f" (written {ascii(name)}: the game's {alike[0]!r} is written"
+                     f" {ascii(alike[0])})")
+    return text
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+

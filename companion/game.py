@@ -36,7 +36,7 @@ from companion.actions import (
 from companion.announcement import Announcement
 from companion.bid import Bid
 from companion.calls import Call
-from companion.errors import MalformedAction, shown
+from companion.errors import MalformedAction, shown, unknown_player
 from companion.rules import Rules, make_rules
 from companion.said import Said
 
@@ -118,7 +118,7 @@ class Game:
         if first is None:
             first = names[0]
         elif first not in names:
-            raise MalformedAction(f"unknown player {shown(first)} named first")
+            raise MalformedAction(f"{unknown_player(first, names)} named first")
         self.rules = rules
         self._names = names
         self._seat = {name: i for i, name in enumerate(names)}
@@ -217,7 +217,7 @@ class Game:
         """How many dice ``player`` holds now (0 once out)."""
         seat = self._seat.get(player)
         if seat is None:
-            raise MalformedAction(f"unknown player {shown(player)}")
+            raise MalformedAction(unknown_player(player, self._seat))
         return self._dice[seat]
 
     @property

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from companion.announcement import Announcement
 from companion.bid import bid_words
 from companion.calls import Call, Settlement, call_name, count_matching, settle
-from companion.errors import IllegalAction, MalformedAction, shown
+from companion.errors import IllegalAction, MalformedAction, shown, unknown_player
 from companion.said import Said
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def parse_reveal(
     for name, faces in raw.items():
         seat = seats.get(name) if type(name) is str else None
         if seat is None:
-            raise MalformedAction(f"reveal: unknown player {shown(name)}")
+            raise MalformedAction(f"reveal: {unknown_player(name, seats)}")
         if type(faces) is not list and type(faces) is not tuple:
             raise MalformedAction(_faces_problem(faces, f"{name}'s dice"))
         copied = by_seat[seat] = listed[name] = list(faces)  # the record keeps its own lists

@@ -113,6 +113,11 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
          MalformedAction, "line 1: header 'colours': Ana's colour 'red' is not a #rrggbb colour"),
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "colours": {"Eve": "#ff0000"}}'],
          MalformedAction, "line 1: header 'colours': 'Eve' is not a player"),
+        # A name that looks the same but is written otherwise (an accent apart) says so.
+        (['{"game": "dudo-record/1", "players": ["Zo\u00eb", "Ben"]}',
+          '{"action": "bid", "player": "Zoe\u0308", "quantity": 3, "face": 4}'],
+         MalformedAction, "line 2: unknown player 'Zoe\u0308' (written 'Zoe\\u0308': the"
+                          " game's 'Zo\u00eb' is written 'Zo\\xeb')"),
         # A line cut short by a power cut names its own end, not the next line's start.
         ([HEADER + "\n", '{"action": "bid", "player": "Ana", "quantity": 3, "face": 4\n'],
          MalformedAction, "line 2: bad JSON: Expecting ',' delimiter (column 60)"),
