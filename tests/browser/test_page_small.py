@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import act, new_game, open_page, shot, take_control
+from tests.browser.conftest import (
+    act,
+    new_game,
+    open_page,
+    shot,
+    take_control,
+    wait_out_the_hold,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -104,8 +111,9 @@ def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
 ) -> None:
     # Before, the seat, the cup of five dice and the count left the name a letter's width at
     # 200% text on a 320 px phone: "B", "e", "n" on three lines. The cup goes below instead.
-    new_game(server, ["Ana", "Ben", "Carol", "Dan"], rules="perudo")
+    started = new_game(server, ["Ana", "Ben", "Carol", "Dan"], rules="perudo")
     page = open_page(browser, server, SMALL, "dark")
+    wait_out_the_hold(page, started)  # this game shown: no later state redraws the list
     expect(page.locator(".player .cupdie")).to_have_count(20)
     page.add_style_tag(content="html { font-size: 200%; }")
     lines = page.evaluate("""() => [...document.querySelectorAll(".player .name")].map((n) => [
