@@ -11,6 +11,7 @@ const page = {
   csrf: document.querySelector('meta[name="csrf-token"]').content,
   bids: [],          // legal next bids from /api/bids: [{quantity, face, text, chance}]
   choice: null,      // the bid picked in the picker
+  choiceFor: null,   // the raise it was picked for: game, round, who raises, which bid
   simSeat: null,     // seat pressed on the simulated panel before a call
   rules: null,       // presets and options from /api/rules
   lastPalifico: null,
@@ -720,12 +721,17 @@ function renderCalls(state) {
 // aces sit among the other faces: stepping in that order went 4, 2, 5).
 function quantities() { return [...new Set(page.bids.map((b) => b.quantity))].sort((a, b) => a - b); }
 function position(state) { return state ? state.game_id + "/" + state.moves : null; }
+function raise(state) { return state ? JSON.stringify([state.game_id, state.round, state.turn, state.bid]) : null; }
 function renderPicker() {
   // Bids given before the game last moved (another phone or the panel bid since, and the
   // new ones are on their way) are not offered: the table would refuse them.
   const fresh = page.bidsFor === position(page.state);
   const bids = fresh ? page.bids : [];
   const qtys = quantities();
+  // Another raise to make (another player's, another bid's, a new round's or game's): from
+  // its lowest bid. The same raise (another player left meanwhile): the bid chosen stays.
+  const raising = raise(page.state);
+  if (page.choiceFor !== raising) { page.choice = null; page.choiceFor = raising; }
   if (fresh && (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face))) page.choice = bids[0] || null;
   const c = fresh ? page.choice : null;
   $("qty").textContent = c ? String(c.quantity) : "\u2013";

@@ -43,6 +43,30 @@ def test_the_quantity_steps_up_by_number_and_keeps_the_face(phone: Any, server: 
     expect(phone.locator("#place-bid")).to_have_text("Bid 5 × 5")
 
 
+def test_the_bid_picker_starts_each_raise_from_its_lowest_bid(phone: Any, server: str) -> None:
+    # Before, a bid picked and not made stayed picked while it was legal: Ana, opening the
+    # next round, was offered the four 5s she had picked in the last one (12 taps back).
+    started = new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    take_control(phone)
+    wait_out_the_hold(phone, started)
+    expect(phone.locator("#place-bid")).to_have_text("Bid 1 × 2")
+    for _ in range(3):
+        phone.click("#qty-up")
+    phone.locator("#faces [aria-label='face 5']").click()
+    expect(phone.locator("#place-bid")).to_have_text("Bid 4 × 5")
+    # The same raise to make (Dan left, on another phone): the bid picked stays.
+    wait_out_the_hold(phone, act(server, action="leave", player="Dan"))
+    expect(phone.locator("#place-bid")).to_have_text("Bid 4 × 5")
+    # Ana's bid, made on another phone, doubted and false: she opens the next round.
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Ana": [2, 4, 4, 5, 6], "Ben": [2, 2, 4, 5, 6],
+                                               "Caro": [2, 4, 5, 5, 6]})
+    assert (state["round"], state["turn"]) == (2, "Ana")
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#place-bid")).to_have_text("Bid 1 × 2")
+
+
 def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server: str) -> None:
     # Before, the page held its buttons only after its own actions: a tap meant for Caro,
     # landing as another phone's bid came in, bid for Dan.
