@@ -12,6 +12,7 @@ const page = {
   bids: [],          // legal next bids from /api/bids: [{quantity, face, text, chance}]
   choice: null,      // the bid picked in the picker
   choiceFor: null,   // the raise it was picked for: game, round, who raises, which bid
+  formFor: undefined, // the game the new-game form was filled from (setup.js: fillForm)
   simSeat: null,     // seat pressed on the simulated panel before a call
   rules: null,       // presets and options from /api/rules
   lastPalifico: null,
@@ -260,7 +261,9 @@ function render(state) {
   const noGameOn = state.phase === "over" || !state.players || !state.players.length;
   // The game the form was opened to leave was left by another phone: it is over for this one.
   if (page.anotherGame && state.game_id !== page.anotherFor) page.anotherGame = false;
-  $("setup").hidden = !page.control || !(noGameOn || page.anotherGame);
+  const setup = page.control && (noGameOn || page.anotherGame);
+  if (setup && (page.state.game_id ?? null) !== page.formFor) fillForm();
+  $("setup").hidden = !setup;
   // A game set up wrong (players, rules, dice) is left unfinished for a new one, on purpose.
   $("another-game").hidden = !page.control || noGameOn;
   $("another-game").textContent = page.anotherGame ? "Keep playing this game" : "Start another game instead\u2026";

@@ -135,16 +135,22 @@ async function loadRules(stateShown) {
   if (!data) return;
   await stateShown;
   page.rules = data;
-  const start = formStart(data.defaults || {});
   // The select shows the preset's name (a phone cuts a long line); its title goes below it.
   $("preset").replaceChildren(...Object.keys(data.presets).map((p) => h("option", {value: p, text: p})));
-  $("preset").value = data.presets[start.rules] ? start.rules : "perudo";
   $("preset").addEventListener("change", () => renderOptions({}));
-  if (!$("seats").children.length) {
-    start.players.forEach((n) => $("seats").append(seatRow(n, start.colours[n] || freeColour())));
-  }
+  fillForm();
+}
+// The form as the game on the table has it (formStart), filled once for each game: the next
+// game another phone started is the one to start from; a form being filled in stays as it is.
+function fillForm() {
+  if (!page.rules) return;
+  const start = formStart(page.rules.defaults || {});
+  $("preset").value = page.rules.presets[start.rules] ? start.rules : "perudo";
+  $("seats").replaceChildren();
+  start.players.forEach((n) => $("seats").append(seatRow(n, start.colours[n] || freeColour())));
   refreshFirst();
   renderOptions(start.options);
+  page.formFor = page.state ? (page.state.game_id ?? null) : null;
 }
 // The options of the chosen preset, with ``chosen`` (name: value) over them.
 function renderOptions(chosen) {

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import (
     PHONE,
+    act,
     free_port,
     get_state,
     new_game,
@@ -26,6 +27,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    wait_out_the_hold,
 )
 
 pytestmark = pytest.mark.browser
@@ -108,6 +110,33 @@ def test_the_form_starts_from_the_game_on_the_table(phone: Any, server: str) -> 
     assert state["options"]["cruzado"] is True
 
 
+def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened(
+    phone: Any, server: str
+) -> None:
+    # Before, the form was filled once, as the page opened: at the end of a game another
+    # phone had started, it offered the game before's players and rules.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    phone.reload()
+    take_control(phone)
+    new_game(server, ["Eve", "Finn"], rules="dudo", dice=1)  # another phone's game
+    act(server, action="bid", player="Eve", quantity=1, face=2)
+    act(server, action="dudo", player="Finn")
+    over = act(server, action="reveal", dice={"Eve": [3], "Finn": [4]})
+    assert over["winner"] == "Finn"
+    wait_out_the_hold(phone, over)
+    expect(phone.locator("#new-game")).to_be_visible()
+    assert names(phone) == ["Eve", "Finn"]
+    expect(phone.locator("#preset")).to_have_value("dudo")
+    expect(phone.locator("#dice-each")).to_have_value("1")
+    # Filled once for that game: a name typed in stays, the reveal taken back and made again.
+    phone.locator("#seats input[type=text]").first.fill("Eva")
+    act(server, action="undo")
+    again = act(server, action="reveal", dice={"Eve": [3], "Finn": [4]})
+    wait_out_the_hold(phone, again)
+    expect(phone.locator("#new-game")).to_be_visible()
+    assert names(phone) == ["Eva", "Finn"]
+
+
 def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
     phone: Any, server: str
 ) -> None:
@@ -147,6 +176,7 @@ def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     colours = phone.locator("#seats input[type=color]")
     phone.locator("#seats .seat-row").first.locator("[aria-label=remove]").click()
     phone.click("#add-player")
+    phone.locator("#seats input[type=text]").last.fill("Zoe")  # a seat without a name is none
     taken = [c.input_value() for c in colours.all()]
     assert len(set(taken)) == len(taken), taken
     before = len(games(server))
