@@ -51,6 +51,17 @@ logger = logging.getLogger(__name__)
 # Threads for waitress: each live page (SSE stream) holds one; ~60 phones plus the actions.
 SERVER_THREADS = 100
 SSE_MAX_CLIENTS = 64
+# Connections waitress keeps open: a phone opening the page holds about six, kept for the
+# next request, and its live page one. At waitress's own 100, fifteen phones opening the page
+# together took them all, and the table answered nobody until the idle ones were closed, two
+# minutes later; those now close after a minute idle (a live page speaks every 15 s).
+CONNECTION_LIMIT = 500
+IDLE_CONNECTION_S = 60
+# What waitress holds for a phone that does not read (asleep, in a pocket) before the
+# answer's writer waits: past it, the live page's queue fills and the phone is let go (see
+# companion.web.events). At waitress's own 16 MB (past 1 MB in a file in /tmp) sixty-four
+# such phones had the table at 581 MB, held after they went.
+OUTPUT_HELD_BYTES = 256 * 1024
 READY_TIMEOUT_S = 60.0
 
 
@@ -481,7 +492,8 @@ def _create_server(app: Any, config: Config) -> Any:
         # limit (answered in JSON), it is cut off here.
         return create_server(
             app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo",
-            max_request_body_size=1024 * 1024,
+            max_request_body_size=1024 * 1024, connection_limit=CONNECTION_LIMIT,
+            channel_timeout=IDLE_CONNECTION_S, outbuf_high_watermark=OUTPUT_HELD_BYTES,
         )
     except PermissionError as err:  # a port below 1024: trying again will not help
         raise StartError(

@@ -162,6 +162,59 @@ def test_a_simulated_table_starts_tells_systemd_and_resumes_its_game_after_a_res
 
 
 @pytest.mark.slow
+def test_twenty_phones_opening_the_page_together_leave_the_table_answering(
+    tmp_path: Path,
+) -> None:
+    # Each phone keeps about six connections open for its next requests. Before, at
+    # waitress's limit of 100 the table answered nobody until the idle ones were closed,
+    # two minutes later.
+    served = Served(["--sim", "--pin", PIN], tmp_path / "data")
+    kept: list[socket.socket] = []
+    try:
+        served.wait_ready()
+        for _ in range(20 * 6):
+            kept.append(socket.create_connection(("127.0.0.1", served.port), timeout=5))
+        started = time.monotonic()
+        request = urllib.request.Request(f"http://127.0.0.1:{served.port}/api/state")
+        with urllib.request.urlopen(request, timeout=20) as response:
+            assert response.status == 200
+        assert time.monotonic() - started < 10
+    finally:
+        for connection in kept:
+            connection.close()
+        served.stop()
+
+
+@pytest.mark.slow
+def test_a_phone_that_stops_reading_the_live_page_is_let_go(tmp_path: Path) -> None:
+    # A phone asleep in a pocket keeps its live page open and reads nothing. Before, waitress
+    # held everything the table said to it (to 16 MB each, past 1 MB in /tmp), and the live
+    # page's own limit, which lets such a phone go, was never reached.
+    served = Served(["--sim", "--pin", PIN], tmp_path / "data")
+    asleep: list[socket.socket] = []
+    try:
+        served.wait_ready()
+        for _ in range(4):
+            phone = socket.socket()
+            phone.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            phone.connect(("127.0.0.1", served.port))
+            phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: table\r\n\r\n")
+            asleep.append(phone)
+        header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]}
+        assert served.request("/api/game", header)[0] == 201
+        bid = {"action": "bid", "player": "Ana", "quantity": 2, "face": 5}
+        deadline = time.monotonic() + 30  # before: after about a minute, at 16 MB each
+        while served.output().count("dropped a phone") < len(asleep):
+            assert time.monotonic() < deadline, "the phones that read nothing were kept"
+            for action in (bid, {"action": "undo"}) * 25:
+                assert served.request("/api/actions", action)[0] == 200
+    finally:
+        for phone in asleep:
+            phone.close()
+        served.stop()
+
+
+@pytest.mark.slow
 def test_without_camera_or_gpio_the_page_says_so_and_a_reveal_is_typed_in(
     tmp_path: Path,
 ) -> None:
