@@ -108,6 +108,7 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    _few_malloc_arenas()
     try:
         config = load_config(
             args.config, host=args.host, port=args.port, pin=args.pin, data=args.data
@@ -138,6 +139,18 @@ def serve_command(args: argparse.Namespace) -> int:
         server.run()  # returns on SIGTERM / Ctrl-C (waitress closes on SystemExit)
     logger.info("stopped")
     return 0
+
+
+def _few_malloc_arenas() -> None:
+    """Have glibc's malloc keep two arenas, not one per thread that reads a picture: an evening
+    of sixty simulated games took the table to 443 MB with its default (eight per core), 192
+    MB with two (a Pi 3 has 1 GB). Before any thread starts; nothing where the C library is
+    another (musl) or says no."""
+    import ctypes
+
+    arena_max = -8  # M_ARENA_MAX, malloc.h
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(arena_max, 2)
 
 
 def build(
