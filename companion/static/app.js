@@ -861,6 +861,7 @@ $("cups").addEventListener("submit", async (ev) => {
 });
 
 // ---------- announcements and history ----------
+const TOLD = new Set(["lose", "gain", "out", "leave", "palifico", "winner"]);
 function announce(list, state) {
   if (!list || !list.length) return;
   // An action's announcements come twice to the phone that made it (its answer and the live
@@ -876,8 +877,10 @@ function announce(list, state) {
   if (key && page.announced.includes(key)) return;
   if (key) page.announced.push(key);
   if (page.announced.length > 100) page.announced.shift();
-  const last = list[list.length - 1];
-  notice(last.text, list.some((a) => a.kind === "palifico") ? "palifico" : "");
+  // The notice says who lost or won what, and the last line (whose turn it is): the reveal's
+  // own long line is under "Last reveal".
+  const told = list.filter((a, i) => TOLD.has(a.kind) || i === list.length - 1);
+  notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "");
   if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
 }
 
