@@ -21,6 +21,7 @@ const page = {
   readingKey: null,  // which picture the picks below belong to
   manualFrom: undefined,  // which picture the by-hand counts started from (null: none)
   picks: {},         // faces the players set on a pending reading, by die index
+  confirming: null,  // the picture this phone confirmed (its picks went with it)
   refocus: null,     // the button that had the keyboard's focus when the buttons were held
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
@@ -513,6 +514,7 @@ function renderReveal(state) {
     // A phone re-renders on every event: the faces a player set must survive it, and
     // belong only to the picture they were set on.
     if (page.readingKey !== key) { page.readingKey = key; page.picks = {}; }
+    if (!pending && Object.keys(page.picks).length) lostPicks(reading);
     const faces = (reading.dice || []).map((d, i) => (pending && page.picks[i]) || d.face);
     const counts = pending ? countFaces(faces) : (reading.counts || {});
     $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face", "data-face": String(f)}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
@@ -816,8 +818,20 @@ $("caller").addEventListener("change", () => {
 document.querySelectorAll("#palifico-choice button").forEach((b) => b.addEventListener("click", () =>
   act({action: "palifico", player: page.state.palifico, mode: b.dataset.mode})));
 
+// Faces this phone set on a reading that another phone confirmed without them: said (no phone
+// sees another's picks until they are sent), for the players to undo and confirm again.
+function lostPicks(reading) {
+  const lost = page.confirming === reading.picture ? [] : Object.entries(page.picks).filter(
+    ([i, face]) => reading.dice && reading.dice[i] && reading.dice[i].face !== face);
+  page.picks = {};
+  if (!lost.length) return;
+  const dice = lost.map(([i, face]) => "die " + ((reading.dice[i].index ?? Number(i)) + 1) + " to " + face).join(", ");
+  notice("Confirmed on another phone without this phone's " + (lost.length === 1 ? "correction" : "corrections")
+    + " (" + dice + "): if the dice show " + (lost.length === 1 ? "it" : "them") + ", tap Undo and correct the reading again", "error");
+}
 $("confirm-reading").addEventListener("click", () => sending(async () => {
   const reading = page.state.reading || {};
+  page.confirming = reading.picture;  // the answer's state may come first by the live feed
   const corrections = {};
   for (const [i, face] of Object.entries(page.picks)) {
     if (reading.dice && reading.dice[i] && reading.dice[i].face !== face) corrections[String(i)] = face;
@@ -878,9 +892,12 @@ function announce(list, state) {
   if (key) page.announced.push(key);
   if (page.announced.length > 100) page.announced.shift();
   // The notice says who lost or won what, and the last line (whose turn it is): the reveal's
-  // own long line is under "Last reveal".
-  const told = list.filter((a, i) => TOLD.has(a.kind) || i === list.length - 1);
-  notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "");
+  // own long line is under "Last reveal". Not over a refusal or a warning still shown: they
+  // are said nowhere else, where each announcement is in the history.
+  if ($("notice").hidden || !$("notice").classList.contains("error")) {
+    const told = list.filter((a, i) => TOLD.has(a.kind) || i === list.length - 1);
+    notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "");
+  }
   if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
 }
 

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import (
     PHONE,
     act,
+    call_api,
     free_port,
     get_state,
     new_game,
@@ -70,6 +71,36 @@ def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     }""")
     assert image.get_attribute("src") != first
     assert link.get_attribute("href") == image.get_attribute("src")
+
+
+def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_made_it(
+    player: Any, waiting_table: str
+) -> None:
+    # No phone sees another's corrections until they are sent. Before, one confirmed on
+    # another phone without them went by without a word, the die as the camera read it.
+    new_game(waiting_table, ["Ana", "Ben"], rules="perudo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    reading = settled(waiting_table)["reading"]
+    first = reading["dice"][0]
+    other = 6 if first["face"] != 6 else 5
+    die = player.locator('#reading-dice select[data-index="0"]')
+    die.select_option(str(other))
+    answer = call_api(waiting_table, "/api/reading", {"confirm": True,
+                                                      "picture": reading["picture"]})
+    assert answer["state"]["round"] == 2
+    expect(player.locator("#notice")).to_have_text(
+        f"Confirmed on another phone without this phone's correction (die {first['index'] + 1}"
+        f" to {other}): if the dice show it, tap Undo and correct the reading again")
+    # Corrections this phone confirmed itself are not said to be lost.
+    player.evaluate("() => { document.getElementById('notice').hidden = true; }")
+    act(waiting_table, action="undo")
+    expect(player.locator("#reading-check")).to_be_visible()
+    die.select_option(str(other))
+    player.click("#confirm-reading")
+    expect(player.locator("#round")).to_have_text("round 2")
+    assert get_state(waiting_table)["reading"]["dice"][0]["face"] == other
+    expect(player.locator("#notice")).to_be_hidden()
 
 
 def test_the_form_for_a_called_pass_says_whose_dice_to_count(
