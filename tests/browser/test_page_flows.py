@@ -441,6 +441,26 @@ def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     expect(phone.locator("#call-hint")).to_be_hidden()
 
 
+def test_an_exact_call_the_player_to_act_may_not_make_says_who_may(
+    phone: Any, server: str
+) -> None:
+    # Payroodo's exactomundo is neither the bidder's nor the next player's: the caller offered
+    # is the player to act, and the button only looked out of use.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="payroodo", exact_call="exactomundo")
+    take_control(phone)
+    state = act(server, action="bid", player="Ana", quantity=1, face=3)
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#caller")).to_have_value("Ben")
+    exact = phone.locator("#call-calza")
+    expect(exact).to_be_disabled()
+    label = exact.inner_text()
+    expect(phone.locator("#call-hint")).to_have_text(
+        f"{label}: Caro, Dan may each call it: pick the caller below")
+    phone.select_option("#caller", "Caro")
+    expect(exact).to_be_enabled()
+    expect(phone.locator("#call-hint")).to_be_hidden()
+
+
 def test_a_game_set_up_wrong_is_left_for_a_new_one_only_when_the_phone_confirms(
     phone: Any, server: str
 ) -> None:
