@@ -595,7 +595,12 @@ function resultLines(result) {
   if (!result) return [];
   if (typeof result === "string") return [h("p", {text: result})];
   const lines = [];
-  if (result.text) return [h("p", {text: result.text})];
+  if (result.text) {
+    // A called pass is settled on the passer's dice alone: shown, beside the table's counts.
+    const hand = result.call === "pass" && result.dice && result.dice[result.bidder];
+    const passer = hand ? [h("p", {class: "hand"}, h("span", {text: result.bidder + "'s hand: "}), ...hand.map((f) => die(f, "small")))] : [];
+    return [h("p", {text: result.text}), ...passer];
+  }
   if (result.count !== undefined && result.bid) lines.push(h("p", {text: "Counted " + result.count + " for the bid " + result.bid.quantity + "\u00d7" + result.bid.face}));
   if (result.loser) lines.push(h("p", {class: "lost", text: result.loser + " loses " + (result.lost || 1) + (result.lost > 1 ? " dice" : " die")}));
   if (result.gainer) lines.push(h("p", {class: "gain", text: result.gainer + " gets a die back"}));

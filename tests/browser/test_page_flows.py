@@ -441,6 +441,23 @@ def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     expect(phone.locator("#call-hint")).to_be_hidden()
 
 
+def test_a_called_pass_shows_the_passer_s_hand(phone: Any, server: str) -> None:
+    # The call is settled on Ana's five dice alone: before, only the counts of every die on
+    # the table were shown beside "Ana's pass was a bluff".
+    new_game(server, ["Ana", "Ben", "Caro"], rules="dudo")
+    act(server, action="pass", player="Ana")
+    act(server, action="dudo", player="Ben")
+    over = act(server, action="reveal", dice={"Ana": [1, 3, 3, 3, 3], "Ben": [1, 2, 3, 4, 5],
+                                              "Caro": [2, 2, 2, 2, 2]})
+    wait_out_the_hold(phone, over)
+    hand = phone.locator("#result .hand")
+    expect(hand).to_contain_text("Ana's hand:")
+    assert [d.get_attribute("aria-label") for d in hand.locator(".die").all()] == [
+        "1", "3", "3", "3", "3"]
+    hand.scroll_into_view_if_needed()
+    shot(phone, "53-called-pass-hand")
+
+
 def test_an_exact_call_the_player_to_act_may_not_make_says_who_may(
     phone: Any, server: str
 ) -> None:
