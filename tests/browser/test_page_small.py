@@ -128,6 +128,27 @@ def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
     shot_players_and_close(page, "48-names-text-200")
 
 
+def test_the_palifico_banner_keeps_its_word_whole_with_text_at_twice_the_size(
+    browser: Any, server: str
+) -> None:
+    # Before, "PALIFI" and "CO" on two lines of a 320 px phone at 200% text.
+    new_game(server, ["Ana", "Ben"], rules="perudo", dice=2)
+    act(server, action="bid", player="Ana", quantity=3, face=6)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Ana": [2, 3], "Ben": [4, 5]})
+    assert state["palifico"] == "Ana"
+    page = open_page(browser, server, SMALL, "dark")
+    page.add_style_tag(content="html { font-size: 200%; }")
+    word = page.locator("#palifico strong")
+    expect(word).to_have_text("PALIFICO")
+    lines = word.evaluate("(el) => el.getBoundingClientRect().height"
+                          " / parseFloat(getComputedStyle(el).fontSize)")
+    assert lines < 2, lines  # one line (about 1.2em)
+    box = word.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= SMALL["width"]
+    page.context.close()
+
+
 @pytest.mark.parametrize("text", ["100%", "200%"])
 def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
     browser: Any, server: str, text: str
