@@ -50,13 +50,18 @@ def player(browser: Any, waiting_table: str) -> Iterator[Any]:
     page.context.close()
 
 
+def a_reading_waiting(table: str) -> dict[str, Any]:
+    """A new game of Ana and Ben, Ana's bid doubted: the camera's reading, waiting."""
+    new_game(table, ["Ana", "Ben"], rules="perudo")
+    act(table, action="bid", player="Ana", quantity=2, face=3)
+    act(table, action="dudo", player="Ben")
+    return dict(settled(table)["reading"])
+
+
 def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     player: Any, waiting_table: str
 ) -> None:
-    new_game(waiting_table, ["Ana", "Ben"], rules="perudo")
-    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
-    act(waiting_table, action="dudo", player="Ben")
-    assert settled(waiting_table)["reading"]["applied"] is False
+    assert a_reading_waiting(waiting_table)["applied"] is False
     image = player.locator("#reveal-img")
     expect(image).to_be_visible()
     first = image.get_attribute("src")
@@ -78,10 +83,7 @@ def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_
 ) -> None:
     # No phone sees another's corrections until they are sent. Before, one confirmed on
     # another phone without them went by without a word, the die as the camera read it.
-    new_game(waiting_table, ["Ana", "Ben"], rules="perudo")
-    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
-    act(waiting_table, action="dudo", player="Ben")
-    reading = settled(waiting_table)["reading"]
+    reading = a_reading_waiting(waiting_table)
     first = reading["dice"][0]
     other = 6 if first["face"] != 6 else 5
     die = player.locator('#reading-dice select[data-index="0"]')
