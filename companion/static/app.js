@@ -516,11 +516,12 @@ function renderReveal(state) {
     if (page.readingKey !== key) { page.readingKey = key; page.picks = {}; }
     if (!pending && Object.keys(page.picks).length) lostPicks(reading);
     const faces = (reading.dice || []).map((d, i) => (pending && page.picks[i]) || d.face);
-    const counts = pending ? countFaces(faces) : (reading.counts || {});
-    $("counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face", "data-face": String(f)}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))));
+    renderCounts(pending ? countFaces(faces) : (reading.counts || {}));
   } else {
     img.hidden = $("reveal-link").hidden = true;  // nothing for the keyboard to reach either
-    $("counts").replaceChildren();
+    // Dice typed in by hand have no picture: their counts are still the reveal's to show.
+    const typed = !inReveal && result && (result.faces || (result.dice && Object.values(result.dice).flat()));
+    renderCounts(typed ? countFaces(typed) : null);
     page.readingKey = null;
     page.picks = {};
   }
@@ -583,6 +584,11 @@ function renderReveal(state) {
 function cssColour(name) {
   const c = String(name);
   return window.CSS && CSS.supports && CSS.supports("color", c) ? c : "var(--dim)";
+}
+
+// How many dice show each face (none: the row is empty).
+function renderCounts(counts) {
+  $("counts").replaceChildren(...(counts ? [1, 2, 3, 4, 5, 6].map((f) => h("span", {class: "count-face", "data-face": String(f)}, die(f, "small"), h("b", {text: "\u00d7" + (counts[f] || counts[String(f)] || 0)}))) : []));
 }
 
 function countFaces(faces) {

@@ -177,3 +177,24 @@ def test_a_phone_without_the_pin_says_whom_a_table_without_a_camera_waits_for(
             page.context.close()
     finally:
         stop_serve(process)
+
+
+def test_dice_typed_in_by_hand_show_their_counts_as_a_picture_s_do(
+    player: Any, waiting_table: str
+) -> None:
+    # Before, a reveal typed in showed only the result's sentence: no count of each face.
+    a_reading_waiting(waiting_table)
+    typed = {"1": 2, "2": 0, "3": 3, "4": 1, "5": 4, "6": 0}
+    for face, n in typed.items():
+        player.fill(f"#manual-faces input[data-face='{face}']", str(n))
+    player.click("#manual button[type=submit]")
+    expect(player.locator("#round")).to_have_text("round 2")
+    assert "reading" not in get_state(waiting_table)
+    expect(player.locator("#reveal-img")).to_be_hidden()
+    for face, n in typed.items():
+        shown = player.locator(f"#counts .count-face[data-face='{face}'] b")
+        expect(shown).to_have_text(f"\u00d7{n}")
+    expect(player.locator("#result")).to_contain_text("5 counted")
+    player.evaluate("document.getElementById('reveal').scrollIntoView()")
+    shot(player, "20-typed-reveal-counts")
+
