@@ -198,3 +198,26 @@ def test_dice_typed_in_by_hand_show_their_counts_as_a_picture_s_do(
     player.evaluate("document.getElementById('reveal').scrollIntoView()")
     shot(player, "20-typed-reveal-counts")
 
+
+def test_confirm_stays_on_the_screen_while_thirty_dice_at_twice_the_text_are_checked(
+    browser: Any, waiting_table: str
+) -> None:
+    # Before, Confirm came five screens below the first die to check.
+    small = open_page(browser, waiting_table, {"width": 360, "height": 640}, "light")
+    take_control(small)
+    small.add_style_tag(content="html { font-size: 200%; }")
+    new_game(waiting_table, ["Ana", "Ben", "Caro", "Dan", "Eve", "Fay"], rules="perudo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    assert len(settled(waiting_table)["reading"]["dice"]) == 30
+    dice = small.locator("#reading-dice .reading-die")
+    expect(dice).to_have_count(30)
+    confirm = small.locator("#confirm-reading")
+    for die in (dice.first, dice.nth(14)):
+        die.scroll_into_view_if_needed()
+        box = confirm.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 640, box
+    shot(small, "21-thirty-dice-text-200-confirm")
+    confirm.click()
+    expect(small.locator("#round")).to_have_text("round 2")
+    small.context.close()

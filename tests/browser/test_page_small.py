@@ -214,3 +214,35 @@ def test_the_panel_waits_longer_after_each_ask_for_the_pins_that_fails(
     phone.unroute("**/api/sim/pins")
     with phone.expect_response(lambda r: r.url.endswith("/api/sim/pins") and r.ok):
         pass  # the asks go on, and are answered again
+
+
+def test_the_simulated_panel_s_dial_and_lights_fit_with_text_at_twice_the_size(
+    browser: Any, server: str
+) -> None:
+    # Before, the dial's bid broke over two lines out of its circle, its "push" fell on the
+    # DUDO button, and the lights' names were cut at the card's edge ("palific").
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    page = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    take_control(page)
+    page.add_style_tag(content="html { font-size: 200%; }")
+    expect(page.locator("#sim")).to_be_visible()
+    page.locator("#sim").scroll_into_view_if_needed()
+    dial, bid = page.locator("#sim .dial"), page.locator("#sim-dial-bid")
+    expect(bid).not_to_have_text("\u2013")
+    circle, text = dial.bounding_box(), bid.bounding_box()
+    assert circle and text
+    size = float(bid.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)"))
+    assert text["height"] < 2 * size, (text, size)  # one line
+    assert circle["x"] <= text["x"] and text["x"] + text["width"] <= circle["x"] + circle["width"]
+    assert circle["y"] <= text["y"] and text["y"] + text["height"] <= circle["y"] + circle["height"]
+    push = page.locator("#sim .dial small").bounding_box()
+    assert push and push["y"] + push["height"] <= circle["y"] + circle["height"], (push, circle)
+    card = page.locator("#sim").bounding_box()
+    assert card
+    for light in page.locator("#sim-leds .out-pin").all():
+        box = light.bounding_box()
+        assert box and box["x"] + box["width"] <= card["x"] + card["width"], box
+        assert light.evaluate("(e) => e.scrollWidth <= e.clientWidth"), light.text_content()
+    page.locator("#sim .dial").scroll_into_view_if_needed()
+    shot(page, "49-panel-text-200")
+    page.context.close()
