@@ -97,11 +97,17 @@ _OUTPUT_IS_THE_POINT = ("scan", "replay", "rules")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    help_text = io.StringIO()  # argparse would drop it, unsaid, where it cannot be written
     try:
-        args = build_parser().parse_args(argv)
+        with contextlib.redirect_stdout(help_text):
+            args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help (its text is the output), or a usage error on stderr
         code = done.code if isinstance(done.code, int) else 2
-        return _output_written("--help", code, output_is_the_point=True)
+        if not help_text.getvalue():
+            return code
+        asked = f"{argv[0]} --help" if argv and argv[0] in HANDLERS else "--help"
+        return _help_written(asked, help_text.getvalue())
     module_name, function_name = HANDLERS[args.command].split(":")
     handler = getattr(importlib.import_module(module_name), function_name)
     if sys.stderr is None:  # started with `2>&-`: print(file=None) would write to stdout
@@ -121,32 +127,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _output_written(args.command, code, args.command in _OUTPUT_IS_THE_POINT)
 
 
+def _help_written(asked: str, text: str) -> int:
+    """0 once ``dudo ASKED`` (``--help``, ``scan --help``) has printed ``text``, its help;
+    2 and one line on stderr where the standard output is closed or cannot take it."""
+    if sys.stdout is None:  # `dudo --help >&-`
+        print(f"dudo {asked}: the standard output is closed", file=sys.stderr)
+        return 2
+    try:
+        code = print_output(asked, text.removesuffix("\n"))
+    except BrokenPipeError:
+        code = 0  # `dudo --help | head`: the reader has what it wanted
+    return _output_written(asked, code, output_is_the_point=True)
+
+
 def _output_written(command: str, code: int, output_is_the_point: bool) -> int:
     """``code``, once what the command printed is written; where it cannot be (a full disk,
-    a reader gone), what is left goes nowhere, and a command whose output is the point, which
-    had not said so, says it (``dudo --help`` too).
+    a reader gone), what is left goes nowhere (``vision.output.discard_output``), and a
+    command whose output is the point, which had not said so, says it."""
+    from vision.output import flush_output
 
-    Python writes the standard output's buffer once more as it exits: where that fails it
-    says so on stderr ("Exception ignored ...") and exits with status 120, after the command
-    has given its own message and status. (With PYTHONUNBUFFERED set nothing is left to
-    write, which is why a terminal may never show it.) A closed stream Python leaves alone.
-    """
-    try:
-        if sys.stdout is not None and not sys.stdout.closed:
-            sys.stdout.flush()
+    failed = flush_output()
+    if failed is None or isinstance(failed, BrokenPipeError):
         return code
-    except BrokenPipeError:
-        reason = None
-    except OSError as err:
-        reason = err.strerror or str(err)
-    with contextlib.suppress(OSError, ValueError):
-        nowhere = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(nowhere, sys.stdout.fileno())
-        finally:
-            os.close(nowhere)
-    if reason is not None and code == 0 and output_is_the_point:
-        return _cannot_write(command, reason)
+    if code == 0 and output_is_the_point:
+        return _cannot_write(command, failed.strerror or str(failed))
     return code
 
 
@@ -154,20 +158,16 @@ def print_output(command: str, text: str) -> int:
     """Print ``text``, what ``dudo COMMAND`` is run for: 0, or 2 and one line on stderr where
     the standard output cannot take it (a full disk). A reader gone (`| head`) raises
     BrokenPipeError, which ends the command quietly (``main``)."""
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        raise
-    except OSError as err:
-        return _cannot_write(command, err.strerror or str(err))
-    return 0
+    from vision.output import print_output as printed
+
+    return printed(f"dudo {command}", text)
 
 
 def _cannot_write(command: str, reason: str) -> int:
     """Say, on stderr, that the output could not be written; the status to exit with (2)."""
-    with contextlib.suppress(OSError):  # stderr may take nothing either
-        print(f"dudo {command}: cannot write the output: {reason}", file=sys.stderr)
-    return 2
+    from vision.output import cannot_write
+
+    return cannot_write(f"dudo {command}", reason)
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

@@ -17,8 +17,8 @@ without one (times FACTOR, for a calibration of dice lying otherwise).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
+import io
 import math
 import os
 import statistics
@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.config import ReaderConfig, load_config, within_die_sizes
+from vision.output import discard_output, print_output
 from vision.reading import FACES, IMAGE_SUFFIXES, Reading, UnreadableImage
 
 # The fields of a label line (YOLO).
@@ -142,12 +143,7 @@ def load_labels(path: Path, width: int, height: int, view: str) -> list[Labelled
 
     ValueError names the file, the line and what is wrong with it.
     """
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is not a line
-    except UnicodeDecodeError as err:
-        number = data[: err.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{number}: not UTF-8 text") from None
+    text = _utf8_text(path)
     dice = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -160,6 +156,20 @@ def load_labels(path: Path, width: int, height: int, view: str) -> list[Labelled
         size = math.sqrt(bw * width) * math.sqrt(bh * height)
         dice.append(LabelledDie(face, cx * width, cy * height, size))
     return dice
+
+
+def _utf8_text(path: Path) -> str:
+    """The text of a label file or counts.csv; ValueError names the file and why it cannot be
+    read (and the line that is not UTF-8)."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:  # permissions, a folder of that name
+        raise ValueError(f"{path}: cannot be read ({err.strerror})") from None
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is not a line
+    except UnicodeDecodeError as err:
+        number = data[: err.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{number}: not UTF-8 text") from None
 
 
 def _label_line(where: str, line: str) -> tuple[int, float, float, float, float]:
@@ -265,6 +275,10 @@ def evaluate_folder(
     from vision.reader import load_image, read_dice
 
     config = config or ReaderConfig()
+    if not root.exists():
+        raise ValueError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a folder: give the folder that holds images/ and labels/")
     if not (root / "images").is_dir():
         hint = (f": give {root.parent}, the folder that holds it" if root.name == "images"
                 else ": give the folder that holds images/ and labels/ (the dev set's format)")
@@ -339,11 +353,11 @@ def _dice_listed(path: Path) -> dict[str, int]:
     if the folder has one."""
     if not path.is_file():
         return {}
-    with path.open(newline="", encoding="utf-8-sig") as f:  # as a spreadsheet saves it too
-        try:
-            return {row["image"]: int(row["n_dice"]) for row in csv.DictReader(f)}
-        except (KeyError, ValueError):
-            raise ValueError(f"{path}: expected columns image, n_dice, ... with counts") from None
+    rows = csv.DictReader(io.StringIO(_utf8_text(path), newline=""))  # a BOM too, as saved
+    try:                                                                 # by a spreadsheet
+        return {row["image"]: int(row["n_dice"]) for row in rows}
+    except (KeyError, ValueError):
+        raise ValueError(f"{path}: expected columns image, n_dice, ... with counts") from None
 
 
 def write_csv(summary: Summary, out: Path) -> None:
@@ -402,10 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_calibrated_option(parser)
     args = parser.parse_args(argv)
+    if sys.stdout is None:  # `>&-`: the summary is what the run is for
+        print("evaluate: error: the standard output is closed", file=sys.stderr)
+        return 2
     try:
-        code = _run(args)
-        sys.stdout.flush()  # here, where a reader gone is seen, not as Python exits
-        return code
+        return _run(args)
     except KeyboardInterrupt:  # Ctrl-C: quietly, as ``dudo scan``
         return 130
     except BrokenPipeError:
@@ -415,10 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def reader_gone() -> int:
     """0, the output's reader gone (`| head`: it has what it wanted), quietly, as ``dudo
     scan``: what Python would still write at exit goes nowhere, not into a traceback."""
-    with contextlib.suppress(OSError, ValueError):
-        nowhere = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(nowhere, sys.stdout.fileno())
-        os.close(nowhere)
+    discard_output()
     return 0
 
 
@@ -443,9 +455,12 @@ def _run(args: argparse.Namespace) -> int:
             print(f"evaluate: error: --csv {args.csv}: {err.strerror}", file=sys.stderr)
             return 2
     read_as = how_read(args.degrade, args.calibrated)
-    print("\n".join(summary.lines(f"{args.folder} (view {args.view}{read_as})")))
+    lines = summary.lines(f"{args.folder} (view {args.view}{read_as})")
     if args.csv:
-        print(f"  per-image rows: {args.csv}")
+        lines.append(f"  per-image rows: {args.csv}")
+    # Flushed here, where a reader gone or a full disk is seen, not as Python exits.
+    if print_output("evaluate: error", "\n".join(lines)):
+        return 2
     if summary.lone_labels:  # a photograph lost, or named otherwise: its dice would go unseen
         lone = summary.lone_labels
         print(f"evaluate: {len(lone)} label file{'' if len(lone) == 1 else 's'} with no"

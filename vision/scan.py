@@ -64,7 +64,9 @@ def scan_command(args: argparse.Namespace) -> int:
             print(f"dudo scan: {name}: too large to read in the memory available",
                   file=sys.stderr)
         except BrokenPipeError:
-            raise  # the reader of the output has gone (`| head`): the command ends quietly
+            # The reader of the output has gone (`| head`): the command ends quietly, with the
+            # status of what it read before (an image it could not read is still a failure).
+            return 1 if failures else 0
         except (OSError, ValueError) as err:
             # Not this image's fault (a reader model missing or broken, a disk error): stop.
             print(f"dudo scan: {err}", file=sys.stderr)

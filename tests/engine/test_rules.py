@@ -117,15 +117,28 @@ def test_dudo_rules_to_an_output_that_takes_nothing_says_so_in_one_line(unbuffer
         2, "dudo rules: cannot write the output: No space left on device\n")
 
 
-@pytest.mark.parametrize("asked", [["--help"], ["rules", "--help"]], ids=" ".join)
-def test_dudo_help_to_an_output_that_takes_nothing_says_so_in_one_line(asked: list[str]) -> None:
-    # Before: Python's own "Exception ignored ... No space left on device", status 120.
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "PYTHONUNBUFFERED"])
+@pytest.mark.parametrize("asked", [["--help"], ["rules", "--help"], ["scan", "--help"],
+                                   ["replay", "--help"]], ids=" ".join)
+def test_dudo_help_to_an_output_that_takes_nothing_says_so_in_one_line(
+    asked: list[str], unbuffered: str
+) -> None:
+    # Before: Python's own "Exception ignored ... No space left on device", status 120;
+    # unbuffered, nothing said and status 0 (argparse drops what it cannot write); closed,
+    # the help on stderr and status 0.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
     with open("/dev/full", "w") as full:
         run = subprocess.run([sys.executable, "-m", "companion.cli", *asked], stdout=full,
                              stderr=subprocess.PIPE, text=True, timeout=60, env=env)
     assert (run.returncode, run.stderr) == (
-        2, "dudo --help: cannot write the output: No space left on device\n")
+        2, f"dudo {' '.join(asked)}: cannot write the output: No space left on device\n")
+    closed = subprocess.run([sys.executable, "-m", "companion.cli", *asked],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            timeout=60, env=env, preexec_fn=lambda: os.close(1))
+    assert (closed.returncode, closed.stderr) == (
+        2, f"dudo {' '.join(asked)}: the standard output is closed\n")
     # Written where it can be, the help and nothing else; a mistyped command still says why.
     shown = subprocess.run([sys.executable, "-m", "companion.cli", *asked], capture_output=True,
                            text=True, timeout=60, env=env)

@@ -9,6 +9,7 @@ import struct
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -122,6 +123,52 @@ def test_a_label_file_that_is_not_utf8_is_named_with_its_line(
         f.write(b"# \xe9t\xe9\n")
     assert main([str(small_folder)]) == 2
     assert f"evaluate: error: {label}:{lines + 1}: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_a_counts_csv_that_is_not_utf8_is_named_with_its_line(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was "expected columns image, n_dice, ...": the columns were there.
+    counts = small_folder / "counts.csv"
+    counts.write_bytes((DEV / "counts.csv").read_bytes() + b"caf\xe9.jpg,1,1,0,0,0,0,0\n")
+    lines = len((DEV / "counts.csv").read_bytes().splitlines())
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == f"evaluate: error: {counts}:{lines + 1}: not UTF-8 text\n"
+
+
+@pytest.mark.parametrize("which", ["label", "counts.csv"])
+def test_a_label_file_or_counts_that_cannot_be_opened_is_named_with_the_reason(
+    small_folder: Path, which: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As a user who may not read it (mode 000): it was "[Errno 13] Permission denied: '...'".
+    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    locked = label if which == "label" else small_folder / "counts.csv"
+    opened = Path.open
+
+    def refused(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return opened(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refused)
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {locked}: cannot be read (Permission denied)\n")
+
+
+@pytest.mark.parametrize("given, message", [
+    ("no-such", "no such folder"),
+    ("a-file", "not a folder: give the folder that holds images/ and labels/"),
+])
+def test_a_folder_that_is_not_there_or_a_file_is_said_so(
+    tmp_path: Path, given: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both were "no images/ folder in it".
+    (tmp_path / "a-file").write_text("")
+    assert main([str(tmp_path / given)]) == 2
+    assert capsys.readouterr().err == f"evaluate: error: {tmp_path / given}: {message}\n"
 
 
 @pytest.mark.parametrize(
@@ -528,3 +575,46 @@ def test_a_reader_of_the_summary_gone_leaves_the_csv_written_and_no_traceback(
         os.close(write_end)
     assert (done.returncode, done.stderr) == (0, "")
     assert len(out.read_text().splitlines()) == 1 + len(list((small_folder / "images").iterdir()))
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_an_output_that_takes_nothing_is_said_in_one_line_with_status_2(
+    small_folder: Path, unbuffered: str
+) -> None:
+    # `python -m vision.evaluate DIR > /dev/full`: buffered, a traceback, then Python's own
+    # "Exception ignored" and status 120; unbuffered, a traceback and status 1.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "vision.evaluate", str(small_folder)],
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                             env=env)
+    assert (run.returncode, run.stderr) == (
+        2, "evaluate: error: cannot write the output: No space left on device\n")
+
+
+def test_a_closed_output_is_refused_before_the_run(
+    small_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `python -m vision.evaluate DIR >&-`: the whole run, then an AttributeError's traceback.
+    import os
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "vision.evaluate", str(small_folder)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         timeout=120, preexec_fn=lambda: os.close(1))
+    assert (run.returncode, run.stderr) == (2, "evaluate: error: the standard output is closed\n")
+    import vision.reader
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the photographs were read for an output that is closed")
+
+    monkeypatch.setattr(vision.reader, "read_dice", unread)
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main([str(small_folder)]) == 2

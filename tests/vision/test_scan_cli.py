@@ -479,6 +479,25 @@ def test_a_reader_that_stops_reading_the_output_ends_the_scan_quietly(
     assert scan_many.stderr.read() == b""
 
 
+def test_a_reader_gone_after_an_image_that_could_not_be_read_still_ends_with_status_1(
+    table: tuple[Path, Scene], tmp_path: Path
+) -> None:
+    # `dudo scan missing.jpg a.jpg ... | head -1`: the missing file named, and the status
+    # was 0, the reader's going taken for the whole run's outcome.
+    path, _ = table
+    missing = tmp_path / "missing.jpg"
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader gone before the first line
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "companion.cli", "scan", str(missing), str(path), str(path)],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (run.returncode, run.stderr) == (1, f"dudo scan: {missing}: no such file\n")
+
+
 def test_model_paths_in_a_config_are_taken_from_the_config_s_folder(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
