@@ -7,8 +7,8 @@
 # What it does (each step is safe to run again):
 #   1. apt: Picamera2, OpenCV and lgpio from Raspberry Pi OS, Avahi for the .local name;
 #   2. the service user `dudo`, in the gpio and video groups;
-#   3. a venv in /opt/dudo-companion/venv made with --system-site-packages (so it sees the
-#      apt packages), with this checkout installed into it;
+#   3. a new venv made with --system-site-packages (so it sees the apt packages), with this
+#      checkout installed into it; /opt/dudo-companion/venv then points at it;
 #   4. /etc/dudo-companion/config.toml with a random table PIN (kept if it exists);
 #   5. the systemd unit and the Avahi service file; the unit enabled and (re)started.
 set -euo pipefail
@@ -46,31 +46,44 @@ if ! id "$SERVICE_USER" >/dev/null 2>&1; then
 fi
 usermod -a -G gpio,video "$SERVICE_USER"
 
-echo "install: venv in $PREFIX/venv (with the system's site packages)"
+# Each install builds a new venv beside the one the service runs, and only once it is whole
+# and on the card is $PREFIX/venv pointed at it: a power cut during an update leaves the table
+# on the old one (before, pip wrote over the venv the running service loaded its code from).
+release="$PREFIX/venv-$(date -u +%Y%m%d%H%M%S)"
+echo "install: venv in $release (with the system's site packages), then $PREFIX/venv"
 mkdir -p "$PREFIX"
-if [ ! -x "$PREFIX/venv/bin/python" ]; then
-    python3 -m venv --system-site-packages "$PREFIX/venv"
-fi
+rm -rf "$release"
+python3 -m venv --system-site-packages "$release"
 # Not the `vision` extra: OpenCV comes from apt (python3-opencv), built for the Pi.
 # A build left in the checkout by an earlier install would bring back files deleted since.
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # The `onnx` extra (ONNX Runtime, which runs the reader's nets faster) has wheels for 64-bit
 # ARM only: elsewhere OpenCV's dnn runs them.
-if ! "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE[onnx]"; then
+if ! "$release/bin/python" -m pip install -q "${SOURCE}[onnx]"; then
     echo "install: ONNX Runtime did not install (no wheel for this system, or PyPI out of reach:" \
          "run this again once online): the reader's nets run on OpenCV's dnn" >&2
-    "$PREFIX/venv/bin/python" -m pip install -q --upgrade "$SOURCE"
+    "$release/bin/python" -m pip install -q "$SOURCE"
 fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
-"$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' \
+"$release/bin/python" -c 'import cv2, picamera2, lgpio' \
     || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
+"$release/bin/dudo" rules >/dev/null  # the new venv runs, or the install stops here (set -e)
+sync
+# An install before this layout left a venv folder where the link goes: set aside first.
+if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
+    mv "$PREFIX/venv" "$PREFIX/venv-before-links"
+fi
+previous=$(readlink "$PREFIX/venv" || echo "$PREFIX/venv-before-links")
+ln -sfn "$release" "$PREFIX/venv.link"
+mv -T "$PREFIX/venv.link" "$PREFIX/venv"  # a rename: the link is the old venv or the new
+sync
 
 echo "install: config in $CONFIG_DIR/config.toml"
 mkdir -p "$CONFIG_DIR" "$DATA_DIR"
 if [ ! -f "$CONFIG_DIR/config.toml" ]; then
     pin=$(printf '%04d' $(( $(od -An -N2 -tu2 /dev/urandom) % 10000 )))
     # Made unreadable to others from the start: it holds the PIN.
-    ( umask 027; cat > "$CONFIG_DIR/config.toml" ) <<TOML
+    ( umask 027; cat > "$CONFIG_DIR/config.toml.part" ) <<TOML
 # dudo-companion settings. The hardware reads [pins], the camera [camera] and [vision]:
 # see the README. Restart after a change: sudo systemctl restart dudo-companion
 [server]
@@ -81,6 +94,8 @@ pin = "$pin"
 [camera]
 source = "picamera2"
 TOML
+    sync
+    mv "$CONFIG_DIR/config.toml.part" "$CONFIG_DIR/config.toml"  # whole, or not there at all
 fi
 chown root:"$SERVICE_USER" "$CONFIG_DIR/config.toml"
 chmod 0640 "$CONFIG_DIR/config.toml"
@@ -101,9 +116,23 @@ chmod 0644 /etc/avahi/services/dudo-companion.service
 systemctl daemon-reload
 systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
 systemctl enable dudo-companion.service
-systemctl restart dudo-companion.service
+started=yes
+systemctl restart dudo-companion.service || started=no
+# Kept: the new venv and the one before it (to go back to by hand: ln -sfn OLD $PREFIX/venv,
+# then restart). Older ones go only now, the service no longer running from them.
+for old in "$PREFIX"/venv-*; do
+    if [ "$old" != "$release" ] && [ "$old" != "$previous" ]; then rm -rf "$old"; fi
+done
 
-pin=$(sed -n 's/^[[:space:]]*pin[[:space:]]*=[[:space:]]*"\([0-9]*\)".*/\1/p' \
-    "$CONFIG_DIR/config.toml" | head -n 1)
-echo "install: done. The table's page: http://$(hostname).local:$port/  PIN: ${pin:-see the log}"
+# The PIN as the table reads it (TOML: quoted or not), said whether or not the table started.
+pin=$("$PREFIX/venv/bin/python" -c 'import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb")).get("server", {}).get("pin", ""))' \
+    "$CONFIG_DIR/config.toml" 2>/dev/null || true)
+echo "install: the table's page: http://$(hostname).local:$port/  PIN: ${pin:-none set ([server] pin in $CONFIG_DIR/config.toml)}"
+echo "install: the PIN again later: sudo grep pin $CONFIG_DIR/config.toml"
 echo "install: status: systemctl status dudo-companion; log: journalctl -u dudo-companion -f"
+if [ "$started" = no ]; then
+    echo "install: the service did not start: see journalctl -u dudo-companion -e" >&2
+    exit 1
+fi
+echo "install: done"

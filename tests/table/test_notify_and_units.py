@@ -114,6 +114,8 @@ def unit() -> configparser.ConfigParser:
         ("Service", "WatchdogSec", "30"),
         ("Service", "Restart", "on-failure"),
         ("Service", "RestartPreventExitStatus", "2"),  # a config mistake: no restart loop
+        ("Unit", "StartLimitIntervalSec", "0"),  # any other failure: tried again, never given up
+        ("Service", "LimitCORE", "0"),  # a watchdog kill writes no core file on the card
         ("Service", "User", "dudo"),
         ("Service", "SupplementaryGroups", "gpio video"),
         ("Service", "NoNewPrivileges", "yes"),

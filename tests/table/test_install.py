@@ -1,0 +1,100 @@
+"""systemd/install.sh run for real in a folder standing for the Pi's disk: apt, systemctl
+and the user commands are stand-ins that log their arguments, every path the script writes
+is moved under the folder, and the venv is made and the checkout installed into it by pip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+STAND_IN = """#!/bin/bash
+echo "$(basename "$0") $*" >> "{log}"
+if [ "$(basename "$0")" = systemctl ] && [ "$1" = restart ] && [ -n "$FAIL_RESTART" ]; then
+    exit 1
+fi
+if [ "$(basename "$0")" = id ] && [ "$1" = -u ]; then echo 0; fi
+exit 0
+"""
+
+
+@pytest.fixture
+def pi(tmp_path: Path) -> Path:
+    """The install script, its paths moved under ``tmp_path/root``, beside its stand-ins."""
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for name in ("apt-get", "useradd", "usermod", "groupadd", "getent", "chown", "systemctl",
+                 "id"):
+        (bin_ / name).write_text(STAND_IN.format(log=tmp_path / "calls.log"))
+        (bin_ / name).chmod(0o755)
+    # The Pi's python3 (this machine's, whichever makes this test's venv).
+    (bin_ / "python3").write_text(f'#!/bin/sh\nexec "{sys._base_executable}" "$@"\n')
+    (bin_ / "python3").chmod(0o755)
+    script = (ROOT / "systemd" / "install.sh").read_text()
+    for path, moved in (("PREFIX=/opt", f"PREFIX={root}/opt"),
+                        ("CONFIG_DIR=/etc", f"CONFIG_DIR={root}/etc"),
+                        ("DATA_DIR=/var", f"DATA_DIR={root}/var"),
+                        ("/etc/systemd/system/", f"{root}/etc/"),
+                        ("/etc/avahi/services", f"{root}/avahi")):
+        assert path in script, path
+        script = script.replace(path, moved)
+    # A copy of the checkout (the script cleans its build files out of it) with the script.
+    source = tmp_path / "source"
+    for part in ("companion", "vision", "hardware", "systemd"):
+        shutil.copytree(ROOT / part, source / part,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / part, source / part)
+    (source / "systemd" / "install.sh").write_text(script)
+    return tmp_path
+
+
+def install(pi: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``sudo bash systemd/install.sh`` from the checkout's copy, on the stand-in Pi."""
+    return subprocess.run(
+        ["bash", str(pi / "source" / "systemd" / "install.sh")], capture_output=True,
+        text=True, timeout=600, env={**os.environ, "PATH": f"{pi / 'bin'}:/usr/bin:/bin", **env},
+    )
+
+
+def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Path) -> None:
+    prefix = pi / "root" / "opt" / "dudo-companion"
+    # An install from before venvs were linked: its venv folder is set aside, not lost.
+    (prefix / "venv").mkdir(parents=True)
+    (prefix / "venv" / "old").write_text("the venv the table ran on")
+    first = install(pi)
+    assert first.returncode == 0, first.stderr
+    linked = (prefix / "venv").resolve()
+    assert (prefix / "venv").is_symlink() and linked.name.startswith("venv-")
+    assert (prefix / "venv-before-links" / "old").exists()
+    dudo = prefix / "venv" / "bin" / "dudo"
+    assert subprocess.run([str(dudo), "rules"], capture_output=True, timeout=60).returncode == 0
+    config = pi / "root" / "etc" / "dudo-companion" / "config.toml"
+    pin = tomllib.loads(config.read_text())["server"]["pin"]
+    assert f"PIN: {pin}" in first.stdout
+    assert not config.with_name("config.toml.part").exists()
+
+    # The update: a new venv, the link moved to it once whole; the last one kept to go back
+    # to, the older ones gone; the config (and its PIN) as it was. The service does not start
+    # this time: the PIN is still said, with where to look, and the install fails.
+    second = install(pi, FAIL_RESTART="1")
+    assert second.returncode == 1
+    assert "the service did not start: see journalctl -u dudo-companion" in second.stderr
+    assert f"PIN: {pin}" in second.stdout
+    assert (prefix / "venv").resolve() != linked
+    assert sorted(p.name for p in prefix.iterdir()) == sorted(
+        ["venv", linked.name, (prefix / "venv").resolve().name])
+    assert tomllib.loads(config.read_text())["server"]["pin"] == pin
+    assert subprocess.run([str(dudo), "rules"], capture_output=True, timeout=60).returncode == 0
+    calls = (pi / "calls.log").read_text()
+    assert "systemctl restart dudo-companion.service" in calls
