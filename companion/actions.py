@@ -309,7 +309,10 @@ def do_undo(game: Game) -> list[Announcement]:
     snapshot, undone = game._history.pop()
     game._restore(snapshot)
     player = undone.get("player")
-    what = undone["action"] + (f" by {player}" if player else "")
+    kind = undone["action"]
+    if kind == "calza":  # the record's name for the table's exact call
+        kind = EXACT_CALL_NAMES[game.rules.exact_call].lower()
+    what = kind + (f" by {player}" if player else "")
     if undone["action"] == "bid":
         what = f"{player}'s bid of {bid_words(undone['quantity'], undone['face'])}"
     return [Announcement("undo", player, f"Undone: {what}")]

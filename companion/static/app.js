@@ -19,7 +19,8 @@ const page = {
   anotherGame: false, // the new-game form asked for while a game is on (set up wrong)...
   anotherFor: null,   // ...that game's game_id: once another phone starts a game, it closes
   readingKey: null,  // which picture the picks below belong to
-  manualFrom: undefined,  // which picture the by-hand counts started from (null: none)
+  manualFill: undefined,  // what the by-hand counts were filled from (a picture and its corrections)
+  manualTyped: undefined, // the picture the players typed counts on (null: with none)
   picks: {},         // faces the players set on a pending reading, by die index
   confirming: null,  // the picture this phone confirmed (its picks went with it)
   refocus: null,     // the button that had the keyboard's focus when the buttons were held
@@ -481,16 +482,26 @@ $("leave").addEventListener("click", () => {
   renderLeave(page.state);
 });
 
-const SAYS = {pass: "passes", dudo: "calls dudo!", calza: "calls calza!", palifico: "declares the round", leave: "leaves the table"};
-function bidLine(b) {
+const SAYS = {pass: "passes", dudo: "calls dudo!", palifico: "declares the round", leave: "leaves the table"};
+function bidLine(b, before, state) {
   if (b.action && b.action !== "bid") {
     const mode = b.mode ? " " + b.mode : "";
-    return h("li", {class: "call-line"}, h("span", {text: b.player + " " + (SAYS[b.action] || b.action) + mode}));
+    // The record's `calza` is the table's exact call; a dudo right after a pass calls the pass.
+    const says = b.action === "calza" ? "calls " + exactCall(state) + "!"
+      : b.action === "dudo" && before && before.action === "pass" ? "calls " + before.player + "'s pass!"
+      : SAYS[b.action] || b.action;
+    return h("li", {class: "call-line"}, h("span", {text: b.player + " " + says + mode}));
   }
   return h("li", {}, h("span", {text: b.player + " "}), h("b", {text: b.quantity + " \u00d7 "}), die(b.face, "small"));
 }
 function renderRoundBids(state) {
-  $("round-bids").replaceChildren(...(state.bids || []).map(bidLine));
+  const bids = state.bids || [];
+  $("round-bids").replaceChildren(...bids.map((b, i) => bidLine(b, bids[i - 1], state)));
+}
+
+// The table's exact call in words ("spot on"), as its button names it in capitals.
+function exactCall(state) {
+  return String((state.options || {}).exact_call || "calza").replace("_", " ");
 }
 
 function renderReveal(state) {
@@ -620,15 +631,22 @@ function renderManual(state) {
     for (let f = 1; f <= 6; f++) {
       box.append(h("label", {class: "manual-face"}, die(f, "small"), h("input", {type: "number", min: "0", max: "60", value: "0", inputmode: "numeric", "data-face": String(f), "aria-label": "dice showing " + f})));
     }
-    box.addEventListener("input", manualTotal);
+    box.addEventListener("input", () => { page.manualTyped = page.state.reading && !page.state.reading.applied ? page.readingKey : null; manualTotal(); });
   }
   // The counts start from the camera's picture, as corrected on it, when there is one: a die
-  // it missed is one number to change, not every die to count again. Counts typed stay
-  // until another picture comes.
+  // it missed is one number to change, not every die to count again. They follow the
+  // corrections until a count is typed; counts typed stay until another picture comes.
+  // A called pass is settled on the passer's dice alone: count those, not the table's (from
+  // the picture, those it gave them).
+  const passer = state.call && state.call.call === "pass" ? state.call.bidder : null;
   const from = state.reading && !state.reading.applied ? page.readingKey : null;
-  if (from !== page.manualFrom) {
-    page.manualFrom = from;
-    const counts = from ? countFaces((state.reading.dice || []).map((d, i) => page.picks[i] || d.face)) : {};
+  const fill = from === null ? null : page.manualTyped === from ? page.manualFill : from + JSON.stringify(page.picks);
+  if (fill !== page.manualFill) {
+    page.manualFill = fill;
+    const faces = from === null ? [] : (state.reading.dice || [])
+      .map((d, i) => ({owner: d.owner, face: page.picks[i] || d.face}))
+      .filter((d) => !passer || d.owner === passer).map((d) => d.face);
+    const counts = countFaces(faces);
     box.querySelectorAll("input").forEach((inp) => { inp.value = String(counts[inp.dataset.face] || 0); });
   }
   // Who must show is known to the reading (a called pass: only the passer).
@@ -639,8 +657,6 @@ function renderManual(state) {
     : (state.dice_in_play || activePlayers(state).reduce((a, p) => a + (p.dice || 0), 0));
   $("manual-expected").textContent = String(expected);
   manualTotal();
-  // A called pass is settled on the passer's dice alone: count those, not the table's.
-  const passer = state.call && state.call.call === "pass" ? state.call.bidder : null;
   const what = passer ? passer + "'s dice" : "the dice on the table";
   $("manual-lead").textContent = (state.reading ? "Or count " : "Count ") + what;
 }
@@ -678,6 +694,7 @@ function renderControls(state) {
   $("picker").hidden = !bidding;
   $("calls").hidden = !bidding;
   $("caller-label").hidden = !bidding;
+  if (!bidding) $("call-hint").hidden = true;  // who may call what: a bidding matter only
   const hint = $("undo-hint");
   hint.hidden = bidding;
   if (reveal) {
@@ -699,7 +716,7 @@ function renderControls(state) {
   const exact = opts.exact_call && opts.exact_call !== "none";
   $("call-calza").hidden = !exact;
   if (exact) {
-    const label = String(opts.exact_call).replace("_", " ").toUpperCase();
+    const label = exactCall(state).toUpperCase();
     $("call-calza").textContent = label;
     // EXACTOMUNDO: a smaller letter keeps the three calls on one row of a phone.
     $("call-calza").classList.toggle("long", label.length > 8);
@@ -770,7 +787,7 @@ function renderPicker() {
   $("place-bid").disabled = !c;
   $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face
     : page.bidsLost >= 3 ? "The table gives no bids now: asking again\u2026"
-    : page.bidsLost || !fresh ? "Asking the table for the bids\u2026" : "No legal bid";
+    : page.bidsLost || !fresh ? "Asking the table for the bids\u2026" : "No bid up to the dice in play";
   renderHeld();
 }
 
@@ -870,7 +887,7 @@ $("manual").addEventListener("submit", async (ev) => {
     for (let k = 0; k < Number(inp.value || 0); k++) faces.push(Number(inp.dataset.face));
   });
   const data = await act({action: "reveal", faces});
-  if (data) { document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; }); page.manualFrom = undefined; }
+  if (data) { document.querySelectorAll("#manual-faces input").forEach((inp) => { inp.value = "0"; }); page.manualFill = page.manualTyped = undefined; }
 });
 
 $("cups").addEventListener("submit", async (ev) => {

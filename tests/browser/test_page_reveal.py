@@ -115,7 +115,15 @@ def test_the_form_for_a_called_pass_says_whose_dice_to_count(
     settled(waiting_table)
     expect(player.locator("#manual-lead")).to_have_text("Or count Ben's dice")
     expect(player.locator("#manual-expected")).to_have_text("5")
+    # The round's list says what the dudo did: it called the pass.
+    expect(player.locator("#round-bids")).to_contain_text("Caro calls Ben's pass!")
+    # Filled in from Ben's dice on the picture alone (before, all 15 on the table, which the
+    # table then refused): sent as it is, it settles the pass.
+    expect(player.locator("#manual-total")).to_have_text("5")
     shot(player, "19-called-pass-count", full=True)
+    player.click("#manual button[type=submit]")
+    expect(player.locator("#round")).to_have_text("round 2")
+    expect(player.locator("#notice")).to_be_hidden()
 
 
 def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
@@ -221,3 +229,38 @@ def test_confirm_stays_on_the_screen_while_thirty_dice_at_twice_the_text_are_che
     confirm.click()
     expect(small.locator("#round")).to_have_text("round 2")
     small.context.close()
+
+
+def test_the_form_to_type_the_dice_in_follows_the_corrections_until_a_count_is_typed(
+    player: Any, waiting_table: str
+) -> None:
+    # Before, it kept the camera's counts while the dice were corrected above it.
+    reading = a_reading_waiting(waiting_table)
+    first = reading["dice"][0]["face"]
+    other = 6 if first != 6 else 5
+    box = player.locator("#manual-faces")
+    before = {f: int(box.locator(f"input[data-face='{f}']").input_value()) for f in (first, other)}
+    player.locator('#reading-dice select[data-index="0"]').select_option(str(other))
+    expect(box.locator(f"input[data-face='{first}']")).to_have_value(str(before[first] - 1))
+    expect(box.locator(f"input[data-face='{other}']")).to_have_value(str(before[other] + 1))
+    # A count typed by a player stays, whatever is corrected after it.
+    box.locator("input[data-face='1']").fill("9")
+    player.locator('#reading-dice select[data-index="1"]').select_option("1")
+    expect(box.locator("input[data-face='1']")).to_have_value("9")
+    expect(box.locator(f"input[data-face='{other}']")).to_have_value(str(before[other] + 1))
+
+
+def test_the_exact_call_is_named_as_the_table_calls_it_and_its_hint_goes_at_the_call(
+    player: Any, waiting_table: str
+) -> None:
+    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="payroodo", exact_call="exactomundo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="bid", player="Ben", quantity=3, face=3)
+    hint = player.locator("#call-hint")
+    expect(hint).to_have_text("EXACTOMUNDO: Ana may call it: pick the caller below")
+    act(waiting_table, action="dudo", player="Caro")
+    expect(player.locator("#reading-check")).to_be_visible()
+    expect(hint).to_be_hidden()  # before, it stayed through the reveal, the call out of reach
+    act(waiting_table, action="undo")
+    act(waiting_table, action="calza", player="Ana")
+    expect(player.locator("#round-bids")).to_contain_text("Ana calls exactomundo!")

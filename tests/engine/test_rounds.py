@@ -289,6 +289,17 @@ class TestUndo:
         play(game, "undo")
         assert game.state() == Game(make_rules("perudo"), THREE).state()
 
+    @pytest.mark.parametrize(("preset", "said"), [("dudo", "spot on"), ("jinto", "jinto"),
+                                                  ("perudo", "calza")])
+    def test_an_exact_call_undone_is_named_as_the_table_calls_it(
+        self, play: Script, preset: str, said: str
+    ) -> None:
+        # Before, "Undone: calza by Ben" at every table (the record's name for the call).
+        options = {"exact_call": "calza"} if preset == "perudo" else {}
+        game = Game(make_rules(preset, options), THREE)
+        assert play(game, "Ana 2x3; Ben calza; undo")[-1] == Announcement(
+            "undo", "Ben", f"Undone: {said} by Ben")
+
     def test_undo_at_the_start_of_the_game_is_refused(self) -> None:
         with pytest.raises(IllegalAction, match="nothing to undo"):
             game_of("perudo").apply({"action": "undo"})
