@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,6 +126,19 @@ def damage(path: Path) -> str | None:
     return wal_damage(path.with_name(path.name + "-wal"))
 
 
+def _with_wal(path: Path) -> tuple[Path, ...]:
+    """The journal file at ``path`` and the files SQLite keeps beside it (WAL, index)."""
+    return (path, *(path.with_name(path.name + ending) for ending in ("-wal", "-shm")))
+
+
+def _remove(paths: list[Path]) -> None:
+    """Remove the files (those that are there): what cannot be removed is left, and the
+    error being raised says why the journal could not be made."""
+    for path in paths:
+        with suppress(OSError):
+            path.unlink(missing_ok=True)
+
+
 def checksum(game_id: int, seq: int, body: str) -> str:
     """The checksum kept beside a row: it ties the text to its game and its place."""
     return hashlib.sha256(f"{game_id}:{seq}:{body}".encode()).hexdigest()[:16]
@@ -211,16 +225,24 @@ class Journal:
     ``database`` is a file path, or an SQLite URI when ``uri`` is true (``file:...?mode=ro``
     opens a journal that refuses every write, as a read-only card does). Every method is
     safe to call from any thread. Failures of SQLite are raised as :class:`JournalError`.
+    A new journal that cannot be made (a full card) leaves no file behind, for the next start
+    to find a new table, not an empty journal it would take for a damaged one; a journal that
+    was there is never removed.
     """
 
     def __init__(self, database: str | Path, *, uri: bool = False) -> None:
         self.database = str(database)
         self._lock = threading.Lock()
+        # The files this open makes (a new journal, its WAL and index), removed if it fails:
+        # a journal left half made (by a full card) would be taken for a damaged one.
+        made = [] if uri or self.database in ("", ":memory:") else [
+            path for path in _with_wal(Path(self.database)) if not os.path.lexists(path)]
         try:
             self._db = sqlite3.connect(
                 self.database, uri=uri, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as err:
+            _remove(made)
             raise JournalError(f"cannot open the journal {self.database}: {err}") from err
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -231,6 +253,7 @@ class Journal:
                 self._db.executescript(_SCHEMA)
         except sqlite3.Error as err:
             self._db.close()
+            _remove(made)
             kind = DamagedJournal if _damage(err) else JournalError
             raise kind(f"cannot open the journal {self.database}: {err}") from err
 

@@ -6,8 +6,10 @@ rolled. Without ``--sim`` it runs the real table: the camera and frame source of
 ``[camera]`` table, the panel of its ``[pins]`` table on the default pin factory.
 
 A missing camera or failing GPIO does not stop the companion: the page says so and still
-works (reveals are then typed in by hand). Under systemd it says READY=1 once its page
-answers, pings the watchdog while the table is healthy and says STOPPING=1 on the way out.
+works (reveals are then typed in by hand; a camera missing at start is tried again at each
+call, and reads the reveals from the first call that finds it). Under systemd it says
+READY=1 once its page answers, pings the watchdog while the table is healthy and says
+STOPPING=1 on the way out.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import notify
 from companion.config import Config, load_config
@@ -41,10 +43,13 @@ from companion.journal import (
     damage,
     sqlite_reason,
 )
-from companion.reveal import VisionReader, within
+from companion.reveal import CameraStuck, VisionReader, within
 from companion.salvage import finish, mend, notice
 from companion.sim import SimulatedCups
 from companion.table import Table
+
+if TYPE_CHECKING:
+    from vision.calibration import CameraSettings
 
 logger = logging.getLogger(__name__)
 
@@ -166,9 +171,11 @@ def build(
     """
     pin = config.pin or f"{secrets.randbelow(10_000):04d}"
     pins, gpio_fault = _read_pin_map(config)
-    camera, reader, camera_fault = _open_camera(config, sim=sim, seed=seed)
+    camera, reader, camera_fault, reopen = _open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
+    if reopen is not None:
+        stack.callback(reopen.close)  # the camera it opens at a call, if it does
     data = Path(config.data)
     holder = _holder(data)
     if holder is not None:  # said before its port is tried: one beside it has the same config
@@ -179,7 +186,8 @@ def build(
     journal, journal_faults = _open_journal(data)
     stack.callback(journal.close)
 
-    table = Table(journal=journal, camera=camera, reader=reader, cups_up_s=config.table.cups_up_s)
+    table = Table(journal=journal, camera=camera, reader=reader, reopen=reopen,
+                  cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
     companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
     for name, fault in journal_faults.items():
@@ -348,8 +356,10 @@ def _cannot_write(err: BaseException) -> bool:
 
 def _open_camera(
     config: Config, *, sim: bool, seed: int | None
-) -> tuple[Any, VisionReader | None, str | None]:
-    """The started camera and its reader, or (None, None, why the reveal is typed by hand)."""
+) -> tuple[Any, VisionReader | None, str | None, CameraOpener | None]:
+    """The started camera and its reader: (camera, reader, None, None). Without one: (None,
+    None, why the reveal is typed by hand, None); or, for a camera that did not start,
+    (None, its reader, why, the :class:`CameraOpener` that tries it again at each call)."""
     try:
         from vision.calibration import load_calibration
 
@@ -368,29 +378,67 @@ def _open_camera(
     except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
         raise StartError(str(err)) from err
     except ImportError as err:
-        return None, None, f"the camera cannot be used ({err}): enter the reveal by hand"
+        return None, None, f"the camera cannot be used ({err}): enter the reveal by hand", None
     spec = "sim" if sim else calibration.camera.source
     if spec == "none":
-        return None, None, None
+        return None, None, None, None
     unreadable = _models_unreadable(config, reader)
     if unreadable:
         # The referee needs no reader: the table starts, and says so at once.
         logger.error("%s", unreadable)
-        return None, None, f"{unreadable}: enter the reveal by hand"
+        return None, None, f"{unreadable}: enter the reveal by hand", None
     if sim:
         camera.start()
-        return camera, reader, None
+        return camera, reader, None, None
+    opener = CameraOpener(spec, calibration.camera, seed)
     try:
-        from vision.sources import open_source
-
-        camera = open_source(spec, settings=calibration.camera, seed=seed)
-        within(camera.start, CAMERA_START_S, "it did not start")
+        camera, why = opener()
     except ValueError as err:
         raise StartError(f"[camera] source: {err}") from err
-    except Exception as err:
-        logger.error("the camera %r did not start: %s", spec, err)
-        return None, None, f"no camera: {err}; enter the reveal by hand"
-    return camera, reader, None
+    if camera is None:
+        return None, reader, why, opener
+    return camera, reader, None, None
+
+
+class CameraOpener:
+    """Opens the config's camera: at start, and again at each call while the table has none
+    (one missing at start, or failing as it started, its cable reseated since).
+
+    Called, it gives the started camera, or None and why the reveal is typed by hand. A
+    camera that did not start within CAMERA_START_S (hung as it opens) is not tried again
+    while that start still hangs. ValueError for a source spec that names no camera. The
+    camera it opened last is closed by :meth:`close`.
+    """
+
+    def __init__(self, spec: str, settings: CameraSettings, seed: int | None) -> None:
+        self.spec, self.settings, self.seed = spec, settings, seed
+        self.camera: Any = None
+        self._hung: threading.Thread | None = None
+        self._why: str | None = None
+
+    def __call__(self) -> tuple[Any, str | None]:
+        from vision.sources import open_source
+
+        if self._hung is not None and self._hung.is_alive():
+            return None, self._why
+        try:
+            camera = open_source(self.spec, settings=self.settings, seed=self.seed)
+            within(camera.start, CAMERA_START_S, "it did not start")
+        except ValueError:
+            raise  # a setting the source refuses: a mistake in the config
+        except Exception as err:
+            if isinstance(err, CameraStuck):
+                self._hung = err.thread
+            logger.error("the camera %r did not start: %s", self.spec, err)
+            self._why = f"no camera: {err}; enter the reveal by hand"
+            return None, self._why
+        self.camera = camera
+        return camera, None
+
+    def close(self) -> None:
+        """Close the camera it opened, if any."""
+        if self.camera is not None:
+            self.camera.close()
 
 
 def _models_unreadable(config: Config, reader: VisionReader) -> str | None:

@@ -19,6 +19,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -83,6 +84,9 @@ class Table:
     back before the camera has looked (a picture taken again, or after a restart, is at once).
     ``capture_timeout_s``: a camera that gives no picture within it is stuck: the players
     enter the dice by hand.
+    ``reopen``: while the table has no camera (it could not be opened at start), what opens
+    it, tried at each call on a thread of its own: the started camera, or (None, the camera
+    fault to show). Once it opens, the call's picture is taken as usual and the camera kept.
     """
 
     def __init__(
@@ -92,10 +96,16 @@ class Table:
         reader: Reader | None = None,
         cups_up_s: float = 0.0,
         capture_timeout_s: float = CAPTURE_TIMEOUT_S,
+        reopen: Callable[[], tuple[Any, str | None]] | None = None,
     ) -> None:
         self.journal = journal
         self.camera = camera
         self.cups_up_s = cups_up_s
+        self._reader, self._capture_timeout_s = reader, capture_timeout_s
+        self._reopen = reopen
+        self._opening: threading.Thread | None = None  # the camera being opened again
+        self._cups_up_at = 0.0  # when the cups of the latest call are up (time.monotonic)
+        self._closed = False
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
         self._game: Game | None = None
@@ -340,19 +350,26 @@ class Table:
         since, hidden under the cups; the players type them in, or ask for a new picture.
         """
         with self._lock:
-            game = self._game
-            if game is None or game.phase != "reveal" or self.camera is None:
-                return False
-            if game.actions and game.actions[-1].get("action") == "undo":
-                return False
-            return self.retake().ok
+            return self._picture_due() and self.retake().ok
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until no picture is being taken or read; False if ``timeout`` passed first."""
-        return self._photographer is None or self._photographer.wait_idle(timeout)
+        """Wait until no camera is being opened again and no picture is being taken or read;
+        False if ``timeout`` passed first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        opening = self._opening
+        if opening is not None:
+            opening.join(timeout)
+            if opening.is_alive():
+                return False
+        photographer = self._photographer
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return photographer is None or photographer.wait_idle(left)
 
     def close(self) -> None:
-        """Stop the reveal worker (waiting for a reading under way) and drop the subscribers."""
+        """Stop the reveal worker (waiting for a reading under way) and drop the subscribers;
+        a camera being opened again is not waited for."""
+        with self._lock:
+            self._closed = True
         if self._photographer is not None:
             self._photographer.close()
         with self._lock:
@@ -435,6 +452,8 @@ class Table:
             self._reading = None
             if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
+            elif self._reopen is not None:
+                self._open_camera_again()
         elif kind == "reveal":
             # The dice were typed in: a reading the players passed over is shown no more.
             self._last_reveal, self._reading = self._reading, None
@@ -538,6 +557,51 @@ class Table:
                 logger.exception("a table subscriber failed on a %r event", kind)
 
     # -- the camera at a reveal -----------------------------------------------------------
+
+    def _picture_due(self) -> bool:
+        """Whether the reveal's picture is due, a camera at hand: the game at a reveal whose
+        call (or a player leaving while the cups were up) was the last action. Not after an
+        undo back into the reveal: its dice may have been rolled again since, under the cups."""
+        game = self._game
+        if game is None or game.phase != "reveal" or self.camera is None:
+            return False
+        return not (game.actions and game.actions[-1].get("action") == "undo")
+
+    def _open_camera_again(self) -> None:
+        """Open the camera the table has not got, on a thread of its own (the call is not kept
+        waiting; one attempt at a time, which serves every call made while it runs)."""
+        self._cups_up_at = time.monotonic() + self.cups_up_s
+        if self._closed or (self._opening is not None and self._opening.is_alive()):
+            return
+        self._opening = threading.Thread(target=self._opened_again, name="camera-open",
+                                         daemon=True)
+        self._opening.start()
+
+    def _opened_again(self) -> None:
+        """Keep the camera opened again and take the call's picture once the cups are up, if
+        it is still due; or show why there is still no camera."""
+        assert self._reopen is not None
+        try:
+            camera, why = self._reopen()
+        except Exception:  # noqa: BLE001 (the fault shown stays: the table goes on)
+            logger.exception("the camera could not be opened again")
+            camera, why = None, None
+        with self._lock:
+            if self._closed:
+                return  # what ``reopen`` opened is its own to close (``dudo serve``'s)
+            if camera is None:
+                if why is not None and self._set_fault("camera", why):
+                    self._publish()
+                    self._emit("state")
+                return
+            logger.info("the camera opened at this call: the reveals are read by it again")
+            self.camera = camera
+            self._photographer = RevealCamera(camera, self._reader, self._capture_timeout_s)
+            self._set_fault("camera", None)
+            if self._picture_due():
+                self._start_capture(after_s=max(0.0, self._cups_up_at - time.monotonic()))
+            self._publish()
+            self._emit("state")
 
     def _start_capture(self, after_s: float = 0.0) -> None:
         """Ask for the one picture of this reveal, ``after_s`` seconds from now (taken and

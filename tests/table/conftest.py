@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,26 @@ def write_over(journal: Path, page: int) -> None:
     with journal.open("r+b") as f:
         f.seek((page - 1) * 4096)
         f.write(b"\x5a" * 4096)
+
+
+def card_full_for(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """From now on, a journal file called ``name`` cannot be made: SQLite makes the file, then
+    finds the card full (SQLITE_FULL) as it writes the journal's first page."""
+
+    class FullCard(sqlite3.Connection):
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+            if sql.startswith("PRAGMA journal_mode"):
+                full = sqlite3.OperationalError("database or disk is full")
+                full.sqlite_errorcode = sqlite3.SQLITE_FULL
+                full.sqlite_errorname = "SQLITE_FULL"
+                raise full
+            return super().execute(sql, *args)
+
+    connect = sqlite3.connect
+
+    def connect_on_a_full_card(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if Path(str(database)).name == name:
+            kwargs["factory"] = FullCard
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect_on_a_full_card)

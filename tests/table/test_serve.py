@@ -24,8 +24,8 @@ import pytest
 from companion.cli import build_parser, main
 from companion.config import load_config
 from companion.crashtest import free_port
-from companion.serve import StartError, build, serve_command
-from tests.table.conftest import write_over
+from companion.serve import CannotWriteYet, StartError, _open_journal, build, serve_command
+from tests.table.conftest import card_full_for, write_over
 
 PIN = "1357"
 # This run's environment, as a shell's (a CI job run by systemd has its marks).
@@ -487,13 +487,59 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     monkeypatch.setattr(serve, "CAMERA_START_S", 1.0)
     started = time.monotonic()
     try:
-        camera, reader, why = serve._open_camera(load_config(config), sim=False, seed=None)
-        assert camera is None and reader is None
+        camera, _, why, reopen = serve._open_camera(load_config(config), sim=False, seed=None)
+        assert camera is None and reopen is not None
         assert why == "no camera: it did not start within 1 s; enter the reveal by hand"
         assert time.monotonic() - started < 10
+        # At a call, while that start still hangs, it is not tried again (nor waited on).
+        assert reopen() == (None, why) and time.monotonic() - started < 10
     finally:
         with open(fifo, "wb"):  # a writer at last: the hung open ends, and its thread
             pass
+
+
+def test_a_camera_missing_at_start_is_opened_at_the_next_call_and_reads_its_reveal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a camera missing at start was never tried again: every reveal was typed in by
+    # hand, the page showing the camera's fault, until the service was restarted.
+    from companion.web import create_app
+    from vision.simulate import SimulatedCamera
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")  # this machine's pins are no Pi's
+    frames = tmp_path / "frames"  # the camera: not there as the table starts
+    config = tmp_path / "table.toml"
+    config.write_text(f"[camera]\nsource = 'folder:{frames}'\n")
+    with ExitStack() as stack:
+        table = build(load_config(config, data=tmp_path / "data"), sim=False, seed=1,
+                      stack=stack).table
+        page = create_app(table, {"TABLE_PIN": PIN, "TESTING": True}).test_client()
+        pin = {"X-Table-Pin": PIN}
+
+        def state() -> Any:
+            return page.get("/api/state").get_json()
+
+        assert state()["faults"]["camera"] == (
+            f"no camera: folder:{frames}: no such folder; enter the reveal by hand")
+        frames.mkdir()  # plugged in: a picture of the glass, Ana's ace and Ben's six on it
+        glass = SimulatedCamera(seed=1)
+        glass.start()
+        glass.set_dice({"Ana": [1], "Ben": [6]})
+        cv2.imwrite(str(frames / "glass.png"), glass.capture())
+        header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
+                  "options": {"dice": 1}}
+        assert page.post("/api/game", json=header, headers=pin).status_code == 201
+        bid = {"action": "bid", "player": "Ana", "quantity": 2, "face": 6}
+        assert page.post("/api/actions", json=bid, headers=pin).status_code == 200
+        assert table.wait_idle(5)
+        assert "camera" in state()["faults"] and not state()["camera"]  # not opened before
+        dudo = {"action": "dudo", "player": "Ben"}
+        assert page.post("/api/actions", json=dudo, headers=pin).status_code == 200
+        assert table.wait_idle(60)
+        after = state()
+        assert "camera" not in after["faults"] and after["camera"]
+        assert after["reading"]["applied"] and after["reading"]["total"] == 2
+        assert after["winner"] == "Ana"  # one ace and one six: two sixes, the bid stood
 
 
 def test_the_simulated_camera_is_read_at_its_own_die_size_not_the_real_camera_s(
@@ -506,7 +552,7 @@ def test_the_simulated_camera_is_read_at_its_own_die_size_not_the_real_camera_s(
     config = tmp_path / "table.toml"
     config.write_text("[camera]\nsource = 'picamera2'\nwidth = 2592\nheight = 1944\n"
                       "[vision]\ndie_size = 60.0\nmarks = [[640.0, 480.0]]\n")
-    camera, reader, why = serve._open_camera(load_config(config), sim=True, seed=1)
+    camera, reader, why, _ = serve._open_camera(load_config(config), sim=True, seed=1)
     assert why is None and reader is not None
     try:
         for seed in range(4):
@@ -720,28 +766,89 @@ def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
         assert not table.submit({"action": "dudo", "player": "Ben"}).ok
 
 
-def test_a_card_that_takes_no_write_at_start_is_retried_by_systemd_not_given_up(
-    tmp_path: Path,
-) -> None:
-    # Exit status 2 (a mistake in the config) is never retried: a full card was one.
+def no_room() -> None:
+    """Every write of the process fails, as on a card that is full or failing (files are
+    still made, empty)."""
     import resource
 
-    def no_room() -> None:  # every write fails, as on a card that is full or failing
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
 
-    data = tmp_path / "data"
-    result = subprocess.run(
+
+def serve_on_a_full_card(data: Path) -> subprocess.CompletedProcess[str]:
+    """``dudo serve --sim`` on ``data``, every write failing: as it ended."""
+    return subprocess.run(
         [sys.executable, "-m", "companion.cli", "serve", "--sim", "--host", "127.0.0.1",
          "--port", str(free_port()), "--pin", PIN, "--data", str(data)],
         capture_output=True, text=True, preexec_fn=no_room, env=OUTSIDE_SYSTEMD, timeout=120,
         check=False,
     )
+
+
+def test_a_card_that_takes_no_write_at_start_is_retried_by_systemd_not_given_up(
+    tmp_path: Path,
+) -> None:
+    # Exit status 2 (a mistake in the config) is never retried: a full card was one.
+    data = tmp_path / "data"
+    result = serve_on_a_full_card(data)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
         f"dudo serve: cannot open the journal {data / 'journal.sqlite3'}: disk I/O error: the"
         " card fails to write (full, or failing): free some space on it, or put in another,"
         " then start the table again (systemd tries again by itself)")
+
+
+def test_a_new_table_on_a_full_card_leaves_no_journal_and_starts_new_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    # Before, the first start left an empty journal, the next ones a salvage's empty file too,
+    # and once there was room the empty journal was set aside as damaged, the page saying so.
+    data = tmp_path / "data"
+    for _ in range(2):  # systemd tries again while the card is still full
+        result = serve_on_a_full_card(data)
+        assert result.returncode == 1 and "cannot open the journal" in result.stderr
+        assert sorted(p.name for p in data.iterdir()) == ["table.pid"]
+    with ExitStack() as stack:  # space freed: a new table, nothing said
+        state = built(data, stack).table.state()
+        assert state["faults"] == {} and state["phase"] == "setup"
+    assert sorted(p.name for p in data.glob("journal.sqlite3*")) == ["journal.sqlite3"]
+
+
+@pytest.mark.parametrize("there", [[], ["journal.sqlite3"], ["journal.sqlite3-wal"]],
+                         ids=["a new journal", "an empty one", "a WAL alone"])
+def test_a_journal_the_card_cannot_hold_leaves_no_file_it_made_and_every_one_there_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, there: list[str]
+) -> None:
+    from companion.journal import Journal, JournalError
+
+    tmp_path.joinpath("data").mkdir()
+    for name in there:
+        (tmp_path / "data" / name).write_bytes(b"there before")
+    with monkeypatch.context() as full:
+        card_full_for(full, "journal.sqlite3")
+        with pytest.raises(JournalError, match="database or disk is full"):
+            Journal.in_directory(tmp_path / "data")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "data").iterdir()} == dict.fromkeys(
+        there, b"there before")
+
+
+def test_a_damaged_journal_on_a_full_card_is_kept_and_no_part_of_its_salvage_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the salvage's new journal was left behind, empty, at each try.
+    data = tmp_path / "data"
+    a_game_in(data)
+    garble(data / "journal.sqlite3", "sqlite_autoindex_actions_1")
+    damaged = (data / "journal.sqlite3").read_bytes()
+    with monkeypatch.context() as full:
+        card_full_for(full, "journal.sqlite3.salvaging")
+        for _ in range(2):  # systemd tries again while the card is still full
+            with pytest.raises(CannotWriteYet, match="could not be mended now"):
+                _open_journal(data)
+            assert not list(data.glob("*.salvag*")) and not list(data.glob("*.damaged-*"))
+    assert (data / "journal.sqlite3").read_bytes() == damaged  # never removed
+    with ExitStack() as stack:  # mended once there is room
+        assert "salvaged" in built(data, stack).table.state()["faults"]
 
 
 def test_a_damaged_journal_that_cannot_be_mended_now_is_left_as_it_was_and_retried(

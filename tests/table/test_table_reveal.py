@@ -228,6 +228,89 @@ def test_without_a_camera_a_retake_asks_for_the_dice_by_hand(
     assert table.state()["camera"] is False
 
 
+class CameraBack:
+    """What opens the camera again (``Table(reopen=...)``): no camera until ``plugged``, then
+    the simulated one; every attempt counted."""
+
+    def __init__(self, camera: SimulatedCamera) -> None:
+        self.camera = camera
+        self.plugged = False
+        self.tries = 0
+        self.why = "no camera: device:57: no camera at index 57; enter the reveal by hand"
+
+    def __call__(self) -> tuple[Any, str | None]:
+        self.tries += 1
+        if not self.plugged:
+            return None, self.why
+        self.camera.start()
+        return self.camera, None
+
+
+@pytest.fixture
+def camera_missing() -> Iterator[tuple[Table, CameraBack]]:
+    """A table whose camera was missing at start (its fault shown), the simulated cups rolling
+    under where it will be."""
+    camera = SimulatedCamera(seed=1)
+    back = CameraBack(camera)
+    table = Table(reader=TruthReader(camera, None), reopen=back)
+    table.set_fault("camera", back.why)  # as `dudo serve` starts it
+    cups = SimulatedCups(table, camera, seed=1)
+    yield table, back
+    cups.close()
+    table.close()
+
+
+def test_a_camera_missing_at_start_is_opened_at_the_call_and_reads_the_reveal(
+    camera_missing: tuple[Table, CameraBack], header: dict[str, Any], play: Any
+) -> None:
+    table, back = camera_missing
+    back.plugged = True  # the cable reseated during the evening
+    table.new_game(header)
+    play(table, [BID])
+    assert table.retake().ok is False  # no reveal: nothing is opened, nothing looks
+    assert table.wait_idle(5) and back.tries == 0 and back.camera.last_scene is None
+    assert table.state()["camera"] is False and "camera" in table.state()["faults"]
+    play(table, [DUDO])
+    assert table.wait_idle(30)
+    state = table.state()
+    assert back.tries == 1 and "camera" not in state["faults"] and state["camera"] is True
+    assert state["round"] == 2 and state["reading"]["applied"]
+
+
+def test_a_camera_still_missing_at_a_call_keeps_its_fault_said_anew_and_the_dice_typed_in(
+    camera_missing: tuple[Table, CameraBack], header: dict[str, Any], play: Any
+) -> None:
+    table, back = camera_missing
+    table.new_game(header)
+    play(table, [BID])
+    back.why = "no camera: device:57: the device gave no frame; enter the reveal by hand"
+    play(table, [DUDO])
+    assert table.wait_idle(10)
+    state = table.state()
+    assert back.tries == 1 and state["faults"]["camera"] == back.why
+    assert state["phase"] == "reveal" and not state["capturing"] and state["camera"] is False
+    play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
+    # Not this reveal's fault: the camera is still missing, and said so until it is back.
+    assert table.state()["round"] == 2 and table.state()["faults"]["camera"] == back.why
+
+
+def test_a_call_undone_before_the_cups_are_up_is_not_photographed_by_a_camera_opened_at_it(
+    header: dict[str, Any], play: Any
+) -> None:
+    camera = SimulatedCamera(seed=1)
+    back = CameraBack(camera)
+    back.plugged = True
+    table = Table(reader=TruthReader(camera, None), reopen=back, cups_up_s=1.0)
+    try:
+        table.new_game(header)
+        play(table, [BID, DUDO, {"action": "undo"}])
+        assert table.wait_idle(10) and back.tries == 1
+        assert camera.last_scene is None  # opened, kept, and it never looked
+        assert table.state()["camera"] is True and "reading" not in table.state()
+    finally:
+        table.close()
+
+
 def test_taking_back_the_call_forgets_the_picture(
     camera_table: CameraTable, header: dict[str, Any], play: Any
 ) -> None:
