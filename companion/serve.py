@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,9 +110,9 @@ class Companion:
 
 def serve_command(args: argparse.Namespace) -> int:
     """Run the companion until SIGTERM or Ctrl-C; 2 on a configuration error."""
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(log_format(os.environ))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     _few_malloc_arenas()
     try:
         config = load_config(
@@ -144,6 +144,24 @@ def serve_command(args: argparse.Namespace) -> int:
         server.run()  # returns on SIGTERM / Ctrl-C (waitress closes on SystemExit)
     logger.info("stopped")
     return 0
+
+
+class _JournaldFormat(logging.Formatter):
+    """A log line as journald reads it: its priority first (``<3>`` an error, so that
+    ``journalctl -p err`` finds it), and no time (journald keeps its own)."""
+
+    PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6}
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"<{self.PRIORITIES.get(record.levelno, 7)}>{super().format(record)}"
+
+
+def log_format(environ: Mapping[str, str]) -> logging.Formatter:
+    """How the table's log lines are written: for journald under systemd (which says so in
+    ``JOURNAL_STREAM``), else with their time, to a terminal or a file."""
+    if environ.get("JOURNAL_STREAM"):
+        return _JournaldFormat("%(levelname)s %(name)s: %(message)s")
+    return logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def _few_malloc_arenas() -> None:

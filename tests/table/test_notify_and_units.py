@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 import contextlib
+import logging
 import os
 import shutil
 import socket
@@ -164,3 +165,23 @@ def test_the_install_script_is_valid_bash_and_installs_what_the_pi_needs() -> No
                    "( umask 027; cat >",  # the PIN is never readable by all, even briefly
                    "<port>$port</port>"):  # Avahi announces the config's port
         assert needed in text
+
+
+def test_under_systemd_each_log_line_starts_with_its_priority_for_journald() -> None:
+    # Before, every line reached journald as "info", with a second time stamp: `journalctl
+    # -p err -u dudo-companion` showed nothing.
+    from companion.serve import log_format
+
+    def line(level: int, environ: dict[str, str]) -> str:
+        record = logging.LogRecord("companion.serve", level, __file__, 1,
+                                   "the camera %r did not start", ("device:0",), None)
+        return log_format(environ).format(record)
+
+    journald = {"JOURNAL_STREAM": "8:12345"}
+    said = "companion.serve: the camera 'device:0' did not start"
+    assert line(logging.ERROR, journald) == f"<3>ERROR {said}"
+    assert line(logging.WARNING, journald) == f"<4>WARNING {said}"
+    assert line(logging.INFO, journald) == f"<6>INFO {said}"
+    # In a terminal or a file, each line has its time, and no priority.
+    plain = line(logging.ERROR, {})
+    assert plain.endswith(f" ERROR {said}") and plain[:4].isdigit()
