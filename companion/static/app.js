@@ -251,6 +251,7 @@ function render(state) {
     setTimeout(release, SETTLE_MS + 20);
   }
   page.state = state;
+  const place = placeInView();
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
   renderBanners(state);
@@ -275,6 +276,28 @@ function render(state) {
   // game is on (the record would count them; the table refuses it).
   if (state.dice_in_play === null && state.phase !== "over" && !page.control) $("record-link").hidden = true;
   renderHeld();
+  keepPlace(place);
+  // The picture comes after: its place is kept then too, unless the reader has scrolled since.
+  page.place = placeInView();
+  page.placeAt = window.scrollY;
+}
+
+// What a phone shows stays where it is as parts above it come and go (the reveal card at a
+// call, its picture at the next round's first bid): the first card that starts in view keeps
+// its place on the screen. At the top of the page nothing moves: the top is what is read.
+function placeInView() {
+  if (window.scrollY <= 0) return null;
+  const below = document.querySelector("header.top").getBoundingClientRect().bottom;
+  const cards = [...document.querySelectorAll("main > section.card")].filter((c) => !c.hidden);
+  const card = cards.find((c) => c.getBoundingClientRect().top >= below)
+    || cards.find((c) => c.getBoundingClientRect().bottom > below);
+  return card ? {card, top: card.getBoundingClientRect().top} : null;
+}
+$("reveal-img").addEventListener("load", () => { if (window.scrollY === page.placeAt) keepPlace(page.place); });
+function keepPlace(place) {
+  if (!place || place.card.hidden) return;
+  const moved = place.card.getBoundingClientRect().top - place.top;
+  if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
 }
 
 // ---------- the feed is down, or an action is on its way ----------

@@ -586,3 +586,33 @@ def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
     expect(phone.locator("#bid-by")).to_have_text("by Caro")
     phone.locator("#sim").scroll_into_view_if_needed()
     shot(phone, "51-seats-kept")
+
+
+def test_a_spectator_reading_the_players_keeps_them_in_place_as_the_reveal_comes_and_goes(
+    spectator: Any, server: str
+) -> None:
+    # Before, the reveal card pushed the players down at a call, and the picture's going at
+    # the next round's first bid pulled them up, off the screen.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    players = spectator.locator("#players")
+    expect(players.locator(".player")).to_have_count(3)
+
+    def scrolled_to_the_players() -> float:
+        spectator.evaluate("""() => { const top = document.querySelector("header.top");
+          const card = document.getElementById("players").closest("section");
+          const gap = card.getBoundingClientRect().top - top.getBoundingClientRect().bottom;
+          window.scrollBy(0, gap - 8); }""")
+        box = players.bounding_box()
+        assert box
+        return float(box["y"])
+
+    at = scrolled_to_the_players()
+    act(server, action="dudo", player="Ben")
+    state = finish_the_reveal(server)
+    expect(spectator.locator("#reveal-img")).to_be_visible()
+    assert abs(players.bounding_box()["y"] - at) <= 2  # type: ignore[index]
+    at = scrolled_to_the_players()
+    act(server, action="bid", player=state["turn"], quantity=1, face=4)
+    expect(spectator.locator("#reveal-img")).to_be_hidden()
+    assert abs(players.bounding_box()["y"] - at) <= 2  # type: ignore[index]
