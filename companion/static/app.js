@@ -689,11 +689,17 @@ function manualTotal() {
   let total = 0;
   document.querySelectorAll("#manual-faces input").forEach((inp) => { total += Math.max(0, Number(inp.value) || 0); });
   $("manual-total").textContent = String(total);
+  // The table takes every die that must show, no more, no fewer: the button says so first.
+  const must = $("manual-expected").textContent;
+  const short = must !== "" && total !== Number(must);
+  const send = $("manual").querySelector("button[type=submit]");
+  send.disabled = short || held();
+  send.textContent = short ? total + " of " + must + " counted" : "Reveal";
 }
 
 function renderCups(state, inTurn) {
   $("cups-lead").textContent = "Or lift the cups one by one from " + state.call.caller + "'s left until the bid"
-    + (state.bid ? " (" + state.bid.text + ")" : "") + " is reached, and type each cup's dice:";
+    + (state.bid ? " (" + state.bid.quantity + " \u00d7 " + state.bid.face + ")" : "") + " is reached, and type each cup's dice:";
   const rows = $("cups-rows");
   const key = state.game_id + "/" + state.moves;
   if (rows.dataset.key === key) return;  // typed faces stay while the page redraws

@@ -134,7 +134,8 @@ def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
     act(waiting_table, action="dudo", player="Ben")
     settled(waiting_table)
     rows = player.locator("#cups-rows input")
-    expect(player.locator("#cups-lead")).to_contain_text("from Ben's left until the bid (2x3)")
+    expect(player.locator("#cups-lead")).to_contain_text(
+        "from Ben's left until the bid (2 \u00d7 3)")
     assert [r.get_attribute("data-player") for r in rows.all()] == ["Caro", "Ana", "Ben"]
     # A mistyped face is named on the page before anything is sent.
     player.fill("#cups-rows input[data-player=Caro]", "3 7 1 2 5")
@@ -193,9 +194,16 @@ def test_dice_typed_in_by_hand_show_their_counts_as_a_picture_s_do(
     # Before, a reveal typed in showed only the result's sentence: no count of each face.
     a_reading_waiting(waiting_table)
     typed = {"1": 2, "2": 0, "3": 3, "4": 1, "5": 4, "6": 0}
+    send = player.locator("#manual button[type=submit]")
+    for face in typed:
+        player.fill(f"#manual-faces input[data-face='{face}']", "0")
+    # No die counted of the 10 that must show: nothing to send yet, and the button says so.
+    expect(send).to_be_disabled()
+    expect(send).to_have_text("0 of 10 counted")
     for face, n in typed.items():
         player.fill(f"#manual-faces input[data-face='{face}']", str(n))
-    player.click("#manual button[type=submit]")
+    expect(send).to_have_text("Reveal")
+    send.click()
     expect(player.locator("#round")).to_have_text("round 2")
     assert "reading" not in get_state(waiting_table)
     expect(player.locator("#reveal-img")).to_be_hidden()
