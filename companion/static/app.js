@@ -566,15 +566,18 @@ function renderReveal(state) {
     const seen = reading.total !== undefined ? reading.total : (reading.dice || []).length;
     const must = Object.values(reading.expected || {}).reduce((a, b) => a + b, 0);
     const wrongCount = !!reading.expected && seen !== must;
+    // A call settled on some players' dice alone (a called pass) takes the picture only where
+    // it tells whose each die is: else the table refuses it, and they are counted by hand.
+    const unowned = !wrongCount && !!reading.must_show && !ownersAgree(reading);
     const why = (reading.disagreements || []).join("; ");
     const todo = !page.control ? " Whoever has the PIN confirms or corrects it."
-      : wrongCount ? "" : " Correct any die, then confirm.";
+      : wrongCount ? "" : unowned ? " Count them in the form below." : " Correct any die, then confirm.";
     $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + todo;
     $("reading-count").hidden = !wrongCount || !page.control;
     $("reading-count").textContent = wrongCount
       ? "The camera saw " + seen + (seen === 1 ? " die, " : " dice, ") + must + " must show: take the picture again, or enter the dice by hand below." : "";
     $("reading-actions").hidden = !page.control;
-    $("confirm-reading").disabled = wrongCount || !page.control;
+    $("confirm-reading").disabled = wrongCount || unowned || !page.control;
     $("retake").disabled = !page.control;
     const doubtful = new Set(reading.doubtful || []);
     // The doubtful dice first, where the players look (each keeps its number on the picture).
@@ -612,6 +615,17 @@ function renderReveal(state) {
   // phone without the PIN, where no picture is read, says who the table waits for.
   const typing = inReveal && !state.capturing && !reading && !page.control;
   $("result").replaceChildren(...(typing ? [h("p", {text: WAITING_FOR_THE_DICE})] : inReveal ? [] : resultLines(result)));
+}
+
+// Whether every die of the reading has an owner, and each player as many dice as expected.
+function ownersAgree(reading) {
+  const expected = reading.expected || {};
+  const seen = {};
+  for (const d of reading.dice || []) {
+    if (!d.owner || !(d.owner in expected)) return false;
+    seen[d.owner] = (seen[d.owner] || 0) + 1;
+  }
+  return Object.keys(expected).every((name) => (seen[name] || 0) === expected[name]);
 }
 
 // A reader's colour name as a CSS colour (only names and hex the browser knows; else grey).

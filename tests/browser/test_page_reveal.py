@@ -121,6 +121,15 @@ def test_the_form_for_a_called_pass_says_whose_dice_to_count(
     # table then refused): sent as it is, it settles the pass.
     expect(player.locator("#manual-total")).to_have_text("5")
     shot(player, "19-called-pass-count", full=True)
+    # The picture tells whose each die is: it can be confirmed. Where it cannot (no owners),
+    # the table would refuse it: Confirm is out of use, and the form named (before, it was
+    # offered, and refused at every tap).
+    expect(player.locator("#confirm-reading")).to_be_enabled()
+    player.evaluate("""() => { const r = page.state.reading;
+      render({...page.state, version: undefined,
+              reading: {...r, dice: r.dice.map((d) => ({...d, owner: null}))}}); }""")
+    expect(player.locator("#confirm-reading")).to_be_disabled()
+    expect(player.locator("#reading-why")).to_contain_text("Count them in the form below.")
     player.click("#manual button[type=submit]")
     expect(player.locator("#round")).to_have_text("round 2")
     expect(player.locator("#notice")).to_be_hidden()
