@@ -130,8 +130,14 @@ def serve_command(args: argparse.Namespace) -> int:
         except StartError as err:
             print(f"dudo serve: {err}", file=sys.stderr)
             return err.status
-        previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
-        stack.callback(signal.signal, signal.SIGTERM, previous)
+
+        def stop(signum: int, frame: object) -> None:
+            page.close_feeds()  # else waitress waits 10 s for the threads serving them
+            raise SystemExit(0)  # waitress's loop closes the server cleanly on SystemExit
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            previous = signal.signal(signum, stop)
+            stack.callback(signal.signal, signum, previous)
         stack.callback(lambda: notify.notify("STOPPING=1"))
         _announce(config, companion, sim=args.sim)
         watchdog = _Watchdog(companion.table)
@@ -537,6 +543,11 @@ class _Page:
         self._app = _web_app(companion, self._config)
         return self._server
 
+    def close_feeds(self) -> None:
+        """End every phone's live feed now (the table is stopping)."""
+        if self._app is not None:
+            self._app.extensions["dudo"].broker.close()
+
 
 def _web_app(companion: Companion, config: Config) -> Any:
     """The web app of the table (its session key and sessions kept in the data directory)."""
@@ -688,11 +699,6 @@ def _printed(text: str) -> bool:
             why = err.strerror or str(err)
     logger.warning("the standard output takes nothing (%s):\n%s", why, text)
     return False
-
-
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    # waitress's loop closes the server cleanly on SystemExit.
-    raise SystemExit(0)
 
 
 def _local_url(config: Config) -> str:

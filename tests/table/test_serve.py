@@ -123,6 +123,35 @@ def test_a_table_whose_output_takes_nothing_is_served_and_its_pin_goes_to_the_lo
     assert code == 0, served.output()
 
 
+def test_a_table_with_phones_open_stops_at_once(tmp_path: Path) -> None:
+    # systemd's stop and restart (an update, `systemctl restart`) send SIGTERM. Before, with
+    # a phone's live page open, the table took 10 s to stop: waitress waited for the thread
+    # serving its feed, asleep until the feed's next beat.
+    served = Served(["--sim", "--pin", PIN], tmp_path / "data")
+    phones: list[socket.socket] = []
+    try:
+        served.wait_ready()
+        for _ in range(2):
+            phone = socket.create_connection(("127.0.0.1", served.port), timeout=30)
+            phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: table\r\n\r\n")
+            phones.append(phone)
+            heard = b""
+            while b"event: state" not in heard:  # the headers, then the state
+                heard += phone.recv(65536)
+        started = time.monotonic()
+        assert served.stop() == 0, served.output()
+        assert time.monotonic() - started < 5, "the phones' feeds held the stop"
+        for phone in phones:  # each feed was ended, not cut: the browser opens it again
+            rest = b""
+            while chunk := phone.recv(65536):
+                rest += chunk
+            assert rest.endswith(b"0\r\n\r\n"), rest
+    finally:
+        for phone in phones:
+            phone.close()
+        served.stop()
+
+
 @pytest.mark.slow
 def test_a_simulated_table_starts_tells_systemd_and_resumes_its_game_after_a_restart(
     tmp_path: Path, notify_socket: socket.socket

@@ -110,6 +110,24 @@ def test_one_address_follows_the_table_a_few_times_at_most_and_never_locks_out_t
         assert kind == "state" and update["state"]["bid"]["quantity"] == 3
 
 
+def test_a_table_that_stops_ends_every_phone_s_feed_at_once_and_takes_no_new_one(
+    table: Table, game: dict[str, Any]
+) -> None:
+    # Before, each feed waited up to its beat (15 s) for the next event, and the server
+    # waited for the threads serving them: a restart with phones open took 10 s.
+    app = create_app(table, {"TESTING": True, "SSE_KEEPALIVE_S": 30.0})
+    client = app.test_client()
+    streams = [open_stream(client) for _ in range(2)]
+    for stream in streams:
+        assert next(stream)[0] == "state"
+    app.extensions["dudo"].broker.close()
+    for stream in streams:
+        assert list(stream) == []  # ended, with no wait for the beat
+    refused = client.get("/api/events")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert "the table is stopping" in refused.get_json()["error"]
+
+
 def test_a_head_request_takes_no_place_among_the_phones(table: Table) -> None:
     client = create_app(table, {"TESTING": True, "SSE_MAX_CLIENTS": 1}).test_client()
     for _ in range(3):  # `curl -I`: the body is never read, so no stream would ever end
