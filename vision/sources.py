@@ -9,6 +9,7 @@ naming the source; nothing is imported from picamera2 until a Picamera2 source s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -163,15 +164,25 @@ class PicameraSource:
             raise CameraUnavailable(f"picamera2: no exposure in the metadata ({err})") from err
 
     def capture(self) -> np.ndarray:
-        """One still frame, BGR, wholly exposed after this call began."""
+        """One still frame, BGR, wholly exposed after this call began.
+
+        A camera that fails here (its cable pulled and pushed back in) is closed: the next
+        capture starts it anew, as at the first."""
         self.start()
-        # The frame in flight may have started before the light under the glass came on
-        # (rolling shutter: dark bands); drop it and keep the next one.
-        for _ in range(self.discard):
-            self._camera.capture_array("main")
-        frame = self._camera.capture_array("main")
-        if frame is None or frame.size == 0:
-            raise CameraUnavailable("picamera2: the camera gave an empty frame")
+        try:
+            # The frame in flight may have started before the light under the glass came on
+            # (rolling shutter: dark bands); drop it and keep the next one.
+            for _ in range(self.discard):
+                self._camera.capture_array("main")
+            frame = self._camera.capture_array("main")
+            if frame is None or frame.size == 0:
+                raise CameraUnavailable("picamera2: the camera gave an empty frame")
+        except Exception as err:
+            with contextlib.suppress(Exception):  # a camera that failed may fail to stop
+                self.close()
+            if isinstance(err, CameraUnavailable):
+                raise
+            raise CameraUnavailable(f"picamera2: the camera failed ({err})") from err
         return np.ascontiguousarray(frame[:, :, :3])
 
     def close(self) -> None:
@@ -263,6 +274,7 @@ class DeviceSource:
             self._capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, frame = self._capture.read()
         if not ok or frame is None:
+            self.close()  # opened again at the next capture (a camera unplugged, plugged back)
             raise CameraUnavailable(f"{self.name}: the device gave no frame")
         if frame.ndim == 2:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)

@@ -110,6 +110,22 @@ def test_a_video_device_gives_its_frames_in_order_and_loops(video: Path) -> None
     assert levels == pytest.approx([40, 80, 120, 160, 200, 40], abs=3)
 
 
+def test_a_device_that_gave_no_frame_is_opened_again_at_the_next_capture(
+    tmp_path: Path, video: Path
+) -> None:
+    # A USB camera unplugged gives no frame, and plugged back in, nothing more to the
+    # VideoCapture that had it open: the next reveal opens the device anew. (A video that
+    # holds no frame, then the five frames, written over it, stand for the camera here.)
+    path = tmp_path / "camera.avi"
+    cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5.0, (64, 48)).release()
+    source = open_source(f"device:{path}")
+    with pytest.raises(CameraUnavailable, match="the device gave no frame"):
+        source.capture()
+    path.write_bytes(video.read_bytes())
+    assert int(np.median(source.capture())) == pytest.approx(40, abs=3)
+    source.close()
+
+
 def test_a_camera_index_that_does_not_exist_is_an_error_naming_it() -> None:
     with pytest.raises(CameraUnavailable, match="device:57: no camera at index 57"):
         open_source("device:57").start()
@@ -195,6 +211,31 @@ def test_picamera2_is_started_once_in_a_still_configuration_and_gives_one_frame_
     # before the request, before the light came on); the first one to come is dropped.
     assert camera.calls[0][1]["queue"] is False
     assert [f.shape for f in frames] == [(48, 64, 3), (48, 64, 3)]
+
+
+def test_picamera2_that_fails_is_closed_and_started_anew_at_the_next_capture() -> None:
+    # Its ribbon cable pushed back in after a reveal it failed: the next reveal's picture
+    # comes from the camera started again, as at the first.
+    cameras: list[RecordingPicamera2] = []
+
+    def factory() -> RecordingPicamera2:
+        cameras.append(RecordingPicamera2())
+        return cameras[-1]
+
+    source = PicameraSource(camera_factory=factory)
+    source.capture()
+
+    def timed_out(stream: str) -> np.ndarray:
+        raise RuntimeError("Camera frontend has timed out!")
+
+    cameras[0].capture_array = timed_out  # type: ignore[method-assign]
+    with pytest.raises(CameraUnavailable, match="picamera2: the camera failed "
+                                                r"\(Camera frontend has timed out!\)"):
+        source.capture()
+    assert cameras[0].names()[-2:] == ["stop", "close"]
+    assert source.capture().shape == (48, 64, 3)
+    assert len(cameras) == 2 and cameras[1].names()[:3] == [
+        "create_still_configuration", "configure", "start"]
 
 
 def test_picamera2_locks_exposure_and_white_balance_from_the_calibration() -> None:
