@@ -72,6 +72,8 @@ READY_TIMEOUT_S = 60.0
 
 # The file a table holds in its data directory while it runs (its pid inside).
 HOLD_NAME = "table.pid"
+# How often a journal that could only be read is tried again to be written.
+JOURNAL_RETRY_S = 10.0
 
 
 class StartError(Exception):
@@ -100,7 +102,6 @@ class Companion:
     """Everything ``dudo serve`` built, so it can be closed in order."""
 
     table: Table
-    journal: Journal
     pin: str
     camera: Any = None
     cups: SimulatedCups | None = None
@@ -208,12 +209,15 @@ def build(
         listen()
     _hold(data, stack)
     journal, journal_faults = _open_journal(data)
-    stack.callback(journal.close)
+    kept = _KeptJournal(data, journal)
+    stack.callback(kept.close)
 
     table = Table(journal=journal, camera=camera, reader=reader, reopen=reopen,
                   cups_up_s=config.table.cups_up_s)
     stack.callback(table.close)
-    companion = Companion(table=table, journal=journal, pin=pin, camera=camera)
+    if "journal" in journal_faults:  # read-only: writable again once the card has room
+        kept.retry(table)
+    companion = Companion(table=table, pin=pin, camera=camera)
     for name, fault in journal_faults.items():
         table.set_fault(name, fault)
     if camera_fault:
@@ -330,7 +334,7 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
                else "the card fails to write (full, or failing): free some space on it, or"
                " put in another" if reason.startswith("SQLITE_IOERR")
                else f"{data} cannot be written: make it the service user's, on a card that"
-               " is not read-only") + ", then start the table again"
+               " is not read-only")
         # SQLite needs `immutable` to read a WAL database whose -shm file it cannot create.
         for query in ("mode=ro", "mode=ro&immutable=1"):
             if not path.is_file():
@@ -341,11 +345,50 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
                 continue
             logger.error("%s; the journal is opened read-only", err)
             faults["journal"] = (f"the journal can only be read ({err}), so every action is"
-                                 f" refused: {why}")
+                                 f" refused: {why}; the table takes actions again by itself"
+                                 " once the journal can be written")
             return _noticed(journal, path, faults)
+        why += ", then start the table again"
         if _no_room(err):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+
+
+class _KeptJournal:
+    """The table's journal, closed at the stop. One opened read-only (a full card, one that
+    failed to write) is tried again every ``JOURNAL_RETRY_S``: once it opens to be written,
+    the table takes it and its actions are taken again, with no restart."""
+
+    def __init__(self, data: Path, journal: Journal) -> None:
+        self._data, self.journal = data, journal
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def retry(self, table: Table) -> None:
+        """Open the journal to be written, on a thread, until it opens or the stop."""
+        self._thread = threading.Thread(target=self._retry, args=(table,), name="journal",
+                                        daemon=True)
+        self._thread.start()
+
+    def _retry(self, table: Table) -> None:
+        while not self._stopped.wait(JOURNAL_RETRY_S):
+            try:
+                journal = Journal.in_directory(self._data)
+            except JournalError as err:
+                logger.debug("the journal cannot be written yet: %s", err)
+                continue
+            replaced = table.take_journal(journal)
+            self.journal = journal
+            if replaced is not None:
+                replaced.close()
+            logger.warning("the journal can be written again: the table takes actions again")
+            return
+
+    def close(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.journal.close()
 
 
 def _noticed(
@@ -559,7 +602,6 @@ def _web_app(companion: Companion, config: Config) -> Any:
             "TABLE_PIN": companion.pin,
             "SECRET_KEY": _secret_key(config.data),
             "SESSIONS_FILE": Path(config.data) / "sessions.json",
-            "JOURNAL": companion.journal,
             "SIM_DRIVER": companion.driver,
             "SIM_CUPS": companion.cups,
             "NEW_GAME": {

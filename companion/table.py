@@ -213,6 +213,15 @@ class Table:
                 self._publish()
                 self._emit("state")
 
+    def take_journal(self, journal: Journal) -> Journal | None:
+        """Store actions in ``journal`` from now on, the same file as the table's journal
+        opened anew (one that can be written, where the first could only be read); its fault
+        is cleared. Returns the journal it replaces, for the caller to close."""
+        with self._lock:
+            replaced, self.journal = self.journal, journal
+            self.set_fault("journal", None)
+        return replaced
+
     # -- changing the game ----------------------------------------------------------------
 
     def new_game(self, header: Mapping[str, Any], *, seen_game: int | None = None) -> Outcome:

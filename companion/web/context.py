@@ -60,7 +60,7 @@ class WebContext:
     table: Any
     limiter: PinLimiter
     sessions: ControlSessions
-    journal: Any = None
+    listed: Any = None  # the config's JOURNAL, if any
     sim_driver: Any = None
     broker: Broker = field(init=False)
     unsubscribe: Callable[[], None] | None = None
@@ -74,9 +74,15 @@ class WebContext:
                                table_attempts=int(config["PIN_TABLE_ATTEMPTS"])),
             sessions=ControlSessions(config.get("SESSIONS_FILE"), pin_mark=pin_mark(config),
                                      days=float(config["SESSION_DAYS"])),
-            journal=config.get("JOURNAL") or getattr(table, "journal", None),
+            listed=config.get("JOURNAL"),
             sim_driver=config.get("SIM_DRIVER"),
         )
+
+    @property
+    def journal(self) -> Any:
+        """The journal whose games the page lists: the config's, else the table's as it is
+        now (one opened anew, once a card that was full has room, is listed at once)."""
+        return self.listed or getattr(self.table, "journal", None)
 
     def describe(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """The public state with ``odds`` of the standing bid (None without a bid)."""

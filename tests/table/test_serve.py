@@ -12,7 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,14 @@ import pytest
 from companion.cli import build_parser, main
 from companion.config import load_config
 from companion.crashtest import free_port
-from companion.serve import CannotWriteYet, StartError, _open_journal, build, serve_command
+from companion.serve import (
+    JOURNAL_RETRY_S,
+    CannotWriteYet,
+    StartError,
+    _open_journal,
+    build,
+    serve_command,
+)
 from tests.table.conftest import card_full_for, write_over
 
 PIN = "1357"
@@ -38,8 +45,9 @@ class Served:
     """A running ``dudo serve`` on 127.0.0.1 with everything it printed."""
 
     def __init__(self, args: list[str], data: Path, env: dict[str, str] | None = None,
-                 stdout: str = "log") -> None:
-        """``stdout``: "log" (with stderr, into the log), "full" (/dev/full) or "closed"."""
+                 stdout: str = "log", preexec: Callable[[], None] | None = None) -> None:
+        """``stdout``: "log" (with stderr, into the log), "full" (/dev/full) or "closed";
+        ``preexec``: run in the process before it starts (not with "closed")."""
         self.port = free_port()
         self.log = data.parent / f"serve-{self.port}.log"
         command = [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
@@ -49,7 +57,7 @@ class Served:
                 command, stdout={"log": log, "full": full}.get(stdout, subprocess.DEVNULL),
                 stderr=log,
                 env={**OUTSIDE_SYSTEMD, **(env or {})},
-                preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None,
+                preexec_fn=(lambda: os.close(1)) if stdout == "closed" else preexec,
             )
 
     def output(self) -> str:
@@ -790,7 +798,8 @@ def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
         assert state["faults"]["journal"].startswith("the journal can only be read (cannot open")
         assert state["faults"]["journal"].endswith(
             f"so every action is refused: {data} cannot be written: make it the service user's,"
-            " on a card that is not read-only, then start the table again")
+            " on a card that is not read-only; the table takes actions again by itself once the"
+            " journal can be written")
         assert state["turn"] == "Ben"
         assert not table.submit({"action": "dudo", "player": "Ben"}).ok
 
@@ -802,6 +811,53 @@ def no_room() -> None:
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def test_a_full_card_at_start_shows_the_game_and_takes_actions_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    # Before, the journal stayed read-only until someone restarted the table by hand.
+    import resource
+
+    data = tmp_path / "data"
+    a_game_in(data)
+    served = Served(["--sim", "--pin", PIN], data, preexec=no_room_for_now)
+    try:
+        served.wait_ready()
+        state = served.request("/api/state")[1]
+        assert state["turn"] == "Ben" and state["bid"]["quantity"] == 4
+        assert state["faults"]["journal"].startswith("the journal can only be read")
+        assert state["faults"]["journal"].endswith(
+            "the table takes actions again by itself once the journal can be written")
+        bid = {"action": "bid", "player": "Ben", "quantity": 5, "face": 5}
+        assert served.request("/api/actions", bid)[0] == 422
+        room = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+        resource.prlimit(served.process.pid, resource.RLIMIT_FSIZE, room)  # space freed
+        deadline = time.monotonic() + 3 * JOURNAL_RETRY_S
+        while "journal" in served.request("/api/state")[1]["faults"]:
+            assert time.monotonic() < deadline, "the journal was not taken up again"
+            time.sleep(0.2)
+        status, answer = served.request("/api/actions", bid)
+        assert status == 200, answer
+        status, listed = served.request("/api/games")  # from the journal now written
+        assert status == 200 and len(listed["games"]) == 1, listed
+    finally:
+        assert served.stop() == 0, served.output()
+    again = Served(["--sim", "--pin", PIN], data)  # the bid was kept on the card
+    try:
+        again.wait_ready()
+        state = again.request("/api/state")[1]
+        assert state["faults"] == {} and state["bid"]["quantity"] == 5
+    finally:
+        again.stop()
+
+
+def no_room_for_now() -> None:
+    """As ``no_room``, until the limit is lifted from outside (``resource.prlimit``)."""
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))
 
 
 def serve_on_a_full_card(data: Path) -> subprocess.CompletedProcess[str]:
