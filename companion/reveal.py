@@ -488,13 +488,18 @@ class RevealCamera:
         for ever. The capture runs on a thread of its own so that the reveal goes on to the
         players' hands; while that capture has not come back, the camera is not asked again.
         """
-        if self._stuck is not None and self._stuck.is_alive():
+        if self.stuck:
             raise CameraStuck("it has not answered since an earlier picture")
         try:
             return within(self.camera.capture, self.capture_timeout_s, "no picture")
         except CameraStuck as stuck:
             self._stuck = stuck.thread
             raise
+
+    @property
+    def stuck(self) -> bool:
+        """Whether a capture that did not come back in time still has not."""
+        return self._stuck is not None and self._stuck.is_alive()
 
     def _finished(self) -> None:
         with self._idle:

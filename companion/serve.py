@@ -770,14 +770,29 @@ def _say_ready(config: Config, watchdog: _Watchdog) -> None:
     logger.error("the page did not answer at %s within %.0f s", url, READY_TIMEOUT_S)
 
 
+def alive(table: Table) -> bool:
+    """Whether the table is alive, for systemd's watchdog: its lock can be taken in 1 s, and
+    its camera answers, or hangs only while the players type a reveal in.
+
+    A camera hung in a capture (Picamera2's ``capture_array`` is known to wait for ever at
+    times) answers again only in a new process: once the players have typed that reveal in,
+    the watchdog goes unanswered and systemd restarts the table, its game kept as ever.
+    """
+    if not table.healthy(timeout=1.0):
+        return False
+    if table.camera_stuck() and table.state()["phase"] != "reveal":
+        logger.error("the camera has not answered since a reveal's picture: only a restart"
+                     " gets it back (systemd's watchdog restarts the table; the game is kept)")
+        return False
+    return True
+
+
 class _Watchdog:
-    """WATCHDOG=1 every ``$WATCHDOG_USEC/4`` while the table's lock can be taken in 1 s."""
+    """WATCHDOG=1 every ``$WATCHDOG_USEC/4`` while the table is ``alive``."""
 
     def __init__(self, table: Table) -> None:
         interval = notify.watchdog_interval()
-        self._dog = (
-            notify.Watchdog(lambda: table.healthy(timeout=1.0), interval) if interval else None
-        )
+        self._dog = notify.Watchdog(lambda: alive(table), interval) if interval else None
 
     def start(self) -> None:
         if self._dog is not None:

@@ -178,6 +178,10 @@ class Table:
         self._lock.release()
         return True
 
+    def camera_stuck(self) -> bool:
+        """Whether the camera has not answered since a picture it did not give in time."""
+        return self._photographer is not None and self._photographer.stuck
+
     # -- subscribers and display ----------------------------------------------------------
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:

@@ -23,6 +23,7 @@ import pytest
 
 from companion.journal import Journal
 from companion.reveal import CameraReading, SeenDie, VisionReader
+from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
 from vision.reading import SMEARED, Die, Reading
@@ -200,6 +201,33 @@ def test_a_camera_that_stops_answering_leaves_the_reveal_to_be_typed_in(
             assert table.retake().ok and table.wait_idle(60)
         assert "camera" not in table.state()["faults"]
         assert "reading" in table.state() or table.state()["round"] == 2
+    finally:
+        camera.plugged.set()
+        table.close()
+
+
+def test_a_camera_hung_since_a_reveal_has_systemd_restart_the_table_once_it_is_typed_in(
+    header: dict[str, Any], play: Any
+) -> None:
+    # Before, a hung Picamera2 capture left every later reveal to be typed in until someone
+    # restarted the table by hand: the watchdog kept answering.
+    camera = StuckCamera()
+    camera.start()
+    table = Table(camera=camera, reader=VisionReader(), capture_timeout_s=0.2)
+    try:
+        table.new_game(header)
+        assert alive(table)
+        play(table, [BID, DUDO])
+        assert table.wait_idle(10) and table.camera_stuck()
+        assert alive(table)  # not while the players type the reveal in
+        play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
+        assert table.state()["phase"] == "bidding"
+        assert not alive(table)  # the watchdog goes unanswered: systemd restarts the table
+        camera.plugged.set()  # the capture comes back after all: no restart is called for
+        deadline = time.monotonic() + 10
+        while table.camera_stuck() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert alive(table)
     finally:
         camera.plugged.set()
         table.close()
