@@ -26,6 +26,7 @@ const page = {
   refocus: null,     // the button that had the keyboard's focus when the buttons were held
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
+  historyLines: 0,   // the lines of the game's history so far (the page shows the newest)
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
@@ -818,7 +819,9 @@ function renderPicker() {
   if (page.choiceFor !== raising) { page.choice = null; page.choiceFor = raising; }
   if (fresh && (!page.choice || !bids.some((b) => b.quantity === page.choice.quantity && b.face === page.choice.face))) page.choice = bids[0] || null;
   const c = fresh ? page.choice : null;
-  $("qty").textContent = c ? String(c.quantity) : "\u2013";
+  // A number being typed is not written over (a state arriving meanwhile).
+  $("qty").disabled = !c;
+  if (document.activeElement !== $("qty") || !c) $("qty").value = c ? String(c.quantity) : "\u2013";
   $("qty-down").disabled = !c || qtys.indexOf(c.quantity) <= 0;
   $("qty-up").disabled = !c || qtys.indexOf(c.quantity) >= qtys.length - 1;
   rebuildKeepingFocus($("faces"), "aria-label", [1, 2, 3, 4, 5, 6].map((f) => {
@@ -845,6 +848,25 @@ function stepQuantity(dir) {
 }
 $("qty-down").addEventListener("click", () => stepQuantity(-1));
 $("qty-up").addEventListener("click", () => stepQuantity(1));
+
+// The quantity typed (a big table's 60 dice are 59 taps of +): a legal one is chosen as it is
+// typed, keeping the face where it can; when typing ends, the nearest legal one.
+function chooseQuantity(nearest) {
+  const qtys = quantities();
+  const want = parseInt($("qty").value, 10);
+  if (!page.choice || !qtys.length || isNaN(want)) { if (nearest) renderPicker(); return; }
+  const q = nearest ? qtys.reduce((best, x) => (Math.abs(x - want) < Math.abs(best - want) ? x : best))
+    : qtys.find((x) => x === want);
+  if (q === undefined) return;
+  page.choice = page.bids.find((b) => b.quantity === q && b.face === page.choice.face) || page.bids.find((b) => b.quantity === q);
+  if (nearest) $("qty").value = String(q);
+  renderPicker();
+}
+$("qty").addEventListener("focus", () => $("qty").select());
+$("qty").addEventListener("input", () => chooseQuantity(false));
+$("qty").addEventListener("change", () => chooseQuantity(true));
+$("qty").addEventListener("keydown", (e) => { if (e.key === "Enter") $("qty").blur(); });
+$("qty").addEventListener("blur", () => renderPicker());
 
 async function loadBids() {
   const ask = ++page.bidsAsked;
@@ -966,6 +988,8 @@ function announce(list, state) {
   if (!key || ![...hist.children].some((li) => li.dataset.batch === key)) {
     for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text, "data-batch": key}));
     while (hist.children.length > HISTORY_SHOWN) hist.lastChild.remove();
+    page.historyLines += list.length;
+    hist.start = page.historyLines;
   }
   if (key && page.announced.includes(key)) return;
   if (key) page.announced.push(key);
@@ -981,12 +1005,15 @@ function announce(list, state) {
 }
 
 // The newest lines the history shows (a long game's page stays light): as the page opens too.
+// Each line keeps its number in the whole game's history (the list counts down from it).
 const HISTORY_SHOWN = 300;
 async function loadHistory() {
   const data = await fetch("/api/history", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!data) return;
   const newest = data.announcements.slice(-HISTORY_SHOWN).reverse();
   $("history").replaceChildren(...newest.map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
+  page.historyLines = data.announcements.length;
+  $("history").start = page.historyLines;
 }
 
 // The newest games; "Older games" adds the next page (a table keeps every game it played).

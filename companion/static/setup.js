@@ -24,10 +24,11 @@ function seatRow(name, colour) {
         const next = row.nextSibling || row.previousSibling;
         row.remove();
         refreshFirst();
+        sayNameLimit();
         (next ? next.querySelector('[aria-label="remove"]') : $("add-player")).focus();
       }}, "\u00d7")));
   const text = row.querySelector('input[type="text"]');
-  text.addEventListener("input", refreshFirst);
+  text.addEventListener("input", () => { refreshFirst(); sayNameLimit(); });
   // Enter (a phone keyboard's "next") goes to the next name, never starts the game.
   text.addEventListener("keydown", (ev) => {
     if (ev.key !== "Enter") return;
@@ -36,6 +37,10 @@ function seatRow(name, colour) {
     next.focus();
   });
   return row;
+}
+// A name typed or pasted up to the field's limit is said to be cut there (before, silently).
+function sayNameLimit() {
+  $("name-hint").hidden = ![...document.querySelectorAll("#seats input[type=text]")].some((i) => i.value.length >= i.maxLength);
 }
 // A name as the table takes it: no spaces at its ends, one space between words.
 const cleanName = (text) => text.trim().replace(/\s+/g, " ");
@@ -148,6 +153,7 @@ function fillForm() {
   $("preset").value = page.rules.presets[start.rules] ? start.rules : "perudo";
   $("seats").replaceChildren();
   start.players.forEach((n) => $("seats").append(seatRow(n, start.colours[n] || freeColour())));
+  sayNameLimit();
   refreshFirst();
   renderOptions(start.options);
   page.formFor = page.state ? (page.state.game_id ?? null) : null;

@@ -149,9 +149,18 @@ def test_a_long_games_page_shows_the_same_newest_history_opened_or_followed(
             face=4)
     expect(phone.locator("#history li").first).to_contain_text("320")
     assert phone.locator("#history li").count() == 300
+    # Each line keeps its number in the game's history (before, the newest was line 300).
+    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as answer:
+        lines = len(json.load(answer)["announcements"])
+    assert lines > 320
+    newest_number = "document.getElementById('history').start"
+    assert phone.evaluate(newest_number) == lines
     phone.reload()
     expect(phone.locator("#history li").first).to_contain_text("320")
     assert phone.locator("#history li").count() == 300
+    assert phone.evaluate(newest_number) == lines
+    phone.locator("#history").scroll_into_view_if_needed()
+    shot(phone, "history-numbered")
 
 
 def test_a_live_feed_silent_past_the_tables_beat_is_taken_for_gone_and_opened_again(

@@ -137,6 +137,20 @@ def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened
     assert names(phone) == ["Eva", "Finn"]
 
 
+def test_a_name_cut_at_the_field_s_limit_is_said_so(phone: Any, server: str) -> None:
+    # Before, a longer name typed or pasted was cut at 24 characters without a word.
+    open_form(phone)
+    hint = phone.locator("#name-hint")
+    expect(hint).to_be_hidden()
+    name = phone.locator("#seats input[type=text]").first
+    name.fill("Maria Fernanda de los Angeles")  # 29 characters
+    expect(name).to_have_value("Maria Fernanda de los An")
+    expect(hint).to_be_visible()
+    expect(hint).to_have_text("A name is 24 characters at most: the rest is not taken.")
+    name.fill("Maria")
+    expect(hint).to_be_hidden()
+
+
 def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
     phone: Any, server: str
 ) -> None:

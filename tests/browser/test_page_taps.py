@@ -43,6 +43,42 @@ def test_the_quantity_steps_up_by_number_and_keeps_the_face(phone: Any, server: 
     expect(phone.locator("#place-bid")).to_have_text("Bid 5 × 5")
 
 
+def test_a_big_table_s_quantity_is_typed_and_one_out_of_reach_becomes_the_nearest(
+    phone: Any, server: str
+) -> None:
+    # Before, only - and + changed it: twelve players' 60 dice were 59 taps of + away.
+    players = [f"P{n}" for n in range(1, 13)]
+    started = new_game(server, players, rules="dudo")
+    take_control(phone)
+    wait_out_the_hold(phone, started)
+    phone.locator("#faces [aria-label='face 5']").click()
+    expect(phone.locator("#place-bid")).to_have_text("Bid 1 × 5")
+    quantity = phone.locator("#qty")
+    quantity.click()
+    phone.keyboard.type("45")  # what it held is taken out as the field is tapped
+    expect(phone.locator("#place-bid")).to_have_text("Bid 45 × 5")  # as it is typed
+    phone.keyboard.press("Enter")
+    expect(quantity).to_have_value("45")
+    shot(phone, "quantity-typed")
+    phone.click("#place-bid")
+    expect(phone.locator("#bid .qty")).to_have_text("45")
+    state = get_state(server)
+    assert (state["bid"]["quantity"], state["bid"]["face"], state["turn"]) == (45, 5, "P2")
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#place-bid")).to_have_text("Bid 45 × 6")  # the lowest raise
+    quantity.fill("999")  # more dice than the table has: the most there can be
+    quantity.press("Enter")
+    expect(quantity).to_have_value("60")
+    expect(phone.locator("#place-bid")).to_have_text("Bid 60 × 6")
+    quantity.fill("7")  # under every raise: the fewest, in aces (45 halved, up)
+    quantity.press("Enter")
+    expect(quantity).to_have_value("23")
+    expect(phone.locator("#place-bid")).to_have_text("Bid 23 × 1")
+    quantity.fill("")  # nothing typed: the bid picked stays
+    quantity.press("Enter")
+    expect(quantity).to_have_value("23")
+
+
 def test_the_bid_picker_starts_each_raise_from_its_lowest_bid(phone: Any, server: str) -> None:
     # Before, a bid picked and not made stayed picked while it was legal: Ana, opening the
     # next round, was offered the four 5s she had picked in the last one (12 taps back).
