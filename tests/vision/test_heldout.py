@@ -102,6 +102,28 @@ def test_missing_or_foreign_folds_are_a_clear_error(
     assert err.startswith("heldout: error: ") and message in err
 
 
+def test_an_output_that_takes_nothing_or_is_closed_is_said_in_one_line_with_status_2(
+    tmp_path: Path,
+) -> None:
+    # Before, a full disk gave "heldout: error: [Errno 28] No space left on device", and a
+    # closed output ran the whole scoring and said nothing, with status 0.
+    import os
+    import subprocess
+    import sys
+
+    folds = small_folds(tmp_path, per_fold=1)
+    command = [sys.executable, "-m", "vision.training.heldout", str(DEV), "--folds", str(folds),
+               "--view", "above"]
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True,
+                             timeout=300)
+    assert (run.returncode, run.stderr) == (
+        2, "heldout: error: cannot write the output: No space left on device\n")
+    run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         timeout=300, preexec_fn=lambda: os.close(1))
+    assert (run.returncode, run.stderr) == (2, "heldout: error: the standard output is closed\n")
+
+
 def test_a_csv_needs_one_view(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         main([str(DEV), "--csv", str(tmp_path / "out.csv")])

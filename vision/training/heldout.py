@@ -31,6 +31,7 @@ from vision.evaluate import (
     write_csv,
 )
 from vision.nets import FACE_FILE, LOCATOR_FILE, SECOND_FILE
+from vision.output import print_output
 
 FOLDS_DIR = Path(__file__).with_name("folds")
 HELD_OUT_FILE = "held-out.txt"
@@ -129,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.csv and not args.view:
         parser.error("--csv needs --view (one row per image of one view)")
+    if sys.stdout is None:  # `>&-`: the summary is what the run is for
+        print("heldout: error: the standard output is closed", file=sys.stderr)
+        return 2
     import cv2
 
     cv2.setNumThreads(1)
@@ -142,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 write_csv(scores[-1][1], args.csv)  # every fold's photographs
             for name, summary in scores:
                 title = f"{name} held out (view {view}{how_read(args.degrade, args.calibrated)})"
-                print("\n".join(summary.lines(title)), flush=True)
+                if print_output("heldout: error", "\n".join(summary.lines(title))):
+                    return 2  # said: the output takes nothing (a full disk)
     except BrokenPipeError:
         return reader_gone()
     except (ValueError, OSError) as err:
