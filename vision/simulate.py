@@ -223,7 +223,12 @@ class _Region:
     zones: SeatZones | None
     seat: int
 
-    def sample(self, rng: np.random.Generator, size: float) -> tuple[float, float]:
+    def sample(
+        self, rng: np.random.Generator, size: float, wide: bool = False
+    ) -> tuple[float, float]:
+        """A place for a die of ``size`` in the region. ``wide``: anywhere in its sector out
+        to the frame's corners, each die kept clear of the sector's borders at its own
+        distance from the centre (a dozen seats' thin sectors hold five dice no other way)."""
         edge = size * 1.2
         if self.zones is None:
             return (
@@ -231,13 +236,18 @@ class _Region:
                 float(rng.uniform(edge, self.height - edge)),
             )
         span = 360.0 / self.zones.count
-        # Stay clear of the sector's borders so a die never straddles two seats.
         centre_angle = self.zones.sector_angle(self.seat)
+        reach = min(self.width, self.height) / 2
+        cx, cy = self.zones.centre
+        if wide:
+            radius = rng.uniform(reach * 0.3, math.hypot(self.width, self.height) / 2 - edge)
+            half = max(0.0, math.radians(span / 2) - math.atan2(size * 0.9, radius))
+            angle = math.radians(centre_angle) + rng.uniform(-half, half)
+            return (cx + radius * math.cos(angle), cy + radius * math.sin(angle))
+        # Stay clear of the sector's borders so a die never straddles two seats.
         half = math.radians(span / 2) - math.atan2(size * 0.9, min(self.width, self.height) * 0.3)
         angle = math.radians(centre_angle) + rng.uniform(-half, half)
-        reach = min(self.width, self.height) / 2
         radius = rng.uniform(reach * 0.3, reach - edge)
-        cx, cy = self.zones.centre
         return (cx + radius * math.cos(angle), cy + radius * math.sin(angle))
 
     def holds(self, x: float, y: float, size: float) -> bool:
@@ -261,13 +271,15 @@ def _place(
     touching_pairs: int,
 ) -> list[PlacedDie]:
     """Random, non-overlapping places; the first dice of each touching pair side by side.
-    Where the last dice of a crowded glass find no room, the dice are thrown again."""
-    for _ in range(_THROWS - 1):
-        try:
-            return _place_once(items, opts, rng, touching_pairs)
-        except ValueError:
-            pass  # thrown again
-    return _place_once(items, opts, rng, touching_pairs)  # the last throw's error is said
+    Where the last dice of a crowded glass find no room, the dice are thrown again; where
+    they never do (a dozen seats or more), over the whole of each sector."""
+    for wide in (False, True):
+        for _ in range(_THROWS):
+            try:
+                return _place_once(items, opts, rng, touching_pairs, wide)
+            except ValueError as err:
+                error = err  # thrown again
+    raise error  # the last throw's
 
 
 def _place_once(
@@ -275,6 +287,7 @@ def _place_once(
     opts: RenderOptions,
     rng: np.random.Generator,
     touching_pairs: int,
+    wide: bool = False,
 ) -> list[PlacedDie]:
     placed: list[PlacedDie] = []
     index = 0
@@ -286,7 +299,7 @@ def _place_once(
         for attempt in range(3000):
             apart = _APART if attempt < 400 else _CROWDED
             size = opts.die_size * float(rng.uniform(0.95, 1.05))
-            x, y = items[index][1].sample(rng, size)
+            x, y = items[index][1].sample(rng, size, wide)
             angle = float(rng.uniform(0, 90))
             spots = [(x, y, angle)]
             if pair:

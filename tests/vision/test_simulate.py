@@ -263,6 +263,23 @@ def test_a_jinto_table_of_twenty_lays_each_player_s_dice_in_their_own_seat() -> 
         assert camera.zones.seat_at(die.x, die.y) == camera.seat_of()[die.player]
 
 
+@pytest.mark.parametrize(("players", "dice"), [(12, 5), (16, 5)])
+def test_a_table_of_a_dozen_or_more_with_five_dice_each_is_laid_in_their_seats(
+    players: int, dice: int
+) -> None:
+    # Before, a dudo table of twelve with five dice each found no room in 14 seeds of 20
+    # (each seat's thin sector was used only near its middle line), sixteen in none: every
+    # reveal of `dudo serve --sim` was typed in.
+    for seed in range(3):
+        camera = SimulatedCamera(seed=seed)
+        names = [f"P{i:02}" for i in range(1, players + 1)]
+        camera.set_dice({p: [(i + j) % 6 + 1 for j in range(dice)] for i, p in enumerate(names)})
+        camera.capture()
+        assert camera.last_scene is not None and len(camera.last_scene.dice) == players * dice
+        for die in camera.last_scene.dice:
+            assert camera.zones.seat_at(die.x, die.y) == camera.seat_of()[die.player]
+
+
 def test_a_bad_face_from_the_cups_changes_nothing() -> None:
     camera = SimulatedCamera(seed=5)
     camera.set_dice({"Ana": [2, 2]})
