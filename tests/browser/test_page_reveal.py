@@ -78,6 +78,24 @@ def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     assert link.get_attribute("href") == image.get_attribute("src")
 
 
+def test_a_die_being_corrected_is_left_alone_by_a_redraw_that_changes_none_of_the_dice(
+    player: Any, waiting_table: str
+) -> None:
+    # Before, every event built every die's row again: a list a player had open to correct
+    # a die was taken from under the finger, and a big table's redraw took a tenth of a second.
+    reading = a_reading_waiting(waiting_table)
+    first = player.locator('#reading-dice select[data-index="0"]')
+    first.focus()
+    player.evaluate("() => { window.kept = document.querySelector('#reading-dice select'); }")
+    player.evaluate("() => render({...page.state, version: page.state.version})")  # an event
+    assert player.evaluate("() => window.kept === document.querySelector('#reading-dice select')")
+    assert player.evaluate("() => document.activeElement === window.kept")
+    other = 6 if reading["dice"][0]["face"] != 6 else 5
+    first.select_option(str(other))  # a correction is a change: shown at once
+    expect(player.locator("#reading-dice .reading-die.corrected")).to_have_count(1)
+    expect(first).to_be_focused()
+
+
 def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_made_it(
     player: Any, waiting_table: str
 ) -> None:
