@@ -237,12 +237,16 @@ def test_the_simulated_panel_s_dial_and_lights_fit_with_text_at_twice_the_size(
     assert circle["y"] <= text["y"] and text["y"] + text["height"] <= circle["y"] + circle["height"]
     push = page.locator("#sim .dial small").bounding_box()
     assert push and push["y"] + push["height"] <= circle["y"] + circle["height"], (push, circle)
-    card = page.locator("#sim").bounding_box()
-    assert card
-    for light in page.locator("#sim-leds .out-pin").all():
-        box = light.bounding_box()
-        assert box and box["x"] + box["width"] <= card["x"] + card["width"], box
-        assert light.evaluate("(e) => e.scrollWidth <= e.clientWidth"), light.text_content()
+    # The lights are drawn again at each look at the pins: measured all in one go.
+    expect(page.locator("#sim-leds .out-pin")).not_to_have_count(0)
+    card_right, lights = page.evaluate("""() => [
+      document.getElementById("sim").getBoundingClientRect().right,
+      [...document.querySelectorAll("#sim-leds .out-pin")].map((e) => ({
+        name: e.textContent, right: e.getBoundingClientRect().right,
+        width: e.getBoundingClientRect().width, whole: e.scrollWidth <= e.clientWidth}))]""")
+    assert lights and card_right > 0
+    for light in lights:
+        assert light["width"] > 0 and light["right"] <= card_right and light["whole"], light
     page.locator("#sim .dial").scroll_into_view_if_needed()
     shot(page, "49-panel-text-200")
     page.context.close()

@@ -142,7 +142,7 @@ def test_a_label_file_or_counts_that_cannot_be_opened_is_named_with_the_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # As a user who may not read it (mode 000): it was "[Errno 13] Permission denied: '...'".
-    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    shutil.copyfile(DEV / "counts.csv", small_folder / "counts.csv")
     label = sorted((small_folder / "labels").glob("*.txt"))[0]
     locked = label if which == "label" else small_folder / "counts.csv"
     opened = Path.open
@@ -515,7 +515,7 @@ def test_labels_and_counts_saved_with_a_byte_order_mark_are_read(
     # As a spreadsheet's "CSV UTF-8" or a Windows editor saves them: the same scores.
     assert main([str(small_folder)]) == 0
     before = capsys.readouterr().out
-    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    shutil.copyfile(DEV / "counts.csv", small_folder / "counts.csv")
     for text in [small_folder / "counts.csv", *(small_folder / "labels").glob("*.txt")]:
         text.write_bytes(b"\xef\xbb\xbf" + text.read_bytes())
     assert main([str(small_folder)]) == 0
@@ -530,7 +530,7 @@ def test_a_lost_label_file_of_an_image_with_dice_is_an_error(
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # counts.csv (as in the dev set) lists the image's dice: its label file was lost.
-    shutil.copy(DEV / "counts.csv", small_folder / "counts.csv")
+    shutil.copyfile(DEV / "counts.csv", small_folder / "counts.csv")
     label = sorted((small_folder / "labels").glob("*.txt"))[0]
     label.unlink()
     assert main([str(small_folder)]) == 2
