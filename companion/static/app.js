@@ -252,7 +252,11 @@ function render(state) {
     setTimeout(release, SETTLE_MS + 20);
   }
   page.state = state;
-  const place = placeInView();
+  // Where the reader left the page: as the last redraw kept it, unless they have scrolled
+  // since. (Measured now, a picture whose size came in since, its load still to come, would
+  // be taken for where they were: the players stayed pushed down by it.)
+  const place = page.place && window.scrollY === page.placeAt && !page.place.card.hidden
+    ? page.place : placeInView();
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
   renderBanners(state);
