@@ -298,7 +298,11 @@ function placeInView() {
     || cards.find((c) => c.getBoundingClientRect().bottom > below);
   return card ? {card, top: card.getBoundingClientRect().top} : null;
 }
-$("reveal-img").addEventListener("load", () => { if (window.scrollY === page.placeAt) keepPlace(page.place); });
+$("reveal-img").addEventListener("load", () => {
+  if (window.scrollY !== page.placeAt) return;  // the reader scrolled since: left as they put it
+  keepPlace(page.place);
+  page.placeAt = window.scrollY;  // the place kept, as a redraw keeps it (not a scroll of theirs)
+});
 function keepPlace(place) {
   if (!place || place.card.hidden) return;
   const moved = place.card.getBoundingClientRect().top - place.top;

@@ -620,8 +620,10 @@ def test_a_spectator_reading_the_players_keeps_them_in_place_as_the_reveal_comes
     expect(spectator.locator("#reveal-img")).to_be_visible()
     back_in_place(at)
     # On a slow phone the picture's size comes in before its load, and an event can be drawn
-    # between them: before, the players stayed pushed down by the picture (failed 3 times in
-    # 11 on a bare Debian). Here its size grows by 250 px, then an event is drawn.
+    # between them; or the picture loads after the last event, and the next event is drawn
+    # after a growth: before, the players stayed pushed down by the picture (failed 3 times in
+    # 11 on a bare Debian, then 9 in 11 with this step). Here it grows by 250 px, then an
+    # event is drawn.
     spectator.evaluate("""() => { const img = document.getElementById("reveal-img");
       img.style.height = (img.getBoundingClientRect().height + 250) + "px";
       render({...page.state}); }""")
