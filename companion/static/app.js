@@ -579,8 +579,13 @@ function renderReveal(state) {
     // it tells whose each die is: else the table refuses it, and they are counted by hand.
     const unowned = !wrongCount && !!reading.must_show && !ownersAgree(reading);
     const why = (reading.disagreements || []).join("; ");
+    // Whose each die is counts only where some players' dice alone settle the call: else a
+    // die seen as another player's is no mistake to mend (the page cannot, nor need it).
+    const owned = (reading.dice || []).some((d) => d.owner);
+    const owners = owned && !wrongCount && !unowned && !reading.must_show && !ownersAgree(reading)
+      ? " Whose die is whose does not change this count: correct any face, then confirm." : null;
     const todo = !page.control ? " Whoever has the PIN confirms or corrects it."
-      : wrongCount ? "" : unowned ? " Count them in the form below." : " Correct any die, then confirm.";
+      : wrongCount ? "" : unowned ? " Count them in the form below." : owners || " Correct any die, then confirm.";
     $("reading-why").textContent = (why ? "Check the reading: " + why + "." : "Check the reading.") + todo;
     $("reading-count").hidden = !wrongCount || !page.control;
     $("reading-count").textContent = wrongCount
@@ -1001,7 +1006,7 @@ function announce(list, state) {
     for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text, "data-batch": key}));
     while (hist.children.length > HISTORY_SHOWN) hist.lastChild.remove();
     page.historyLines += list.length;
-    hist.start = page.historyLines;
+    numberHistory();
   }
   if (key && page.announced.includes(key)) return;
   if (key) page.announced.push(key);
@@ -1025,7 +1030,11 @@ async function loadHistory() {
   const newest = data.announcements.slice(-HISTORY_SHOWN).reverse();
   $("history").replaceChildren(...newest.map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
   page.historyLines = data.announcements.length;
+  numberHistory();
+}
+function numberHistory() {
   $("history").start = page.historyLines;
+  $("history").style.setProperty("--digits", String(Math.max(3, String(page.historyLines).length)));
 }
 
 // The newest games; "Older games" adds the next page (a table keeps every game it played).

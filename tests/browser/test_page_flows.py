@@ -200,6 +200,8 @@ def fake_short_reading(page: Any, doubtful: tuple[int, ...] = ()) -> dict[str, A
           confirmed: false, applied: false, corrections: {}, ms: 1}});
         const $ = (id) => document.getElementById(id);
         return {confirmDisabled: $("confirm-reading").disabled,
+                countAbove: $("reading-count").getBoundingClientRect().bottom
+                  <= $("reading-dice").getBoundingClientRect().top,
                 actionsVisible: $("reading-actions").offsetParent !== null,
                 count: $("reading-count").hidden ? "" : $("reading-count").textContent,
                 labels: [...document.querySelectorAll("#reading-dice .reading-die")].map(
@@ -210,6 +212,49 @@ def fake_short_reading(page: Any, doubtful: tuple[int, ...] = ()) -> dict[str, A
             list(doubtful),
         )
     )
+
+
+def test_dice_seen_as_another_player_s_are_said_to_change_nothing_of_a_dudo_s_count(
+    phone: Any, server: str
+) -> None:
+    # Before: "Correct any die, then confirm", where no die's owner can be corrected, nor
+    # need be: every die counts at a dudo.
+    new_game(server, ["Ana", "Ben"], dice=2)
+    take_control(phone)
+    phone.evaluate("""() => {
+      const dice = [[4, "Ana"], [6, "Ana"], [2, "Ana"], [3, "Ben"]].map(([face, owner], index) =>
+        ({index, face, confidence: 0.97, x: 100 + 90 * index, y: 200, size: 50, colour: "red",
+          owner}));
+      render({...page.state, phase: "reveal", turn: null, capturing: false, reading: {
+        round: page.state.round, total: 4, counts: {1: 0, 2: 1, 3: 1, 4: 1, 5: 0, 6: 1}, dice,
+        doubtful: [], expected: {Ana: 2, Ben: 2}, matched: false,
+        disagreements: ["Ana should show 2 dice, 3 seen", "Ben should show 2 dice, 1 seen"],
+        confirmed: false, applied: false, corrections: {}, ms: 1}}); }""")
+    expect(phone.locator("#reading-why")).to_have_text(
+        "Check the reading: Ana should show 2 dice, 3 seen; Ben should show 2 dice, 1 seen."
+        " Whose die is whose does not change this count: correct any face, then confirm.")
+    expect(phone.locator("#confirm-reading")).to_be_enabled()
+
+
+def test_a_long_game_s_history_numbers_fit_in_bold_too(phone: Any, server: str) -> None:
+    # Before, past 999 lines the bold ones lost their first digit: ".158. Ben wins the game".
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    expect(phone.locator("#history li")).not_to_have_count(0)
+    room = phone.evaluate("""() => {
+      page.historyLines = 1157;
+      announce([{kind: "winner", text: "Ben wins the game"}], null);
+      const list = document.getElementById("history"), first = list.querySelector("li");
+      const probe = document.createElement("span");
+      probe.style.font = getComputedStyle(first).font;
+      probe.textContent = list.start + ". ";
+      document.body.append(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      return {start: list.start, needed,
+              padding: parseFloat(getComputedStyle(list).paddingLeft)}; }""")
+    assert room["start"] == 1158 and room["padding"] >= room["needed"], room
+    phone.locator("#history").scroll_into_view_if_needed()
+    shot(phone, "history-1158")
 
 
 def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot_press(
@@ -223,6 +268,9 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
         "The camera saw 3 dice, 4 must show:"
         " take the picture again, or enter the dice by hand below."
     ), shown
+    # What to do is said above the dice (before, under them: at a big table, 1,300 px below
+    # the greyed-out Confirm).
+    assert shown["countAbove"], shown
     # Each die is labelled to be found on the picture: its number, colour and owner.
     assert shown["labels"] == ["#1red \u00b7 Ana", "#2red \u00b7 Ana", "#3blue \u00b7 Ben"], shown
     assert shown["names"][2] == "die 3 (blue, Ben)", shown
