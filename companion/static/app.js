@@ -858,7 +858,10 @@ function stepQuantity(dir) {
   const qtys = quantities();
   if (!page.choice) return;
   const q = qtys[qtys.indexOf(page.choice.quantity) + dir];
-  if (q === undefined) return;
+  if (q !== undefined) chooseAt(q);
+}
+// The bid of quantity `q` with the face chosen, where there is one, else its first.
+function chooseAt(q) {
   const same = page.bids.find((b) => b.quantity === q && b.face === page.choice.face);
   page.choice = same || page.bids.find((b) => b.quantity === q);
   renderPicker();
@@ -875,9 +878,8 @@ function chooseQuantity(nearest) {
   const q = nearest ? qtys.reduce((best, x) => (Math.abs(x - want) < Math.abs(best - want) ? x : best))
     : qtys.find((x) => x === want);
   if (q === undefined) return;
-  page.choice = page.bids.find((b) => b.quantity === q && b.face === page.choice.face) || page.bids.find((b) => b.quantity === q);
   if (nearest) $("qty").value = String(q);
-  renderPicker();
+  chooseAt(q);
 }
 $("qty").addEventListener("focus", () => $("qty").select());
 $("qty").addEventListener("input", () => chooseQuantity(false));
