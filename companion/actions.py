@@ -294,7 +294,7 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
     in_turn = rounds.cups_in_turn(game.rules, game._call, game._dice)
     counted = rounds.check_counts(
         shown, game._call, game._dice, game._names, in_turn=in_turn, wild=game._wild,
-        every=rounds.every_cup(game.rules, game._call) or "",
+        every=rounds.every_cup(game.rules, game._call) or "", left=game._left,
     )
     return rounds.apply_reveal, (game, shown, counted), shown.record
 

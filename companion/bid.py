@@ -44,9 +44,14 @@ def check_bid_fields(quantity: object, face: object) -> tuple[int, int]:
 def bid_words(quantity: int, face: int) -> str:
     """``quantity`` dice of ``face`` as a player says it: ``"five 3s"``, ``"one ace"``."""
     amount = _NUMBER_WORDS[quantity] if quantity < len(_NUMBER_WORDS) else str(quantity)
-    if face == 1:
-        return f"{amount} ace" if quantity == 1 else f"{amount} aces"
-    return f"{amount} {face}" if quantity == 1 else f"{amount} {face}s"
+    if quantity == 1:
+        return f"{amount} ace" if face == 1 else f"{amount} {face}"
+    return f"{amount} {faces_word(face)}"
+
+
+def faces_word(face: int) -> str:
+    """Dice of ``face`` as a player says it: ``"aces"``, ``"3s"``."""
+    return "aces" if face == 1 else f"{face}s"
 
 
 @dataclass(frozen=True, slots=True)

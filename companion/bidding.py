@@ -14,7 +14,7 @@ the legal raises are exactly the bids that rank higher.
 
 from __future__ import annotations
 
-from companion.bid import MAX_QUANTITY, Bid
+from companion.bid import MAX_QUANTITY, Bid, faces_word
 from companion.errors import said_bid
 from companion.rules import Rules
 
@@ -55,7 +55,7 @@ def raise_problem(
     """
     if locked_face:
         if f != locked_face:
-            return f"the face is locked to {locked_face}s in palifico"
+            return f"the face is locked to {faces_word(locked_face)} in palifico"
         return "" if q > prev_q else "quantity must rise (the face is locked in palifico)"
     if wild:
         if prev_f == 1:

@@ -185,7 +185,10 @@ def _settle(
         s.changes[caller] = 1
         s.dice_regained = 1
     elif rules.lost_dice_visible:  # else the reason would tell the table the dice in play
-        why = (f"{names[caller]} has all {rules.dice}" if dice[caller] >= rules.dice
+        why = (f"{names[caller]} has all {rules.dice}" if dice[caller] == rules.dice
+               # Won above the start (dudo cruzado): an exact call gives back up to N.
+               else f"{names[caller]} has {dice[caller]}, and dice come back only up to"
+               f" {rules.dice}" if dice[caller] > rules.dice
                else "no die is out of sight")
         s.verdict = f"exact (no die back: {why})"
     return s
@@ -209,4 +212,6 @@ def describe_call(rules: Rules, call: Call, names: Sequence[str]) -> str:
     if call.kind == "dudo":
         how = "dudo cruzado" if call.cruzado else "dudo"
         return f"{caller} calls {how} on {target}'s {bid}"
+    if rules.exact_call == "spot_on":
+        return f"{caller} calls {target}'s {bid} spot on"
     return f"{caller} calls {EXACT_CALL_NAMES[rules.exact_call].lower()} on {target}'s {bid}"

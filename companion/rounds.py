@@ -138,6 +138,7 @@ def check_counts(
     in_turn: Sequence[int] | None = None,
     wild: bool = True,
     every: str = "",
+    left: frozenset[int] = frozenset(),
 ) -> list[int]:
     """The faces that count for ``call``, once the reveal shows every die it must.
 
@@ -146,6 +147,7 @@ def check_counts(
     cups then need not show (``wild``: whether aces count toward the bid). IllegalAction
     names who differs from the tracked counts, or whose cup must come up before the ones
     shown (``every``: why every cup must, where a doubt's need not; see ``every_cup``).
+    ``left``: the seats of players who left the table (a die shown for one is named so).
     """
     if call.kind == "pass":
         expected = {call.target: dice[call.target]}
@@ -162,7 +164,11 @@ def check_counts(
                     f" {passer}'s {total} alone: show those as faces, or everyone's by player"
                     " as dice"
                 )
-            raise IllegalAction(f"reveal shows {dice_text(len(faces))}, but {total} must show")
+            # Cups lifted in turn may leave some down: only dice given by player say which.
+            turn = (": to show only the cups lifted in turn, give the dice by player"
+                    if in_turn is not None else "")
+            raise IllegalAction(
+                f"reveal shows {dice_text(len(faces))}, but {total} must show{turn}")
         return faces
     by_seat = shown.by_seat
     for lifted, got in by_seat.items():  # a cup shown with a die too few is said first
@@ -189,7 +195,8 @@ def check_counts(
             raise IllegalAction(f"reveal shows no dice for {names[seat]}, who has {n}{why}")
     for seat, got in by_seat.items():
         if seat not in expected and len(got) != dice[seat]:
-            who = f"who has {dice[seat]}" if dice[seat] else "who is out"
+            who = (f"who has {dice[seat]}" if dice[seat]
+                   else "who has left the table" if seat in left else "who is out")
             raise IllegalAction(f"reveal shows {dice_text(len(got))} for {names[seat]}, {who}")
     if call.kind == "pass":
         return by_seat[call.target]

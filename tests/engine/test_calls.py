@@ -100,6 +100,25 @@ class TestCalza:
             "Calza by Caro on Ana's five 4s: 5 counted (aces wild), exact (no die back: Caro"
             " has all 5).")
 
+    def test_an_exact_call_by_a_player_above_the_starting_dice_says_they_have_more(
+        self, play: Script, dice_of: DiceOf
+    ) -> None:
+        # Won above the start by dudo cruzado: "has all 5" said of six dice was wrong.
+        game = game_of("payroodo", ["Ana", "Ben", "Caro", "Dan"], exact_call="exactomundo",
+                       cruzado=True)
+        play(game, "Ana 9x3; Caro dudo;"
+                   " reveal Ana:22222 Ben:22222 Caro:22222 Dan:22222")
+        assert dice_of(game) == {"Ana": 4, "Ben": 5, "Caro": 6, "Dan": 5}
+        play(game, "Ana 2x2; Caro calza; reveal Ana:2333 Ben:23333 Caro:333333 Dan:33333")
+        assert dice_of(game)["Caro"] == 6
+        assert game.state()["last_result"]["text"].endswith(
+            "exact (no die back: Caro has 6, and dice come back only up to 5).")
+
+    def test_spot_on_is_announced_as_said_at_the_table(self, play: Script) -> None:
+        game = game_of("dudo")
+        said = play(game, "Ana 2x3; Ben calza")
+        assert "Ben calls Ana's two 3s spot on" in [a.text for a in said]
+
     def test_at_a_table_that_hides_the_counts_the_calza_says_no_count(
         self, play: Script
     ) -> None:

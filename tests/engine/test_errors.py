@@ -100,7 +100,16 @@ def test_malformed_actions_are_refused_whatever_the_moment_and_named(
         ("perudo", {}, "Ana 2x3; Ben dudo", "reveal 12345123451234",
          "reveal shows 14 dice, but 15 must show"),
         ("perudo", {}, "Ana leave; Ben 2x3; Caro dudo", "reveal Ana:1 Ben:12345 Caro:12345",
-         "reveal shows 1 die for Ana, who is out"),
+         "reveal shows 1 die for Ana, who has left the table"),
+        # A die shown for a knocked-out player: "out", not "left".
+        ("perudo", {"dice": 1}, "Ana 2x3; Ben dudo; reveal Ana:3 Ben:3 Caro:2; Caro 1x4; Ana dudo",
+         "reveal Ana:4 Ben:4 Caro:4", "reveal shows 1 die for Ben, who is out"),
+        # The boxed edition's cups in turn: flat faces cannot say which cups stayed down.
+        ("payroodo", {}, "Ana 2x2; Ben dudo", "reveal 22222",
+         "reveal shows 5 dice, but 15 must show: to show only the cups lifted in turn, give the"
+         " dice by player"),
+        ("perudo", {"wild_aces": False, "dice": 2}, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66"
+         " Caro:66; Ana 1x1", "Ben 2x2", "the face is locked to aces in palifico"),
         # Said more fully since session 49 (an independent tester's scenarios).
         ("dudo", {}, "Ana 3x4; Ben pass; Caro dudo", "reveal 123451234512345",
          "reveal shows 15 dice, but a called pass is settled on Ben's 5 alone: show those as"

@@ -253,7 +253,7 @@ class TestLeave:
         game = game_of("perudo", FOUR)
         play(game, f"Ana 2x3; Ben dudo; {gone} leave")
         assert game.phase == "reveal" and gone not in game.expected_dice()
-        with pytest.raises(IllegalAction, match=f"for {gone}, who is out"):
+        with pytest.raises(IllegalAction, match=f"for {gone}, who has left the table"):
             play(game, "reveal Ana:33333 Ben:33333 Caro:22222 Dan:22222")
         shown = " ".join(f"{p}:{'33' if p == 'Caro' else '22'}222"
                          for p in FOUR if p != gone)

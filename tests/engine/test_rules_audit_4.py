@@ -345,7 +345,7 @@ def test_the_palifico_player_leaving_before_the_first_bid_leaves_a_closed_palifi
     refused_and_unrecorded(game, declare("Ana"), "Ana has left the table")
     refused_and_unrecorded(game, declare("Ben"), "only Ana declares")
     play(game, "Ben 1x1")
-    refused_and_unrecorded(game, bid("Caro", 2, 2), "the face is locked to 1s")
+    refused_and_unrecorded(game, bid("Caro", 2, 2), "the face is locked to aces")
     play(game, "Caro 2x1; Ben dudo; reveal Ben:11 Caro:66")  # two aces: the bid stands
     assert dice_counts(game) == {"Ana": 0, "Ben": 1, "Caro": 2}
     assert game.dice_left_with_players == 1 and game.dice_lost == 2

@@ -215,7 +215,7 @@ def test_palifico_with_two_players_left_opens_on_aces_and_locks_the_face() -> No
     play(game, "Ana 1x2; Ben dudo; reveal Ana:66 Ben:66")
     assert (game.state()["palifico"], game.turn) == ("Ana", "Ana")
     play(game, "Ana 1x1")
-    refused(game, bid("Ben", 2, 2), "the face is locked to 1s")
+    refused(game, bid("Ben", 2, 2), "the face is locked to aces")
     play(game, "Ben 2x1; Ana dudo; reveal Ana:1 Ben:16")  # two aces: the bid stands
     assert (game.phase, game.winner) == ("over", "Ben")
 
