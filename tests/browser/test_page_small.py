@@ -1,8 +1,9 @@
 """The page on the smallest phones and with the largest text: the header keeps one row at
 320 px, a seat's remove button stays beside its name in the new-game form, the seat numbers
 stay inside their circles and the players' names on one line with text at twice the size,
-and the simulated panel stops asking for its pins while the table is out of reach. Each test
-sets its game up through the API; screenshots go to tests/artifacts/.
+a palifico round keeps the bid and the calls in view on a 360x640 phone, and the simulated
+panel stops asking for its pins while the table is out of reach. Each test sets its game up
+through the API; screenshots go to tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -146,6 +147,31 @@ def test_the_palifico_banner_keeps_its_word_whole_with_text_at_twice_the_size(
     assert lines < 2, lines  # one line (about 1.2em)
     box = word.bounding_box()
     assert box is not None and box["x"] + box["width"] <= SMALL["width"]
+    page.context.close()
+
+
+def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_360x640_phone(
+    browser: Any, server: str
+) -> None:
+    # Before, the banner took 200 px of a 640 px screen and pushed the Bid button and the
+    # calls below it, where every other round shows them without a scroll.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", dice=2)
+    act(server, action="bid", player="Ana", quantity=5, face=6)
+    act(server, action="dudo", player="Ben")
+    act(server, action="reveal", dice={"Ana": [2, 3], "Ben": [4, 5], "Caro": [4, 4]})
+    state = act(server, action="bid", player="Ana", quantity=1, face=3)
+    assert state["palifico"] == "Ana" and state["turn"] == "Ben", state
+    screen = {"width": 360, "height": 640}
+    page = open_page(browser, server, screen, "dark")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(page.locator("#palifico")).to_contain_text("Ana has one die")
+    shot(page, "54-palifico-360x640")
+    # The Bid button whole, and DUDO (the full width below it) a finger's height at least.
+    bid, dudo = (page.locator(b).bounding_box() for b in ("#place-bid", "#call-dudo"))
+    assert bid is not None and bid["y"] + bid["height"] <= screen["height"], bid
+    assert dudo is not None and dudo["y"] + 48 <= screen["height"], dudo
     page.context.close()
 
 
