@@ -185,11 +185,12 @@ def _settle(
         s.changes[caller] = 1
         s.dice_regained = 1
     elif rules.lost_dice_visible:  # else the reason would tell the table the dice in play
-        why = (f"{names[caller]} has all {rules.dice}" if dice[caller] == rules.dice
-               # Won above the start (dudo cruzado): an exact call gives back up to N.
-               else f"{names[caller]} has {dice[caller]}, and dice come back only up to"
-               f" {rules.dice}" if dice[caller] > rules.dice
-               else "no die is out of sight")
+        if dice[caller] == rules.dice:
+            why = f"{names[caller]} has all {rules.dice}"
+        elif dice[caller] > rules.dice:  # won above the start by dudo cruzado
+            why = f"{names[caller]} has {dice[caller]}, and dice come back only up to {rules.dice}"
+        else:
+            why = "no die is out of sight"
         s.verdict = f"exact (no die back: {why})"
     return s
 
