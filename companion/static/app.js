@@ -134,12 +134,18 @@ async function recheckControl() {
 let noticeTimer = null;
 // A toast lies over the controls: the player's next touch clears an announcement's (the
 // history keeps every one), so the button under it can be seen before it is tapped. A
-// refusal's stays its time: it is kept nowhere else.
-document.addEventListener("pointerdown", () => {
-  if ($("notice").classList.contains("error")) return;
+// refusal's stays its time: it is kept nowhere else. A tap on the toast itself clears it,
+// a refusal's too, and presses nothing under it (it was read, or is in the way): the toast
+// stays until its own click, or a finger's tap would land on the button it hid.
+function clearNotice() {
   clearTimeout(noticeTimer);
   $("notice").hidden = true;
+}
+document.addEventListener("pointerdown", (event) => {
+  if (event.target === $("notice") || $("notice").classList.contains("error")) return;
+  clearNotice();
 }, {capture: true});
+$("notice").addEventListener("click", clearNotice);
 function notice(text, kind) {
   const el = $("notice");
   el.textContent = text;

@@ -483,3 +483,5 @@ def test_a_refusal_stays_its_time_though_the_player_touches_the_page(
     phone.wait_for_timeout(500)
     expect(phone.locator("#notice")).to_be_visible()
     expect(phone.locator("#notice")).to_have_text("DUDO by Ana: no bid to doubt yet")
+    phone.locator("#notice").click()  # read: a tap on it clears it
+    expect(phone.locator("#notice")).to_be_hidden(timeout=1500)

@@ -1,8 +1,9 @@
 """Taps as a real table makes them (session 47's review of the page at 320-360 px): the
 quantity's - and + go by number, a tap just after another hand acted is not taken for the
 next player's, a double tap on "Leaves" is one slip, a bid that can be false is never "100%
-likely", a player who left is shown as gone with their dice, and a table out of reach is
-said in view however far the page is scrolled. Each test sets its game up through the API.
+likely", a player who left is shown as gone with their dice, a table out of reach is said
+in view however far the page is scrolled, and a tap on a toast clears it and presses nothing
+under it. Each test sets its game up through the API.
 """
 
 from __future__ import annotations
@@ -219,3 +220,46 @@ def test_the_six_faces_take_one_row_or_two_of_three(browser: Any, server: str) -
         small.add_style_tag(content=f"html {{ font-size: {size}; }}")
         assert small.evaluate(FACE_ROWS) == [3, 3], size
     small.context.close()
+
+
+@pytest.mark.parametrize("touch", [False, True], ids=["mouse", "finger"])
+def test_a_tap_on_a_toast_clears_it_and_presses_nothing_under_it(
+    browser: Any, server: str, touch: bool
+) -> None:
+    # Before, taps went through a toast: a player tapping an announcement away called DUDO,
+    # which lay unseen under it.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    state = act(server, action="bid", player="Ana", quantity=2, face=3)
+    phone = open_page(browser, server, {"width": 360, "height": 640}, "dark")
+    take_control(phone)
+    wait_out_the_hold(phone, state)
+    dudo = phone.locator("#call-dudo").bounding_box()
+    phone.context.close()
+    assert dudo is not None
+    # A screen whose foot lies just under DUDO, where a one-line toast is drawn.
+    screen = {"width": 360, "height": round(dudo["y"] + dudo["height"] / 2 + 40)}
+    context = browser.new_context(viewport=screen, device_scale_factor=2, has_touch=touch)
+    phone = context.new_page()
+    phone.goto(server)
+    take_control(phone)
+    wait_out_the_hold(phone, state)
+    state = act(server, action="bid", player="Ben", quantity=3, face=3)  # another phone's
+    toast = phone.locator("#notice")
+    expect(toast).to_have_text("Ben bids three 3s")
+    wait_out_the_hold(phone, state)
+    box = toast.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    covered = phone.evaluate(f"""() => {{ const toast = document.getElementById("notice");
+        toast.hidden = true; const under = document.elementFromPoint({x}, {y}).id;
+        toast.hidden = false; return under; }}""")
+    assert covered == "call-dudo", covered
+    tap = phone.touchscreen.tap if touch else phone.mouse.click
+    tap(x, y)
+    expect(toast).to_be_hidden(timeout=1500)
+    phone.wait_for_timeout(800)  # what a pressed DUDO would have sent by now
+    assert get_state(server)["phase"] == "bidding"
+    tap(x, y)  # the same place again, the toast gone: DUDO
+    expect(phone.locator("#turn")).not_to_contain_text("raise or call")
+    assert get_state(server)["phase"] == "reveal"
+    context.close()
