@@ -71,7 +71,7 @@ _POSITION = (
     "_dice", "_left", "_palifico_used", "phase", "round", "_turn", "_direction",
     "_bid_q", "_bid_f", "_bidder", "_bids", "_passed", "_passer", "_palifico",
     "_palifico_mode", "_call", "_winner", "_last_result", "_dice_lost", "_dice_regained",
-    "_dice_left", "_wild", "_lifted",
+    "_dice_left", "_wild", "_lifted", "_given",
 )  # fmt: skip
 
 
@@ -110,6 +110,7 @@ class Game:
     _dice_left: int
     _wild: bool
     _lifted: frozenset[int]  # lifted off one die by a calza: no palifico at their next fall
+    _given: frozenset[int]  # a die of theirs went into another player's cup (dice_held_by_others)
 
     def __init__(self, rules: Rules | str, players: Iterable[str], first: str | None = None):
         if isinstance(rules, str):
@@ -133,7 +134,7 @@ class Game:
         self.actions = []
         self._history = []
         self._dice = (rules.dice,) * self._n
-        self._left = self._palifico_used = self._lifted = frozenset()
+        self._left = self._palifico_used = self._lifted = self._given = frozenset()
         self.phase = "bidding"
         self.round = 1
         self._turn = self._seat[first]
@@ -219,6 +220,12 @@ class Game:
         if seat is None:
             raise MalformedAction(unknown_player(player, self._seat))
         return self._dice[seat]
+
+    def dice_held_by_others(self) -> list[str]:
+        """The players a die of whose went into another player's cup (a right dudo cruzado,
+        a jinto), in seat order: the die keeps its colour, so at a table whose dice have their
+        players' colours, that colour no longer tells whose die it is."""
+        return [self._names[seat] for seat in sorted(self._given)]
 
     @property
     def dice_in_play(self) -> int:
@@ -345,7 +352,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild, self._lifted,
+            self._wild, self._lifted, self._given,
         )  # fmt: skip
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
@@ -354,7 +361,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild, self._lifted,
+            self._wild, self._lifted, self._given,
         ) = snapshot  # fmt: skip
 
 

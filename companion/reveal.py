@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -257,9 +257,15 @@ class Reader(Protocol):
     """What the table asks to read a frame: the dice, whose they are, the annotated picture."""
 
     def read(
-        self, frame: Any, expected: Mapping[str, int], seats: Mapping[str, int] | None = None
+        self,
+        frame: Any,
+        expected: Mapping[str, int],
+        seats: Mapping[str, int] | None = None,
+        held_by_others: Sequence[str] = (),
     ) -> CameraReading:
-        """Read ``frame``; ``expected`` dice per player, ``seats`` each player's seat from 1."""
+        """Read ``frame``; ``expected`` dice per player, ``seats`` each player's seat from 1,
+        ``held_by_others`` the players a die of whose another player holds (their colour no
+        longer tells whose die it is: ``Game.dice_held_by_others``)."""
         ...
 
 
@@ -322,8 +328,13 @@ class VisionReader:
         frame: np.ndarray,
         expected: Mapping[str, int],
         seats: Mapping[str, int] | None = None,
+        held_by_others: Sequence[str] = (),
     ) -> CameraReading:
-        """Read one frame taken from below the glass; raises vision's UnreadableImage."""
+        """Read one frame taken from below the glass; raises vision's UnreadableImage.
+
+        A die of the colour of a player in ``held_by_others`` may lie in another player's
+        cup: their colour is left out of the calibration's, so their dice are told by seat
+        zone where there are zones (else they are nobody's, and said so)."""
         import cv2
 
         from vision.annotate import annotate
@@ -335,6 +346,9 @@ class VisionReader:
         disagreements: tuple[str, ...] = ()
         calibration = self.calibration()
         if calibration is not None:
+            if held_by_others:
+                calibration = replace(calibration, colours={
+                    p: c for p, c in calibration.colours.items() if p not in held_by_others})
             if self._seat_of is not None:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
@@ -425,14 +439,16 @@ class RevealCamera:
         ended: Callable[[], None],
         done: Callable[[Token, CameraReading | None, str], None],
         after_s: float = 0.0,
+        held_by_others: Sequence[str] = (),
     ) -> bool:
         """Queue one picture, taken ``after_s`` seconds from now; False when the worker is
-        closed."""
+        closed. (``held_by_others``: as ``Reader.read``'s.)"""
         with self._idle:
             self._pending += 1
         try:
             self._worker.submit(
-                self._work, token, dict(expected), dict(seats), started, ended, done, after_s
+                self._work, token, dict(expected), dict(seats), started, ended, done, after_s,
+                tuple(held_by_others),
             )
         except RuntimeError:
             self._finished()
@@ -448,11 +464,12 @@ class RevealCamera:
         ended: Callable[[], None],
         done: Callable[[Token, CameraReading | None, str], None],
         after_s: float,
+        held_by_others: tuple[str, ...],
     ) -> None:
         try:
             if self._closing.wait(after_s) or not started(token):
                 return
-            reading, problem = self._take_and_read(expected, seats, ended)
+            reading, problem = self._take_and_read(expected, seats, ended, held_by_others)
             done(token, reading, problem)
         except Exception:
             logger.exception("the reveal's picture failed")
@@ -464,7 +481,8 @@ class RevealCamera:
             self._finished()
 
     def _take_and_read(
-        self, expected: dict[str, int], seats: dict[str, int], ended: Callable[[], None]
+        self, expected: dict[str, int], seats: dict[str, int], ended: Callable[[], None],
+        held_by_others: tuple[str, ...],
     ) -> tuple[CameraReading | None, str]:
         try:
             frame = self._capture()
@@ -474,7 +492,7 @@ class RevealCamera:
         finally:
             ended()
         try:
-            reading = self.reader().read(frame, expected, seats)
+            reading = self.reader().read(frame, expected, seats, held_by_others)
         except Exception as err:
             logger.exception("the reader failed on the reveal's picture")
             return None, f"the picture could not be read ({err}): enter the dice by hand"

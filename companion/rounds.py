@@ -237,6 +237,9 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     for seat, delta in s.changes.items():
         new[seat] += delta
     game._dice = tuple(new)
+    if not s.dice_regained and any(delta > 0 for delta in s.changes.values()):
+        # A die gained that did not come out of the bag came from the loser's cup.
+        game._given = game._given | {seat for seat, delta in s.changes.items() if delta < 0}
     # dice_lost counts the dice out of sight now: a die won back leaves the bag.
     game._dice_lost += s.dice_lost - s.dice_regained
     game._dice_regained += s.dice_regained

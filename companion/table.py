@@ -631,7 +631,7 @@ class Table:
         if not self._photographer.take(
             token, under_glass, seats,
             started=self._capture_started, ended=self._capture_ended, done=self._capture_done,
-            after_s=after_s,
+            after_s=after_s, held_by_others=game.dice_held_by_others(),
         ):
             self._capture_token = None  # the table is closing
 

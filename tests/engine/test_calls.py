@@ -86,6 +86,7 @@ class TestCalza:
         assert game.turn == "Caro"
         assert game.dice_regained == 1
         assert game.state()["last_result"]["gainers"] == {"Caro": 1}
+        assert game.dice_held_by_others() == []  # out of the bag: nobody's die was taken
 
     def test_an_exact_calza_at_the_starting_dice_gains_nothing(
         self, play: Script, dice_of: DiceOf
@@ -222,6 +223,7 @@ class TestJinto:
         assert game.dice_lost == 0 and game.dice_regained == 0
         assert "Ben takes a die from Ana" in [a.text for a in said]
         assert game.turn == "Ben", "the winner of the round starts"
+        assert game.dice_held_by_others() == ["Ana"]  # a die of hers is in Ben's cup
 
     def test_a_wrong_jinto_costs_the_caller_and_the_bidder_starts(
         self, play: Script, dice_of: DiceOf
@@ -230,6 +232,7 @@ class TestJinto:
         play(game, "Ana 2x4; Ben calza; reveal Ana:144 Ben:236 Caro:256")
         assert dice_of(game) == {"Ana": 3, "Ben": 2, "Caro": 3}
         assert game.turn == "Ana"
+        assert game.dice_held_by_others() == []
 
 
 class TestPass:
@@ -309,6 +312,23 @@ class TestCruzado:
         assert game.dice_lost == 0
         assert "Caro takes a die from Ana" in [a.text for a in said]
         assert game.state()["last_result"]["cruzado"] is True
+
+    def test_the_player_whose_die_was_taken_is_known_until_that_reveal_is_undone(
+        self, play: Script
+    ) -> None:
+        # The die keeps its colour in the taker's cup (companion.reveal tells it by seat).
+        game = game_of("perudo", cruzado=True)
+        play(game, f"Ana 2x4; Caro dudo; {FIVE_4S}")  # wrong: Caro's die goes out of sight
+        assert game.dice_held_by_others() == []
+        # Right, in turn: Caro's die goes in the bag.
+        play(game, "Caro 9x4; Ana dudo; reveal Ana:23456 Ben:23456 Caro:2356")
+        assert game.dice_held_by_others() == []
+        # Right, out of turn: Ben takes Caro's die.
+        play(game, "Caro 8x4; Ben dudo; reveal Ana:23456 Ben:23456 Caro:235")
+        assert game.dice("Ben") == 6
+        assert game.dice_held_by_others() == ["Caro"]
+        play(game, "undo")
+        assert game.dice_held_by_others() == []
 
     def test_a_wrong_doubt_out_of_turn_costs_one_die(self, play: Script, dice_of: DiceOf) -> None:
         game = game_of("perudo", cruzado=True, loss="difference")

@@ -517,7 +517,9 @@ def _failing_reader() -> Any:
     from companion.reveal import VisionReader
 
     class NoReading(VisionReader):
-        def read(self, frame: Any, expected: Any, seats: Any = None) -> Any:
+        def read(
+            self, frame: Any, expected: Any, seats: Any = None, held_by_others: Any = ()
+        ) -> Any:
             raise RuntimeError("not reading in this test")
 
     return NoReading()

@@ -945,3 +945,57 @@ def test_a_doubtful_die_is_said_in_the_players_words() -> None:
                  for i, (face, sure) in enumerate([(4, 0.99), (6, 0.5), (2, 0.97)]))
     reading = CameraReading(dice=dice, expected={"Ana": 3})
     assert reading.problems == ["die 2 may not be a 6 (the camera is only 50% sure)"]
+
+
+@pytest.mark.parametrize("rules, took", [
+    ("perudo", {"cruzado": True}),
+    ("jinto", {}),
+], ids=["dudo cruzado", "jinto"])
+def test_dice_taken_from_a_player_are_told_by_seat_once_their_colour_is_in_another_cup(
+    header: dict[str, Any], play: Any, rules: str, took: dict[str, Any]
+) -> None:
+    # Boxed sets give each player a colour: a die taken by a right dudo cruzado (or a jinto)
+    # keeps its colour in the taker's cup. Before, at every later reveal the camera gave it
+    # to its first owner, and the reading waited for the players.
+    camera = SimulatedCamera(seed=1)
+    camera.start()
+    header = {**header, "rules": rules, "options": took}
+    own = {"Ana": "red", "Ben": "blue", "Caro": "green"}
+
+    class OwnColours(TruthReader):
+        """Whose die is whose by each player's own colour, as a boxed set's calibration."""
+
+        def calibration(self) -> Any:
+            return replace(camera.calibration, colours=own)
+
+    table = Table(camera=camera, reader=OwnColours(camera, None))
+    cups = SimulatedCups(table, camera, seed=1)
+    try:
+        camera.set_dice(cups.dice(), own)
+        table.new_game(header)
+        camera.set_dice(cups.dice(), own)
+        if rules == "jinto":  # Ana's bid is exactly right: Ben takes a die from her
+            count = sum(f == 3 or f == 1 for faces in cups.dice().values() for f in faces)
+            play(table, [{"action": "bid", "player": "Ana", "quantity": count, "face": 3},
+                         {"action": "calza", "player": "Ben"}])
+        else:  # Ana's bid is false: Caro doubts it out of turn and takes her die
+            play(table, [{"action": "bid", "player": "Ana", "quantity": 15, "face": 6},
+                         {"action": "dudo", "player": "Caro"}])
+        assert table.wait_idle(60)
+        state = table.state()
+        taker = "Ben" if rules == "jinto" else "Caro"
+        assert state["round"] == 2 and state["reading"]["applied"], state.get("reading")
+        assert table.dice_under_cups() == {"Ana": 2 if rules == "jinto" else 4,
+                                           "Ben": 4 if rules == "jinto" else 5,
+                                           "Caro": 3 if rules == "jinto" else 6}
+        # Round 2: the taker's dice, shown all in Ana's colour, lie in the taker's seat.
+        camera.set_dice(cups.dice(), {taker: "red"})
+        play(table, [{"action": "bid", "player": state["turn"], "quantity": 20, "face": 6}])
+        play(table, [{"action": "dudo", "player": table.state()["turn"]}])
+        assert table.wait_idle(60)
+        reading = table.state()["reading"]
+        assert reading["applied"] and not reading["disagreements"], reading
+        assert table.state()["round"] == 3
+    finally:
+        cups.close()
+        table.close()
