@@ -244,7 +244,8 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     game._dice_lost += s.dice_lost - s.dice_regained
     game._dice_regained += s.dice_regained
 
-    summary = _reveal_text(game, call, s)
+    cups = _cups_lifted(names, shown, cups_in_turn(rules, call, old))
+    summary = _reveal_text(game, call, s, cups)
     said = [Announcement("reveal", None, summary)]
     said += _dice_changes(names, call, s, new)
 
@@ -287,7 +288,7 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     return said + start_round(game, opener, palifico)
 
 
-def _reveal_text(game: Game, call: Call, s: Settlement) -> str:
+def _reveal_text(game: Game, call: Call, s: Settlement, cups: str = "") -> str:
     names = game._names
     name = call_name(game.rules, call)
     if call.kind == "pass":
@@ -296,7 +297,7 @@ def _reveal_text(game: Game, call: Call, s: Settlement) -> str:
     bid = bid_words(call.quantity, call.face)
     return (
         f"{name} by {names[call.caller]} on {names[call.target]}'s {bid}: "
-        f"{s.count} counted{aces}, {s.verdict}"
+        f"{s.count} counted{aces}{cups}, {s.verdict}"
     )
 
 
@@ -319,6 +320,22 @@ def _dice_changes(
             if not new[seat]:
                 said.append(Announcement("out", name, f"{name} is out"))
     return said
+
+
+def _cups_lifted(names: Sequence[str], shown: Shown, in_turn: Sequence[int] | None) -> str:
+    """Where the boxed edition's cups came up in turn and some stayed down, the cups counted
+    and the others: ``" in Ben's and Caro's cups (Dan's and Ana's not lifted)"``; else ""."""
+    by_seat = shown.by_seat
+    if not in_turn or by_seat is None or all(seat in by_seat for seat in in_turn):
+        return ""
+    lifted = [names[seat] + "'s" for seat in in_turn if seat in by_seat]
+    down = [names[seat] + "'s" for seat in in_turn if seat not in by_seat]
+    return f" in {_and(lifted)} cup{'s' if len(lifted) > 1 else ''} ({_and(down)} not lifted)"
+
+
+def _and(words: Sequence[str]) -> str:
+    """``"Ana"``, ``"Ana and Ben"``, ``"Ana, Ben and Caro"``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _a_die(n: int) -> str:

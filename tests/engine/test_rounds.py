@@ -333,6 +333,19 @@ def test_payroodo_cups_lifted_until_the_bid_is_reached_settle_the_doubt(
     result = game.state()["last_result"]
     assert result["count"] == 3
     assert result["dice"] == {"Ana": [1, 4, 2, 3, 6], "Caro": [5, 5, 2, 3, 4]}
+    # Said, so that nobody takes the counts shown for the whole table's.
+    assert result["text"].startswith(
+        "Dudo by Ben on Ana's three 5s: 3 counted (aces wild) in Caro's and Ana's cups (Ben's"
+        " not lifted), the bid stands.")
+
+
+def test_every_cup_lifted_at_a_boxed_edition_table_is_said_as_any_other_reveal(
+    play: Script,
+) -> None:
+    game = game_of("payroodo")
+    play(game, "Ana 3x5; Ben dudo; reveal Caro:55234 Ana:14236 Ben:66666")
+    assert game.state()["last_result"]["text"].startswith(
+        "Dudo by Ben on Ana's three 5s: 3 counted (aces wild), the bid stands.")
 
 
 def test_a_cup_lifted_with_a_die_too_few_is_named_before_the_cups_still_down(
