@@ -811,7 +811,7 @@ function renderCalls(state) {
   const anyCall = !$("call-dudo").disabled || (!$("call-calza").hidden && !$("call-calza").disabled);
   const hint = $("call-hint");
   hint.hidden = anyCall || !who || who === state.turn || !(state.bid || passer);
-  hint.textContent = hint.hidden ? "" : who + " may not call now: pick the caller below, or "
+  hint.textContent = hint.hidden ? "" : who + " may not call now: pick the caller above, or "
     + (state.turn || "the player to act") + " calls";
   // An exact call the chosen caller may not make and others may (payroodo's exactomundo is
   // never the player to act's): say who, or the button only looks out of use.
@@ -819,7 +819,7 @@ function renderCalls(state) {
   if (hint.hidden && !$("call-calza").hidden && $("call-calza").disabled && exactBy.length) {
     hint.hidden = false;
     hint.textContent = $("call-calza").textContent + ": " + exactBy.join(", ") + (exactBy.length === 1 ? " may" : " may each")
-      + " call it: pick the caller below";
+      + " call it: pick the caller above";
   }
   $("call-pass").disabled = !mayCall(state, "pass", state.turn);
   renderHeld();

@@ -480,7 +480,7 @@ def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     phone.select_option("#caller", "Ana")
     expect(phone.locator("#call-dudo")).to_be_disabled()
     expect(phone.locator("#call-hint")).to_have_text(
-        "Ana may not call now: pick the caller below, or Ben calls")
+        "Ana may not call now: pick the caller above, or Ben calls")
     shot(phone, "12-caller-may-not-call")
     # The next move hands the calls back to the player to act: Caro, not Ana kept.
     act(server, action="bid", player="Ben", quantity=2, face=3)
@@ -513,14 +513,21 @@ def test_an_exact_call_the_player_to_act_may_not_make_says_who_may(
     # is the player to act, and the button only looked out of use.
     new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="payroodo", exact_call="exactomundo")
     take_control(phone)
+    undo = phone.locator("#undo")
+    before = undo.bounding_box()
     state = act(server, action="bid", player="Ana", quantity=1, face=3)
     wait_out_the_hold(phone, state)
     expect(phone.locator("#caller")).to_have_value("Ben")
+    # A finger going for Undo after the opening bid finds it where it was: before, the bid's
+    # lines and then the hint above it pushed it 67 px down (the hint is under it now).
+    expect(phone.locator("#call-hint")).to_be_visible()
+    after = undo.bounding_box()
+    assert before is not None and after is not None and abs(after["y"] - before["y"]) < 1
     exact = phone.locator("#call-calza")
     expect(exact).to_be_disabled()
     label = exact.inner_text()
     expect(phone.locator("#call-hint")).to_have_text(
-        f"{label}: Caro, Dan may each call it: pick the caller below")
+        f"{label}: Caro, Dan may each call it: pick the caller above")
     phone.select_option("#caller", "Caro")
     expect(exact).to_be_enabled()
     expect(phone.locator("#call-hint")).to_be_hidden()

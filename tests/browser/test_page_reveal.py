@@ -292,7 +292,7 @@ def test_the_exact_call_is_named_as_the_table_calls_it_and_its_hint_goes_at_the_
     act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
     act(waiting_table, action="bid", player="Ben", quantity=3, face=3)
     hint = player.locator("#call-hint")
-    expect(hint).to_have_text("EXACTOMUNDO: Ana may call it: pick the caller below")
+    expect(hint).to_have_text("EXACTOMUNDO: Ana may call it: pick the caller above")
     act(waiting_table, action="dudo", player="Caro")
     expect(player.locator("#reading-check")).to_be_visible()
     expect(hint).to_be_hidden()  # before, it stayed through the reveal, the call out of reach
