@@ -179,10 +179,11 @@ def check_counts(
         seat = _cup_still_needed(by_seat, in_turn, call, wild)
         if seat is None:
             expected = {seat: n for seat, n in expected.items() if seat in by_seat}
-        elif _reaches_the_bid(by_seat, call, wild):
+        elif later := [s for s in in_turn[in_turn.index(seat) + 1:] if s in by_seat]:
             raise IllegalAction(
                 f"reveal shows no dice for {names[seat]}, who has {dice[seat]}: the cups are"
-                f" lifted one by one from {names[call.caller]}'s left until the bid is reached"
+                f" lifted one by one from {names[call.caller]}'s left, {names[seat]}'s before"
+                f" {names[later[0]]}'s"
             )
         else:
             raise IllegalAction(
@@ -219,11 +220,6 @@ def _cup_still_needed(
         if count >= call.quantity:
             return None
     return None
-
-
-def _reaches_the_bid(by_seat: Mapping[int, list[int]], call: Call, wild: bool) -> bool:
-    shown = [face for faces in by_seat.values() for face in faces]
-    return count_matching(shown, call.face, wild=wild) >= call.quantity
 
 
 def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcement]:

@@ -359,6 +359,19 @@ def test_a_cup_lifted_with_a_die_too_few_is_named_before_the_cups_still_down(
             "reveal shows 3 dice for Caro, who has 5$")
 
 
+@pytest.mark.parametrize("ana", ["55555", "12346"], ids=["reaching the bid", "short of it"])
+def test_a_cup_skipped_in_turn_is_named_before_the_cup_shown_after_it(
+    play: Script, ana: str
+) -> None:
+    # Said as the cups come up, whether or not the cup shown reaches the bid (before, short of
+    # it: "the dice shown do not reach the bid", where Caro's cup was simply skipped).
+    game = game_of("payroodo")
+    play(game, "Ana 4x5; Ben dudo")
+    refused(game, {"action": "reveal", "dice": {"Ana": [int(f) for f in ana]}},
+            "^reveal shows no dice for Caro, who has 5: the cups are lifted one by one from"
+            " Ben's left, Caro's before Ana's$")
+
+
 @pytest.mark.parametrize(
     ("preset", "options", "script", "reason"),
     [
