@@ -465,14 +465,15 @@ function renderPlayers(state) {
       h("span", {class: "seat", text: String(p.seat), style: colour && !p.out ? "background:" + colour + ";color:" + inkOn(colour) + ";text-shadow:none" : null}),
       h("span", {class: "name", text: p.name}),
       turn ? h("span", {class: "sr-only", text: " (to act)"}) : null,
-      // The cup, the count and the badges go together: at the right of the name, or all
+      // The badges, the cup and the count go together: at the right of the name, or all
       // below it, still at the right, when the name needs the row (large text, a long name).
+      // The badges first: every row's cup and count stay in one column as the bid moves.
       h("span", {class: "holds"},
+        bidder === p.name ? h("span", {class: "badge", text: "bid"}) : null,
+        p.palifico_used ? h("span", {class: "badge pal", title: "palifico played"}, h("span", {"aria-hidden": "true", text: "P"}), h("span", {class: "sr-only", text: "palifico played"})) : null,
         h("span", {class: "cup", role: "img", "aria-label": n === null ? "dice hidden" : n + (n === 1 ? " die" : " dice")}, cups.length ? cups : h("span", {text: n === null ? "?" : ""})),
         h("span", {class: "count", "aria-hidden": "true", text: p.left ? "left" : p.out ? "out" : (n === null ? "?" : String(n))}),
-        p.out ? h("span", {class: "sr-only", text: p.left ? " left the table" : " out"}) : null,
-        bidder === p.name ? h("span", {class: "badge", text: "bid"}) : null,
-        p.palifico_used ? h("span", {class: "badge pal", title: "palifico played"}, h("span", {"aria-hidden": "true", text: "P"}), h("span", {class: "sr-only", text: "palifico played"})) : null),
+        p.out ? h("span", {class: "sr-only", text: p.left ? " left the table" : " out"}) : null),
     );
   }));
   const parts = [];

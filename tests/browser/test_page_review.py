@@ -461,7 +461,7 @@ def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
     # Each line read as the page shows it: seat, name, whose turn, dice, badge.
     expect(phone.locator("#players")).to_match_aria_snapshot(
         "- list:\n"
-        "  - listitem:\n    - text: 1 Ana\n    - img \"2 dice\"\n    - text: bid\n"
+        "  - listitem:\n    - text: 1 Ana bid\n    - img \"2 dice\"\n"
         "  - listitem:\n    - text: 2 Ben (to act)\n    - img \"2 dice\"\n"
         "  - listitem:\n    - text: 3 Caro\n    - img \"2 dice\"\n"
     )

@@ -180,23 +180,30 @@ def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
     browser: Any, server: str, text: str
 ) -> None:
     # A long name, the bidder's badge: on a 320 px phone the row may take two lines, but the
-    # count and the badges never go to the left under the seat, away from the cup.
+    # count and the badges never go to the left under the seat, away from the cup; and the
+    # badge, before the cup, does not move that row's cup and count out of their column.
     new_game(server, ["Bartholomew Fitzgerald", "Ben", "Caro"], rules="perudo")
     act(server, action="bid", player="Bartholomew Fitzgerald", quantity=2, face=3)
     page = open_page(browser, server, SMALL, "dark")
     expect(page.locator(".player .badge")).to_have_count(1)
     page.add_style_tag(content=f"html {{ font-size: {text}; }}")
+    ends = set()
     for player in page.locator(".player").all():
         row, cup = player.bounding_box(), player.locator(".cup").bounding_box()
-        for part in [player.locator(".count"), *player.locator(".badge").all()]:
-            box = part.bounding_box()
+        count = player.locator(".count").bounding_box()
+        assert on_the_line_of(count, cup, slack=8), (text, count, cup)
+        assert count["x"] >= cup["x"] + cup["width"]  # after the cup, on its line
+        for badge in player.locator(".badge").all():
+            box = badge.bounding_box()
             assert on_the_line_of(box, cup, slack=8), (text, box, cup)
-            assert box["x"] >= cup["x"] + cup["width"]  # after the cup, on its line
+            assert box["x"] + box["width"] <= cup["x"]  # before the cup, on its line
+        ends.add(round(cup["x"] + cup["width"]))
         holds = player.locator(".holds").bounding_box()
         assert row["x"] + row["width"] - (holds["x"] + holds["width"]) <= 12  # at the right
         name = player.locator(".name").bounding_box()
         if text == "100%" and name["height"] < 40:  # a short name keeps one row with its cup
             assert on_the_line_of(name, cup, slack=8), (name, cup)
+    assert len(ends) == 1, ends  # the cups end in one column, the bidder's too
     shot_players_and_close(page, f"48-holds-{text[:-1]}")
 
 
