@@ -37,6 +37,10 @@ function renderSim(state) {
     }
   }
   wrap.querySelectorAll(".seat-btn").forEach((b) => b.classList.toggle("chosen", Number(b.dataset.seat) === page.simSeat));
+  // The exact call's button is CALZA, as on the hardware: what it calls at this table.
+  const exact = (state.options || {}).exact_call || "none";
+  $("sim-exact").hidden = exact === "calza";
+  $("sim-exact").textContent = exact === "none" ? "not played here" : exactCall(state);
   // At a table where the one-die player chooses: their seat held plays the round open.
   $("sim-open").hidden = !(state.options || {}).palifico_choice;
   // The dial's push held starts a new game only once this one is over (before, a push bids).

@@ -168,7 +168,11 @@ def test_the_virtual_panels_held_seat_plays_the_palifico_round_open(
     take_control(phone)
     expect(phone.locator("#sim")).to_be_visible()
     expect(phone.locator("#sim-open")).to_be_hidden()  # Perudo: no choice to make
+    # The panel's CALZA button, as the hardware's, says what it calls at this table.
+    exact = phone.locator("#sim [data-button=calza]")
+    expect(exact).to_have_text("CALZAnot played here")
     new_game(server, ["Ana", "Ben"], dice=2)  # the encyclopedia's Dudo: the one-die player chooses
+    expect(exact).to_have_text("CALZAspot on")
     expect(phone.locator("#sim-open")).to_be_disabled()  # no palifico round yet
     act(server, action="bid", player="Ana", quantity=4, face=6)
     act(server, action="dudo", player="Ben")
