@@ -633,8 +633,11 @@ def _create_server(app: Any, config: Config) -> Any:
             " needs privileges the service does not have: set [server] port, e.g. 8080)"
         ) from err
     except OSError as err:
+        # Tried again (the address may come up later, or the port be let go): say by whom.
+        held = (" (another program holds it, `ss -ltnp` names it: stop it, or set [server]"
+                " port)" if err.errno == errno.EADDRINUSE else "")
         raise CannotListenYet(
-            f"cannot listen on {config.host}:{config.port}: {err.strerror}"
+            f"cannot listen on {config.host}:{config.port}: {err.strerror}{held}"
         ) from err
     except ValueError as err:  # waitress: a host name that does not resolve
         # waitress says only "Invalid host/port specified."; the resolver's own words are

@@ -279,8 +279,15 @@ def setting_up(*specs: PinSpec) -> Iterator[None]:
     try:
         yield
     except Exception as err:
+        if type(err).__name__ == "BadPinFactory":
+            # gpiozero found no pin library at all: no pin of the map is at fault.
+            raise PinFault(
+                f"no GPIO library for gpiozero ({err}): on Raspberry Pi OS install python3-lgpio"
+                " (systemd/install.sh does), or play with --sim"
+            ) from err
         named = ", ".join(f"{spec.name} (GPIO{spec.pin})" for spec in specs)
-        raise PinFault(f"{named}: {err}") from err
+        # Some of gpiozero's errors have no words (PinPWMUnsupported): their name says it.
+        raise PinFault(f"{named}: {str(err) or type(err).__name__}") from err
 
 
 def _validate(table: Mapping[str, Any], where: str) -> PinMap:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from gpiozero import Button
+from gpiozero.exc import BadPinFactory, PinPWMUnsupported
 from gpiozero.pins.mock import MockFactory
 
 from companion.table import Table
@@ -24,6 +25,7 @@ from hardware.pins import (
     default_pin_map,
     example_pin_map_path,
     load_pin_map,
+    setting_up,
 )
 from hardware.sim import MockPanelDriver
 
@@ -149,6 +151,21 @@ def test_a_pin_another_device_holds_is_named_by_its_entry_and_gpio(
     with (Button(PINS["dudo"].pin, pin_factory=pin_factory),
           pytest.raises(PinFault, match=r"^dudo \(GPIO5\): pin GPIO5 is already in use")):
         build_panel(table, pin_factory)
+
+
+@pytest.mark.parametrize(("error", "said"), [
+    (BadPinFactory("Unable to load any default pin factory!"),
+     r"^no GPIO library for gpiozero \(Unable to load any default pin factory!\): on Raspberry"
+     r" Pi OS install python3-lgpio"),
+    (PinPWMUnsupported(), r"^buzzer \(GPIO18\): PinPWMUnsupported$"),
+], ids=["no pin library", "an error with no words"])
+def test_a_pin_library_s_failure_is_said_in_words_and_not_blamed_on_a_pin(
+    error: Exception, said: str
+) -> None:
+    # Before, a Pi with no pin library blamed the first device set up ("buzzer (GPIO18):
+    # Unable to load any default pin factory!"), and mock pins without PWM said nothing.
+    with pytest.raises(PinFault, match=said), setting_up(PINS["buzzer"]):
+        raise error
 
 
 def test_a_round_bid_by_dial_called_dudo_and_revealed(

@@ -356,7 +356,9 @@ def test_a_port_in_use_is_a_clear_message(
         code = run_serve(["--sim", "--host", "127.0.0.1", "--port", str(port), "--data",
                           str(tmp_path / "data")])
     assert code == 1  # not a config mistake: systemd tries again (the last run may hold it)
-    assert (f"dudo serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+    # Who holds it, and what to do, are said (before, only the system's words).
+    assert (f"dudo serve: cannot listen on 127.0.0.1:{port}: Address already in use (another"
+            " program holds it, `ss -ltnp` names it: stop it, or set [server] port)"
             in capsys.readouterr().err)
     assert not (tmp_path / "data").exists()  # the port is taken before anything is made
 
