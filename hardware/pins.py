@@ -146,6 +146,11 @@ class PinMap:
                            ("undo", "a mis-press is taken back on a phone only")):
             if name not in self.pins:
                 said.append(f"no {name.upper()} button: {what}")
+        if "light" not in self.pins:
+            # The likeliest way to lose it: a [pins] table naming only the wires moved.
+            said.append("no light under the glass: the reveal's picture is taken in the room's"
+                        " light (a [pins] table is the whole map: what it leaves out is not"
+                        " wired, the default pins included)")
         seats = self.seats
         missing = [n for n in range(1, max(seats, default=0)) if n not in seats]
         if missing:

@@ -169,6 +169,13 @@ def test_the_simulated_panel_has_every_input_and_keeps_the_wired_pins(panel: str
     assert len(numbers) == len(set(numbers))
 
 
+# Since session 57: a [pins] table naming only the wire moved left the light out unsaid, and
+# every reveal's picture would be taken in the dark.
+LIGHTLESS = ("no light under the glass: the reveal's picture is taken in the room's light (a"
+             " [pins] table is the whole map: what it leaves out is not wired, the default pins"
+             " included)")
+
+
 def test_a_panel_that_leaves_part_of_the_game_to_a_phone_is_noted_not_refused() -> None:
     # Before, a map with no DUDO, no way to bid or a seat missing passed without a word.
     bare = load_pin_map({"pins": {"buzzer": 18}})
@@ -176,9 +183,10 @@ def test_a_panel_that_leaves_part_of_the_game_to_a_phone_is_noted_not_refused() 
         "no dial push and no BID button: bids are made on a phone only",
         "no DUDO button: dudo is called on a phone only",
         "no UNDO button: a mis-press is taken back on a phone only",
+        LIGHTLESS,
     ]
     gaps = load_pin_map({"pins": {"dial": 22, "dudo": 5, "undo": 26, "seat1": 2, "seat2": 3,
-                                  "seat4": 10, "seat7_led": 19}})
+                                  "seat4": 10, "seat7_led": 19, "light": 21}})
     assert gaps.cautions() == [
         "no seat3 button though seat4 has one: the seats are numbered round the table from 1"
         " (players sit in that order)",
