@@ -50,6 +50,8 @@ usermod -a -G gpio,video "$SERVICE_USER"
 # and on the card is $PREFIX/venv pointed at it: a power cut during an update leaves the table
 # on the old one (before, pip wrote over the venv the running service loaded its code from).
 release="$PREFIX/venv-$(date -u +%Y%m%d%H%M%S)"
+# Stopped before the switch (PyPI out of reach, say): nothing the table runs has changed.
+trap 'rm -rf "$release"; echo "install: stopped before switching to the new venv: the version installed before still runs" >&2' ERR
 echo "install: venv in $release (with the system's site packages), then $PREFIX/venv"
 mkdir -p "$PREFIX"
 rm -rf "$release"
@@ -76,6 +78,7 @@ fi
 previous=$(readlink "$PREFIX/venv" || echo "$PREFIX/venv-before-links")
 ln -sfn "$release" "$PREFIX/venv.link"
 mv -T "$PREFIX/venv.link" "$PREFIX/venv"  # a rename: the link is the old venv or the new
+trap - ERR
 sync
 
 echo "install: config in $CONFIG_DIR/config.toml"

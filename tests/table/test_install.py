@@ -96,5 +96,15 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
         ["venv", linked.name, (prefix / "venv").resolve().name])
     assert tomllib.loads(config.read_text())["server"]["pin"] == pin
     assert subprocess.run([str(dudo), "rules"], capture_output=True, timeout=60).returncode == 0
+
+    # An update with the package index out of reach stops before the switch, says the
+    # version before still runs, and leaves no half-built venv on the card.
+    running = sorted(p.name for p in prefix.iterdir())
+    offline = install(pi, PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_RETRIES="0",
+                      PIP_TIMEOUT="2", PIP_NO_CACHE_DIR="1")
+    assert offline.returncode != 0
+    assert ("install: stopped before switching to the new venv: the version installed before"
+            " still runs") in offline.stderr
+    assert sorted(p.name for p in prefix.iterdir()) == running
     calls = (pi / "calls.log").read_text()
     assert "systemctl restart dudo-companion.service" in calls
