@@ -72,11 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="data directory, the journal (default: the config's, else $DUDO_DATA,"
                         " else ~/.local/share/dudo-companion)")
     p.add_argument("--config", metavar="FILE", default=None,
-                   help="TOML config (the options above, given, win over it)")
+                   help="TOML config (the options above, given, win over it; default: none,"
+                        " not even the dudo.toml dudo calibrate writes)")
     p.add_argument("--seed", type=_seed, default=None, help="repeatable simulated rolls")
 
     p = sub.add_parser("panel-test", help="check the table's wiring on a real Pi")
-    p.add_argument("--config", metavar="FILE", default=None, help="TOML config with [pins]")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="TOML config with [pins] (default: none, the default pin map)")
     p.add_argument("--mock", action="store_true", help="run on gpiozero's mock pins")
     return parser
 

@@ -74,6 +74,10 @@ def calibrate_command(args: argparse.Namespace) -> int:
         return 1
     for line in lines:
         print(line)
+    if args.config is None:
+        # dudo serve reads no config unless given one: say how this one is used.
+        print(f"dudo serve reads it when given: dudo serve --config {path} (the service reads"
+              " /etc/dudo-companion/config.toml: calibrate that with --config)")
     return 0
 
 

@@ -590,6 +590,20 @@ def test_the_simulator_at_a_terminal_throws_the_dice_it_is_asked_for(
     assert load_config(config).die_size is not None
 
 
+def test_a_config_written_in_this_folder_says_how_dudo_serve_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, dudo calibrate wrote ./dudo.toml and dudo serve, run beside it, read no config.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("builtins.input", lambda prompt: "")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    assert main(["calibrate", "--source", "sim"]) == 0
+    out = capsys.readouterr().out
+    assert "written to dudo.toml" in out
+    assert "dudo serve reads it when given: dudo serve --config dudo.toml" in out
+    assert load_config(tmp_path / "dudo.toml").die_size is not None
+
+
 def test_a_dice_picture_without_dice_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
