@@ -114,6 +114,7 @@ def serve_command(args: argparse.Namespace) -> int:
     handler = logging.StreamHandler()
     handler.setFormatter(log_format(os.environ))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
+    logging.captureWarnings(True)  # a library's warnings (gpiozero's) as log lines, with a priority
     _few_malloc_arenas()
     try:
         config = load_config(
@@ -160,7 +161,10 @@ class _JournaldFormat(logging.Formatter):
     PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6}
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"<{self.PRIORITIES.get(record.levelno, 7)}>{super().format(record)}"
+        # journald takes each line as an entry of its own: a traceback's lines, the reason on
+        # its last, each carry the priority too (else `-p warning` showed its first line only).
+        prefix = f"<{self.PRIORITIES.get(record.levelno, 7)}>"
+        return "\n".join(prefix + line for line in super().format(record).splitlines())
 
 
 def log_format(environ: Mapping[str, str]) -> logging.Formatter:

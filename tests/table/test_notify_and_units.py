@@ -182,6 +182,16 @@ def test_under_systemd_each_log_line_starts_with_its_priority_for_journald() -> 
     assert line(logging.ERROR, journald) == f"<3>ERROR {said}"
     assert line(logging.WARNING, journald) == f"<4>WARNING {said}"
     assert line(logging.INFO, journald) == f"<6>INFO {said}"
+    # A traceback: every line of it has the priority, the reason on its last line too
+    # (before, only its first line: `journalctl -p warning` lost why).
+    try:
+        raise OSError("no lgpio")
+    except OSError:
+        record = logging.LogRecord("companion.serve", logging.ERROR, __file__, 1,
+                                   "the panel's GPIO did not start", (), sys.exc_info())
+    lines = log_format(journald).format(record).splitlines()
+    assert len(lines) > 3 and all(ln.startswith("<3>") for ln in lines), lines
+    assert lines[-1] == "<3>OSError: no lgpio"
     # In a terminal or a file, each line has its time, and no priority.
     plain = line(logging.ERROR, {})
     assert plain.endswith(f" ERROR {said}") and plain[:4].isdigit()
