@@ -122,6 +122,7 @@ def unit() -> configparser.ConfigParser:
         ("Service", "NoNewPrivileges", "yes"),
         ("Service", "ProtectSystem", "strict"),
         ("Service", "PrivateTmp", "yes"),
+        ("Service", "UMask", "0027"),  # the journal is no one else's to read (it was 0644)
         ("Install", "WantedBy", "multi-user.target"),
     ],
 )
