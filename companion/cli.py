@@ -25,10 +25,40 @@ HANDLERS = {
 }
 
 
+# The commit systemd/install.sh built a venv from, beside its Python (``dudo --version``).
+COMMIT_FILE = "dudo-commit"
+
+
+def installed_version() -> str:
+    """``dudo-companion 0.1.0 (commit 1a2b3c4 2026-12-03)``: the package's version, and the
+    commit systemd/install.sh built this venv from, where it wrote it down."""
+    from importlib import metadata
+    from pathlib import Path
+
+    said = f"dudo-companion {metadata.version('dudo-companion')}"
+    commit = Path(sys.prefix) / COMMIT_FILE
+    with contextlib.suppress(OSError):
+        said += f" (commit {commit.read_text(encoding='utf-8').strip()})"
+    return said
+
+
+class _Version(argparse.Action):
+    """``--version``: what is installed, worked out only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0,
+                         help="print the version installed (and its commit) and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(installed_version())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dudo", description="A referee for a real game of Perudo / Dudo / Liar's Dice."
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("replay", help="replay a game record and print the final state")

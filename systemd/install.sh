@@ -67,6 +67,10 @@ if ! "$release/bin/python" -m pip install -q "${SOURCE}[onnx]"; then
     "$release/bin/python" -m pip install -q "$SOURCE"
 fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
+# The commit this venv is built from, for `dudo --version` (none outside a git checkout). As
+# root in the pi user's checkout, git asks to be told the folder is safe.
+git -c safe.directory="$SOURCE" -C "$SOURCE" log -1 --format='%h %cs' \
+    > "$release/dudo-commit" 2>/dev/null || rm -f "$release/dudo-commit"
 "$release/bin/python" -c 'import cv2, picamera2, lgpio' \
     || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
 "$release/bin/dudo" rules >/dev/null  # the new venv runs, or the install stops here (set -e)

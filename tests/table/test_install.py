@@ -72,6 +72,12 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     # An install from before venvs were linked: its venv folder is set aside, not lost.
     (prefix / "venv").mkdir(parents=True)
     (prefix / "venv" / "old").write_text("the venv the table ran on")
+    # The checkout a git repository, as on the Pi: the venv knows the commit it was built from.
+    git = ["git", "-C", str(pi / "source"), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the checkout"]):
+        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
+    commit = subprocess.run([*git, "log", "-1", "--format=%h %cs"], check=True,
+                            capture_output=True, text=True, timeout=60).stdout.strip()
     first = install(pi)
     assert first.returncode == 0, first.stderr
     linked = (prefix / "venv").resolve()
@@ -79,6 +85,8 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert (prefix / "venv-before-links" / "old").exists()
     dudo = prefix / "venv" / "bin" / "dudo"
     assert subprocess.run([str(dudo), "rules"], capture_output=True, timeout=60).returncode == 0
+    version = subprocess.run([str(dudo), "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout == f"dudo-companion 0.1.0 (commit {commit})\n", version
     config = pi / "root" / "etc" / "dudo-companion" / "config.toml"
     pin = tomllib.loads(config.read_text())["server"]["pin"]
     assert f"PIN: {pin}" in first.stdout
