@@ -160,11 +160,16 @@ class Table:
 
     def record(self) -> str | None:
         """The current game's record (JSON Lines, as ``dudo replay`` reads), or None."""
+        current = self.identified_record()
+        return current[1] if current is not None else None
+
+    def identified_record(self) -> tuple[int, str] | None:
+        """The current game's id (the state's ``game_id``) and its record, read together."""
         with self._lock:
-            if self._game is None:
+            if self._game is None or self._game_id is None:
                 return None
             lines = [encode(self._game.header)] + [encode(a) for a in self._game.actions]
-            return "\n".join(lines) + "\n"
+            return self._game_id, "\n".join(lines) + "\n"
 
     def reveal_picture(self) -> bytes | None:
         """The annotated JPEG of the reading in the state, or None when there is none."""

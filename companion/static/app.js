@@ -27,6 +27,7 @@ const page = {
   capturing: false,  // a picture is being taken and read
   announced: [],     // keys of the announcement batches shown, so each shows once
   historyLines: 0,   // the lines of the game's history so far (the page shows the newest)
+  historyHas: null,  // the game and moves the history loaded from the table holds ({game_id, moves})
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
@@ -1011,7 +1012,11 @@ function announce(list, state) {
   const key = state && state.version !== undefined && state.version !== null
     ? [state.game_id, state.version, list.map((a) => a.kind + ":" + a.text).join("|")].join("/") : null;
   const hist = $("history");
-  if (!key || ![...hist.children].some((li) => li.dataset.batch === key)) {
+  // The history loaded from the table may hold these already: the feed can bring a move's
+  // announcements after the history was read with it (a busy table, a feed opened again).
+  const loaded = page.historyHas && state && state.game_id === page.historyHas.game_id
+    && state.moves <= page.historyHas.moves;
+  if (!loaded && (!key || ![...hist.children].some((li) => li.dataset.batch === key))) {
     for (const a of list) hist.prepend(h("li", {class: "a-" + a.kind, text: a.text, "data-batch": key}));
     while (hist.children.length > HISTORY_SHOWN) hist.lastChild.remove();
     page.historyLines += list.length;
@@ -1039,6 +1044,7 @@ async function loadHistory() {
   const newest = data.announcements.slice(-HISTORY_SHOWN).reverse();
   $("history").replaceChildren(...newest.map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
   page.historyLines = data.announcements.length;
+  page.historyHas = {game_id: data.game_id, moves: data.moves};
   numberHistory();
 }
 function numberHistory() {

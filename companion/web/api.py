@@ -286,19 +286,22 @@ def rules() -> Response:
 
 @bp.get("/history")
 def history() -> Response:
-    """Everything announced in the current game so far, oldest first (from its record)."""
+    """Everything announced in the current game so far, oldest first (from its record), with
+    the game's ``game_id`` and ``moves`` (as the state's) it holds the announcements up to: a
+    page skips the live feed's announcements of those moves, which it already has."""
     from companion.game import Game
     from companion.rounds import opening
 
-    text = _ctx().current_record()
-    if not text:
-        return jsonify(announcements=[])
+    current = _ctx().table.identified_record()
+    if current is None:
+        return jsonify(announcements=[], game_id=None, moves=0)
+    game_id, text = current
     parsed = [json.loads(line) for line in text.splitlines() if line.strip()]
     game = Game.from_header(parsed[0])
     said = [announcement_json(a) for a in opening(game)]
     for action in parsed[1:]:
         said.extend(announcement_json(a) for a in game.apply(action))
-    return jsonify(announcements=said)
+    return jsonify(announcements=said, game_id=game_id, moves=len(parsed) - 1)
 
 
 def register_error_handlers(app: Any) -> None:

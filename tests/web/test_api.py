@@ -193,10 +193,15 @@ def test_the_history_tells_the_game_so_far(
         headers=pin,
     )
     client.post("/api/actions", json={"action": "dudo", "player": "Ben"}, headers=pin)
-    said = client.get("/api/history").get_json()["announcements"]
+    history = client.get("/api/history").get_json()
+    said = history["announcements"]
     assert [a["kind"] for a in said][:3] == ["round", "bid", "dudo"]
     assert said[0]["text"] == "Round 1: Ana opens"  # the first round's opener is said too
     assert all(a["text"] for a in said)
+    # Up to which move of which game, as the state counts them (a page skips those moves'
+    # announcements when the live feed brings them late).
+    state = client.get("/api/state").get_json()
+    assert (history["game_id"], history["moves"]) == (state["game_id"], state["moves"]) != (None, 0)
 
 
 def test_undo_from_the_api_takes_the_last_bid_back(
