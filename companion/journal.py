@@ -423,22 +423,31 @@ class Journal:
 
     def drop(self, row: Row, reason: str) -> None:
         """Move a row out of its game into the ``dropped`` table (kept there, not lost)."""
-        logger.warning(
-            "journal: row %d of game %d moved aside (%s): %r",
-            row.seq,
-            row.game_id,
-            reason,
-            row.body[:200],
-        )
+        self.set_aside([(row, reason)])
+
+    def set_aside(self, rows: list[tuple[Row, str]], notice: tuple[str, str] | None = None
+                  ) -> None:
+        """Move rows out of their game into the ``dropped`` table, each with its reason, and
+        keep ``notice`` (name, message: see :meth:`notice`), in one transaction: a power cut
+        keeps all of it or none."""
+        for row, reason in rows:
+            logger.warning("journal: row %d of game %d moved aside (%s): %r",
+                           row.seq, row.game_id, reason, row.body[:200])
         dropped = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._guard(f"cannot drop row {row.seq} of game {row.game_id}") as db:
+        first = rows[0][0]
+        with self._guard(f"cannot set aside row {first.seq} of game {first.game_id}") as db:
             db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "INSERT INTO dropped (game_id, seq, body, checksum, reason, dropped)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (row.game_id, row.seq, row.body, row.checksum, reason, dropped),
-            )
-            db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (row.game_id, row.seq))
+            for row, reason in rows:
+                db.execute(
+                    "INSERT INTO dropped (game_id, seq, body, checksum, reason, dropped)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.game_id, row.seq, row.body, row.checksum, reason, dropped),
+                )
+                db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?",
+                           (row.game_id, row.seq))
+            if notice is not None:
+                db.execute(_NOTICES)
+                db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)", notice)
             db.execute("COMMIT")
 
     def games(self, limit: int | None = None, before: int | None = None) -> list[GameSummary]:
