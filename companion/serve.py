@@ -546,7 +546,8 @@ def _read_pin_map(config: Config) -> tuple[Any, str | None]:
 
 
 def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | None]:
-    """The panel (and, with ``--sim``, its mock-pin driver), or (None, None, the fault)."""
+    """The panel (and, with ``--sim``, its mock-pin driver) and the fault of any output left
+    out of it, or (None, None, the fault)."""
     try:
         from hardware.panel import Panel
 
@@ -555,8 +556,9 @@ def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | 
             from hardware.sim import MockPanelDriver, mock_pin_factory
 
             panel = Panel(table, with_every_input(pins), pin_factory=mock_pin_factory())
-            return panel, MockPanelDriver(panel), None
-        return Panel(table, pins), None, None
+            return panel, MockPanelDriver(panel), _left_out(panel)
+        panel = Panel(table, pins)
+        return panel, None, _left_out(panel)
     except Exception as err:
         logger.exception("the panel's GPIO did not start")
         return (
@@ -564,6 +566,15 @@ def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | 
             None,
             (f"the table's buttons and lights are not working ({err}): play from this page"),
         )
+
+
+def _left_out(panel: Any) -> str | None:
+    """What the page says of the panel's outputs that could not be set up, if any."""
+    failed = panel.signals.failed
+    if not failed:
+        return None
+    return (f"part of the table's panel is not working ({'; '.join(map(str, failed))}): its"
+            " buttons and other outputs are")
 
 
 class _Page:

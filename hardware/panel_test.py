@@ -64,6 +64,13 @@ class PanelTest:
         except Exception as e:
             print(f"dudo panel-test: cannot open the GPIO pins: {_why(e)}", file=sys.stderr)
             return 1
+        if signals.failed and not signals.opened():  # not one output: the chip, not a wire
+            signals.close()
+            print(f"dudo panel-test: cannot open the GPIO pins: {_why(signals.failed[0])}",
+                  file=sys.stderr)
+            return 1
+        for fault in signals.failed:  # checked without it, and the check fails at its end
+            print(f"dudo panel-test: cannot open {fault}", file=sys.stderr)
         try:
             controls = Controls(self.pins, on_press=self._pressed, on_hold=self._held,
                                 on_turn=self._turned, on_stuck=self._stuck,
@@ -74,7 +81,8 @@ class PanelTest:
             return 1
         try:
             self._outputs(signals)
-            return self._mock_presses(factory) if self.mock else self._wait_for_presses()
+            answered = self._mock_presses(factory) if self.mock else self._wait_for_presses()
+            return 1 if signals.failed else answered
         finally:
             controls.close()
             signals.close()
@@ -87,7 +95,8 @@ class PanelTest:
             time.sleep(self.led_s)
             led.off()
         if signals.buzzer is None:
-            self.say("\nno buzzer in the pin map")
+            self.say("\nthe buzzer could not be set up" if "buzzer" in self.pins
+                     else "\nno buzzer in the pin map")
             return
         kind = "tonal" if self.pins["buzzer"].tonal else "beeps"
         self.say(f"\nbuzzer (GPIO{self.pins['buzzer'].pin}, {kind}), every signal:")

@@ -17,10 +17,10 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from gpiozero import LED, Buzzer, TonalBuzzer
+from gpiozero import LED, BadPinFactory, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from hardware.pins import SEATS, PinMap, setting_up
+from hardware.pins import SEATS, PinFault, PinMap, PinSpec, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,8 @@ class Signals:
     """The panel's outputs: buzzer, seat LEDs, palifico LED and the light under the glass.
 
     Only the outputs the pin map wires are built; the others are silently absent, so
-    every method is safe to call on any panel.
+    every method is safe to call on any panel. An output that cannot be set up (a pin in use,
+    no PWM for a tonal buzzer) is left out too, and said in :attr:`failed`.
     """
 
     def __init__(
@@ -72,28 +73,40 @@ class Signals:
         self._blinking: set[str] = set()
         self.buzzer: Buzzer | TonalBuzzer | None = None
         self.leds: dict[str, LED] = {}
+        # The outputs that could not be set up, each with why (PinFault names its pin): each
+        # is left out, as if not wired, so one broken output does not take the panel down.
+        self.failed: list[PinFault] = []
         try:
-            spec = pins.get("buzzer")
-            if spec is not None:
-                with setting_up(spec):
-                    self.buzzer = TonalBuzzer(
-                        spec.pin, mid_tone=Tone(MID_TONE), octaves=1, pin_factory=pin_factory
-                    ) if spec.tonal else Buzzer(
-                        spec.pin, active_high=spec.active_high, pin_factory=pin_factory
-                    )
-            if self.buzzer is not None:
-                self.buzzer.source_delay = tick_s
-                self._devices.append(self.buzzer)
             for out in pins.outputs:
-                if out.name != "buzzer":
+                try:
                     with setting_up(out):
-                        led = LED(out.pin, active_high=out.active_high, initial_value=False,
-                                  pin_factory=pin_factory)
-                    self.leds[out.name] = led
-                    self._devices.append(led)
+                        self._set_up(out, pin_factory)
+                except PinFault as fault:
+                    if isinstance(fault.__cause__, BadPinFactory):
+                        raise  # no pin library at all: no output can work
+                    logger.error("output left out: %s", fault)
+                    self.failed.append(fault)
         except Exception:
             self.close()
             raise
+
+    def _set_up(self, out: PinSpec, pin_factory: Any) -> None:
+        if out.name == "buzzer":
+            self.buzzer = TonalBuzzer(
+                out.pin, mid_tone=Tone(MID_TONE), octaves=1, pin_factory=pin_factory
+            ) if out.tonal else Buzzer(out.pin, active_high=out.active_high,
+                                       pin_factory=pin_factory)
+            self.buzzer.source_delay = self.tick_s
+            self._devices.append(self.buzzer)
+        else:
+            led = LED(out.pin, active_high=out.active_high, initial_value=False,
+                      pin_factory=pin_factory)
+            self.leds[out.name] = led
+            self._devices.append(led)
+
+    def opened(self) -> bool:
+        """Whether any output was set up."""
+        return bool(self._devices)
 
     # -- sounds -------------------------------------------------------------------------
 

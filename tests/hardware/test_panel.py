@@ -153,6 +153,31 @@ def test_a_pin_another_device_holds_is_named_by_its_entry_and_gpio(
         build_panel(table, pin_factory)
 
 
+def test_an_output_that_cannot_start_is_left_out_and_the_buttons_still_play(
+    table: Table, eventually: Callable[..., bool]
+) -> None:
+    # Mock pins without PWM: the tonal buzzer cannot start. Before, it took the whole panel
+    # down with it, buttons and all.
+    factory = MockFactory()
+    try:
+        panel = build_panel(table, factory)
+        try:
+            assert [str(f) for f in panel.signals.failed] == ["buzzer (GPIO18): PinPWMUnsupported"]
+            assert panel.signals.buzzer is None and "buzzer" not in panel.signals.states()
+            new_game(table)
+            assert lit_seats(panel) == [1]  # the seat LEDs work
+            driver = MockPanelDriver(panel)
+            driver.press("dial")
+            calm(panel)
+            assert table.state()["bid"]["player"] == "Ana"
+            assert eventually(lambda: lit_seats(panel) == [2])
+        finally:
+            panel.close()
+    finally:
+        factory.reset()
+        factory.close()
+
+
 @pytest.mark.parametrize(("error", "said"), [
     (BadPinFactory("Unable to load any default pin factory!"),
      r"^no GPIO library for gpiozero \(Unable to load any default pin factory!\): on Raspberry"

@@ -78,3 +78,17 @@ def test_a_pin_the_running_table_holds_is_named_with_what_to_do(
     assert err == ("dudo panel-test: cannot open the GPIO pins: buzzer (GPIO18): 'GPIO busy':"
                    " is the table"
                    " running? Stop it first (sudo systemctl stop dudo-companion)\n")
+
+
+def test_an_output_that_cannot_start_is_named_and_the_rest_is_still_checked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Mock pins without PWM: the tonal buzzer cannot start, the rest can.
+    monkeypatch.setattr(Device, "pin_factory", MockFactory())
+    monkeypatch.setattr("hardware.panel_test.mock_pin_factory", MockFactory)
+    assert main(["panel-test", "--mock"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "dudo panel-test: cannot open buzzer (GPIO18): PinPWMUnsupported\n"
+    assert "  light (GPIO21) on" in captured.out
+    assert "the buzzer could not be set up" in captured.out
+    assert captured.out.rstrip().endswith("all 12 inputs answered")

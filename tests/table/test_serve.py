@@ -537,6 +537,29 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
             pass
 
 
+def test_a_panel_output_that_cannot_start_is_said_and_the_buttons_still_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # gpiozero's mock pins as a Pi's pin library with no PWM: the default map's tonal buzzer
+    # cannot start. Before, it took every button down with it: the whole panel was off.
+    from hardware.sim import MockPanelDriver
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    config = tmp_path / "table.toml"
+    config.write_text(f"[camera]\nsource = 'folder:{tmp_path / 'frames'}'\n")  # none there
+    with ExitStack() as stack:
+        companion = build(load_config(config, data=tmp_path / "data"), sim=False, seed=1,
+                          stack=stack)
+        table = companion.table
+        assert table.state()["faults"]["gpio"] == (
+            "part of the table's panel is not working (buzzer (GPIO18): PinPWMUnsupported):"
+            " its buttons and other outputs are")
+        header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]}
+        assert table.new_game(header).ok
+        MockPanelDriver(companion.panel).press("dial")
+        assert table.state()["bid"]["player"] == "Ana"
+
+
 def test_a_camera_missing_at_start_is_opened_at_the_next_call_and_reads_its_reveal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
