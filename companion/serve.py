@@ -304,8 +304,12 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
     try:
         path.stat()
     except PermissionError as err:  # a folder the service user may not enter
-        raise StartError(f"cannot look at the journal {path} ({err.strerror}): make {data} the"
-                         " service user's, then start the table again") from err
+        barred = _barred(path)
+        todo = (f"make {data} the service user's" if barred == data.absolute() else
+                f"the service user may not go through {barred}: let it (sudo chmod o+x"
+                f" {barred}), or give the table another --data DIR")
+        raise StartError(f"cannot look at the journal {path} ({err.strerror}): {todo}, then"
+                         " start the table again") from err
     except OSError:
         pass  # none yet (a new table), or no folder: said as the journal is made below
     faults: dict[str, str] = {}
@@ -356,6 +360,17 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         if _no_room(err):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+
+
+def _barred(path: Path) -> Path:
+    """The first folder on the way to ``path`` that may not be gone through (its parent,
+    when every one on the way may be)."""
+    for folder in reversed(path.absolute().parents):
+        try:
+            folder.stat()
+        except PermissionError:
+            return folder.parent
+    return path.absolute().parent
 
 
 class _KeptJournal:

@@ -469,12 +469,17 @@ def test_a_data_directory_that_is_a_file_is_named_so(
     assert "it is a file, not a folder" in capsys.readouterr().err
 
 
-def test_a_data_directory_the_service_user_may_not_enter_is_named_so(tmp_path: Path) -> None:
-    # Before, a traceback (exit status 1, so systemd tried again and again).
-    data = tmp_path / "data"
-    data.mkdir()
+@pytest.mark.parametrize("barred", ["data", "its parent"])
+def test_a_data_directory_the_service_user_may_not_enter_is_named_so(
+    tmp_path: Path, barred: str
+) -> None:
+    # Before, a traceback (exit status 1, so systemd tried again and again); and until
+    # session 58 a parent folder that may not be gone through was named as the data folder.
+    data = tmp_path / "parent" / "data"
+    data.mkdir(parents=True)
     (data / "journal.sqlite3").write_bytes(b"")
-    data.chmod(0o000)
+    folder = data if barred == "data" else data.parent
+    folder.chmod(0o000)
     # Root enters any folder: run as root without that power, as the service user would be.
     as_user = (["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
                if os.geteuid() == 0 else [])
@@ -485,11 +490,14 @@ def test_a_data_directory_the_service_user_may_not_enter_is_named_so(tmp_path: P
             capture_output=True, text=True, env=OUTSIDE_SYSTEMD, timeout=120, check=False,
         )
     finally:
-        data.chmod(0o755)
+        folder.chmod(0o755)
     assert result.returncode == 2 and "Traceback" not in result.stderr
+    mend = (f"make {data} the service user's" if barred == "data" else
+            f"the service user may not go through {folder}: let it (sudo chmod o+x {folder}),"
+            " or give the table another --data DIR")
     assert result.stderr.strip().splitlines()[-1] == (
         f"dudo serve: cannot look at the journal {data / 'journal.sqlite3'} (Permission"
-        f" denied): make {data} the service user's, then start the table again")
+        f" denied): {mend}, then start the table again")
 
 
 def test_a_port_below_1024_without_the_privilege_stops_the_start_for_good(
