@@ -89,6 +89,12 @@ def see_the_reading_to_check(page: Any, reading: dict[str, Any]) -> None:
     expect(doubtful).to_have_count(len(reading["doubtful"]))
     for k, index in enumerate(reading["doubtful"]):
         expect(doubtful.nth(k)).to_have_attribute("data-index", str(index))
+    # Boxes of one width in columns, whatever each die's owner is called (they were ragged).
+    boxes = page.eval_on_selector_all("#reading-dice .reading-die", "els => els.map(e => {"
+                                      " const r = e.getBoundingClientRect();"
+                                      " return [Math.round(r.left), Math.round(r.width)]; })")
+    assert len({width for _, width in boxes}) == 1, boxes
+    assert len({left for left, _ in boxes}) == min(2, len(boxes)), boxes  # two to a row here
     see_the_picture_and_counts(page, reading["counts"])
 
 
