@@ -427,9 +427,9 @@ class Journal:
 
     def set_aside(self, rows: list[tuple[Row, str]], notice: tuple[str, str] | None = None
                   ) -> None:
-        """Move rows out of their game into the ``dropped`` table, each with its reason, and
-        keep ``notice`` (name, message: see :meth:`notice`), in one transaction: a power cut
-        keeps all of it or none."""
+        """Move rows out of their game into the ``dropped`` table, each with its reason, with
+        the reveal kept of one of them (:meth:`keep_reveal`), and keep ``notice`` (name,
+        message: see :meth:`notice`), in one transaction: a power cut keeps all or none."""
         for row, reason in rows:
             logger.warning("journal: row %d of game %d moved aside (%s): %r",
                            row.seq, row.game_id, reason, row.body[:200])
@@ -445,6 +445,9 @@ class Journal:
                 )
                 db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?",
                            (row.game_id, row.seq))
+            if _has_table(db, "last_reveal"):  # a reveal set aside is none of the game's
+                db.execute("DELETE FROM last_reveal WHERE game_id = ? AND moves >= ?",
+                           (first.game_id, min(row.seq for row, _ in rows)))
             if notice is not None:
                 db.execute(_NOTICES)
                 db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)", notice)
@@ -485,16 +488,17 @@ class Journal:
     def record(self, game_id: int) -> str:
         """The game's record: JSON Lines, the header then each action, as `dudo replay` reads.
 
-        Raises JournalError for an unknown game, or one with a damaged row (its record would
-        not replay, or would replay another game).
+        Raises JournalError for an unknown game, or one with a damaged or missing row (its
+        record would not replay, or would replay another game).
         """
         saved = self.game(game_id)
-        for row in saved.rows:
+        for number, row in enumerate(saved.rows, 1):
             problem = row.problem()
-            if problem is not None:
-                raise JournalError(f"game {game_id}'s record cannot be given: row {row.seq} of"
-                                   f" {len(saved.rows)} is damaged ({problem}); the journal"
-                                   " is kept as it is")
+            what = (f"row {row.seq} of {len(saved.rows)} is damaged ({problem})" if problem
+                    else f"row {number} is missing" if row.seq != number else None)
+            if what is not None:
+                raise JournalError(f"game {game_id}'s record cannot be given: {what}; the"
+                                   " journal is kept as it is")
         lines = [encode(saved.header)] + [row.body for row in saved.rows]
         return "\n".join(lines) + "\n"
 

@@ -396,7 +396,12 @@ class _KeptJournal:
             except JournalError as err:
                 logger.debug("the journal cannot be written yet: %s", err)
                 continue
-            replaced = table.take_journal(journal)
+            try:
+                replaced = table.take_journal(journal)
+            except JournalError as err:
+                logger.warning("the journal cannot be written yet: %s", err)
+                journal.close()
+                continue
             self.journal = journal
             if replaced is not None:
                 replaced.close()

@@ -29,7 +29,7 @@ from companion.bid import MAX_QUANTITY, Bid
 from companion.errors import shown
 from companion.game import Game, check_new_game
 from companion.journal import Journal, JournalError, KeptReveal, Row, checksum, encode
-from companion.resume import resume_latest
+from companion.resume import LeftOut, resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
 from companion.rounds import opening
 
@@ -116,6 +116,9 @@ class Table:
         self._reading: CameraReading | None = None
         self._last_reveal: CameraReading | None = None  # the last reveal's reading, for an undo
         self._capture_token: Token | None = None
+        # Actions a resume set aside, which the players are told of (fault ``left_out``) until
+        # the game has as many moves as before the restart (see :mod:`companion.resume`).
+        self._left_out: LeftOut | None = None
         # Each picture's number, counted from a random start: a picture of this run never
         # bears the number of one an earlier run showed (a phone may still show it).
         self._capture_serial = secrets.randbelow(2**30)
@@ -225,8 +228,14 @@ class Table:
     def take_journal(self, journal: Journal) -> Journal | None:
         """Store actions in ``journal`` from now on, the same file as the table's journal
         opened anew (one that can be written, where the first could only be read); its fault
-        is cleared. Returns the journal it replaces, for the caller to close."""
+        is cleared. Returns the journal it replaces, for the caller to close. The rows a
+        resume could not set aside in the first are set aside in it before: JournalError if
+        they cannot be, and the table keeps the journal it has."""
         with self._lock:
+            left_out = self._left_out
+            if left_out is not None and left_out.unsaved is not None:
+                journal.set_aside(*left_out.unsaved)  # JournalError if it cannot: none taken
+                self._left_out = replace(left_out, unsaved=None)
             replaced, self.journal = self.journal, journal
             self.set_fault("journal", None)
         return replaced
@@ -261,7 +270,7 @@ class Table:
             logger.info("new game %s: %s", game_id, encode(game.header))
             self._games_started += 1
             self._set_fault("journal", None)
-            self._set_fault("left_out", None)
+            self._told_left_out(None)
             self._set_fault("salvaged", None)  # said since the start: a new game has begun
             self._set_fault("resume", None)
             self._game, self._game_id = game, game_id
@@ -368,7 +377,9 @@ class Table:
         since, hidden under the cups; the players type them in, or ask for a new picture.
         """
         with self._lock:
-            return self._picture_due() and self.retake().ok
+            # Nor while the players are told of actions set aside at the restart: the dice
+            # on the glass may be another round's, whose count would match the call's.
+            return self._left_out is None and self._picture_due() and self.retake().ok
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until no camera is being opened again and no picture is being taken or read;
@@ -429,7 +440,8 @@ class Table:
             self._emit("state")
             return Outcome(False, f"internal error: {err}; nothing was changed", self.state())
         self._set_fault("journal", None)
-        self._set_fault("left_out", None)
+        if self._left_out is not None and len(game.actions) >= self._left_out.until:
+            self._told_left_out(None)
         self._after_action(action, phase_before, reading)
         self._mark_finished(phase_before)
         self._publish()
@@ -691,8 +703,7 @@ class Table:
         resumed = resume_latest(journal)
         if resumed.fault is not None:
             self._set_fault("resume", resumed.fault)
-        if resumed.left_out is not None:
-            self._set_fault("left_out", resumed.left_out)  # until the next accepted action
+        self._told_left_out(resumed.left_out)
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
@@ -711,6 +722,11 @@ class Table:
             self.journal.keep_reveal(kept)
         except JournalError as err:  # the reveal itself is saved: only its picture is lost
             logger.warning("the reveal's picture is not kept for a restart: %s", err)
+
+    def _told_left_out(self, left_out: LeftOut | None) -> None:
+        """Tell the players of the actions a resume set aside (None: no more)."""
+        self._left_out = left_out
+        self._set_fault("left_out", None if left_out is None else left_out.said)
 
     def _kept_reveal(
         self, journal: Journal

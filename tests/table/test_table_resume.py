@@ -166,52 +166,146 @@ def test_a_torn_last_row_is_still_said_after_a_second_restart_until_the_game_mov
         journal4.close()
 
 
-@pytest.mark.parametrize("damage", ["checksum", "a row missing"])
-def test_a_damaged_row_before_the_last_sets_aside_the_rest_and_the_game_goes_on_before_it(
+LATER = [{"action": "bid", "player": "Ben", "quantity": 2, "face": 5},
+         {"action": "bid", "player": "Caro", "quantity": 3, "face": 5},
+         {"action": "bid", "player": "Ana", "quantity": 4, "face": 5},
+         {"action": "bid", "player": "Ben", "quantity": 5, "face": 5}]
+OPENING_IN_WORDS = ["Ben called dudo", "the dice shown (Ana 1 4 4 5 6, Ben 2 3 3 6 6, Caro 1 1"
+                    " 2 5 6)", "Ben bid 2x5", "Caro bid 3x5", "Ana bid 4x5", "Ben bid 5x5"]
+
+
+@pytest.mark.parametrize(("damage", "seq", "kept", "what", "words"), [
+    ("checksum", 2, 1, "row 2 of the game is damaged (its checksum does not match its text)",
+     ["Caro called dudo (as read from the damaged row, perhaps not as made)",
+      *OPENING_IN_WORDS[1:]]),
+    ("JSON", 2, 1, "row 2 of the game is damaged (its text is not valid JSON)",
+     ["row 2, which cannot be read", *OPENING_IN_WORDS[1:]]),
+    ("missing", 2, 1, "row 2 of the game is missing",
+     ["an action that is lost", *OPENING_IN_WORDS[1:]]),
+    # Not a torn last write: Ana's 4x5 is lost too, and said.
+    ("missing", 6, 5, "row 6 of the game is missing", ["an action that is lost", "Ben bid 5x5"]),
+], ids=["checksum", "JSON", "a row missing", "the row before the last missing"])
+def test_a_damaged_or_missing_row_before_the_last_sets_aside_the_rest_and_the_game_goes_on(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
-    opening: list[dict[str, Any]], play: Any, damage: str,
+    opening: list[dict[str, Any]], play: Any,
+    damage: str, seq: int, kept: int, what: str, words: list[str],
 ) -> None:
-    later = [{"action": "bid", "player": "Ben", "quantity": 2, "face": 5},
-             {"action": "bid", "player": "Caro", "quantity": 3, "face": 5},
-             {"action": "bid", "player": "Ana", "quantity": 4, "face": 5},
-             {"action": "bid", "player": "Ben", "quantity": 5, "face": 5}]
     table.new_game(header)
-    play(table, [*opening, *later])
+    play(table, [*opening, *LATER])
     journal.close()
     stored = rows(data_dir)
-    if damage == "checksum":  # a card that flipped a bit of row 2's text
-        rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
-    else:
+    if damage == "missing":
         with sqlite3.connect(data_dir / DATABASE_NAME) as db:
-            db.execute("DELETE FROM actions WHERE seq = 2")
-    said = "its checksum does not match" if damage == "checksum" else "it is row 3 where row 2"
+            db.execute("DELETE FROM actions WHERE seq = ?", (seq,))
+    else:  # a card that spoilt row 2's text
+        spoilt = ('{"action": "dudo", "player": "Caro"}' if damage == "checksum" else
+                  '{"action": "dudo", "play')
+        rewrite_row(data_dir, seq, spoilt, fix_checksum=damage == "JSON")
+        stored[seq - 1] = (seq, spoilt)
 
     resumed, journal2 = restart(data_dir)
     try:
         state = resumed.state()
-        # The game goes on from before the damage: Ana's opening bid stands, Ben to act.
-        assert state["phase"] == "bidding" and state["round"] == 1
-        assert state["bid"]["text"] == "3x4" and state["bid"]["player"] == "Ana"
-        assert state["turn"] == "Ben" and "resume" not in state["faults"]
-        told = state["faults"]["left_out"]
-        count = 6 if damage == "checksum" else 5
-        assert f"the last {count} actions recorded before the restart could not be" in told
-        assert f"({said}" in told and "enter again those that were made: " in told
-        assert "(as read from the damaged row)" in told and "Ben bid 5x5 (kept aside" in told
-        # Nothing is lost: the rows set aside are kept in the journal, each with its reason.
-        assert rows(data_dir) == stored[:1]
-        aside = rows(data_dir, "dropped")
-        damaged = [(2, '{"action": "dudo", "player": "Caro"}')] if damage == "checksum" else []
-        assert aside == [*damaged, *stored[2:]]
+        # The game goes on from before the damage.
+        assert state["moves"] == kept and "resume" not in state["faults"]
+        assert state["faults"]["left_out"] == (
+            f"{7 - kept} actions recorded before the restart could not be read back: {what}. The"
+            f" game goes on from before it: enter again those that were made: {'; '.join(words)}"
+            " (kept aside in the journal)")
+        # Nothing is lost: every row is in the game or set aside, each with its reason.
+        assert rows(data_dir) == stored[:kept]
+        assert rows(data_dir, "dropped") == [row for row in stored[kept:] if row[0] != seq
+                                             or damage != "missing"]
         with sqlite3.connect(data_dir / DATABASE_NAME) as db:
             reasons = [r for (r,) in db.execute("SELECT reason FROM dropped ORDER BY seq")]
-        assert said in reasons[0] and all("after row" in r for r in reasons[1:])
-        # The game's record is whole again, and the players enter what was lost.
-        assert journal2.record(1).count("\n") == 2
-        play(resumed, opening[1:])
-        assert resumed.state()["round"] == 2 and "left_out" not in resumed.state()["faults"]
+        assert all("after row" in r for r in reasons[0 if damage == "missing" else 1:])
+        # The game's record is whole again, and replays to where the game goes on.
+        assert journal2.record(1).count("\n") == 1 + kept
     finally:
         journal2.close()
+
+
+def test_the_actions_set_aside_are_told_until_the_game_has_as_many_moves_again(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, [*opening, *LATER])
+    journal.close()
+    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    first, journal2 = restart(data_dir)
+    told = first.state()["faults"]["left_out"]
+    # Before, the list went at the first action entered again, the rest with it.
+    play(first, [*opening[1:], *LATER[:1]])
+    assert first.state()["faults"]["left_out"] == told
+    journal2.close()
+    # Still told after a restart, until the game has its seven moves again.
+    again, journal3 = restart(data_dir)
+    try:
+        assert again.state()["faults"]["left_out"] == told
+        play(again, LATER[1:3])
+        assert again.state()["faults"]["left_out"] == told
+        play(again, LATER[3:])
+        assert "left_out" not in again.state()["faults"]
+    finally:
+        journal3.close()
+    last, journal4 = restart(data_dir)
+    try:
+        assert last.state()["faults"] == {} and last.state()["bid"]["text"] == "5x5"
+    finally:
+        journal4.close()
+
+
+def test_a_second_damage_before_the_game_moves_on_tells_both_lists(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, [*opening, *LATER])
+    journal.close()
+    rewrite_row(data_dir, 5, '{"action": "bid", "player": "Caro", "quantity": 3, "face": 6}',
+                fix_checksum=False)
+    first, journal2 = restart(data_dir)
+    earlier = first.state()["faults"]["left_out"]
+    assert earlier.startswith("3 actions recorded") and "Ben bid 5x5" in earlier
+    journal2.close()
+    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    again, journal3 = restart(data_dir)
+    try:
+        told = again.state()["faults"]["left_out"]
+        # Before, the first list was forgotten: Caro's, Ana's and Ben's bids went unsaid.
+        assert told.startswith("3 actions recorded") and "Ben bid 2x5 (kept aside" in told
+        assert told.endswith(f". Before that restart: {earlier}")
+        play(again, [*opening[1:], *LATER[:3]])
+        assert again.state()["faults"]["left_out"] == told
+        play(again, LATER[3:])
+        assert "left_out" not in again.state()["faults"]
+    finally:
+        journal3.close()
+
+
+def test_rows_a_read_only_card_could_not_set_aside_are_once_it_can_be_written(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, [*opening, *LATER])
+    journal.close()
+    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    read_only, journal2 = read_only_table(data_dir)
+    try:
+        assert "enter again those that were made" in read_only.state()["faults"]["left_out"]
+        assert len(rows(data_dir)) == 7  # nothing could be moved
+        # The card can be written again (as `dudo serve` finds it every 10 s).
+        journal3 = Journal.in_directory(data_dir)
+        assert read_only.take_journal(journal3) is journal2
+        assert len(rows(data_dir)) == 1 and len(rows(data_dir, "dropped")) == 6
+        # Before, every action was refused: "UNIQUE constraint failed".
+        play(read_only, opening[1:])
+        assert read_only.state()["round"] == 2
+    finally:
+        journal2.close()
+        journal3.close()
 
 
 def test_a_whole_row_the_engine_refuses_before_the_last_stops_the_resume_and_keeps_the_journal(
@@ -242,22 +336,25 @@ def test_a_whole_row_the_engine_refuses_before_the_last_stops_the_resume_and_kee
         journal2.close()
 
 
-def test_the_record_of_a_game_with_a_damaged_row_is_not_given_as_if_whole(
+@pytest.mark.parametrize(("query", "said"), [
+    ("UPDATE actions SET body = '{\"action\": \"dudo\", \"player\": \"Caro\"}'"
+     " WHERE game_id = 1 AND seq = 2", "row 2 of 3 is damaged"),
+    ("DELETE FROM actions WHERE game_id = 1 AND seq = 2", "row 2 is missing"),
+], ids=["damaged", "missing"])
+def test_the_record_of_a_game_with_a_damaged_or_missing_row_is_not_given_as_if_whole(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
-    opening: list[dict[str, Any]], play: Any,
+    opening: list[dict[str, Any]], play: Any, query: str, said: str,
 ) -> None:
     table.new_game(header)
     play(table, opening)
     table.new_game(header)  # the damaged game is an earlier one, not taken up at a restart
     journal.close()
     with sqlite3.connect(data_dir / DATABASE_NAME) as db:
-        db.execute("UPDATE actions SET body = ? WHERE game_id = 1 AND seq = 2",
-                   ('{"action": "dudo", "player": "Caro"}',))
+        db.execute(query)
     journal2 = Journal.in_directory(data_dir)
     try:
-        # It would replay another game.
-        with pytest.raises(JournalError, match="game 1's record cannot be given: row 2 of 3"
-                                               " is damaged"):
+        # It would not replay, or would replay another game (a missing row was given so).
+        with pytest.raises(JournalError, match=f"game 1's record cannot be given: {said}"):
             journal2.record(1)
     finally:
         journal2.close()
@@ -274,6 +371,7 @@ def test_a_damaged_header_stops_the_resume_with_a_clear_message(
     try:
         assert resumed.state()["phase"] == "setup"
         assert "the header of game 1 is damaged" in resumed.state()["fault"]
+        assert resumed.state()["fault"].endswith("start a new game (the journal is kept as it is)")
     finally:
         journal2.close()
 

@@ -11,6 +11,7 @@ is a real ``FolderSource`` on a corrupt photograph.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +22,7 @@ from typing import Any
 import cv2
 import pytest
 
-from companion.journal import Journal
+from companion.journal import DATABASE_NAME, Journal
 from companion.reveal import CameraReading, SeenDie, VisionReader
 from companion.serve import alive
 from companion.sim import SimulatedCups
@@ -898,6 +899,44 @@ def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_an
         # The players type the dice in.
         assert table.submit({"action": "reveal", "dice": ROLLED}).ok
         assert table.state()["round"] == 2
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_restart_that_sets_aside_the_reveal_looks_not_at_the_dice_rolled_since(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+    assert table.wait_idle(60) and table.state()["round"] == 2
+    ben_bids = {"action": "bid", "player": "Ben", "quantity": 2, "face": 5}
+    assert table.submit(ben_bids).ok
+    looked = camera.last_scene
+    camera.set_dice(ROLLED_AGAIN)  # the next round's dice on the glass, as many as the call's
+    table.close()
+    journal.close()
+    with sqlite3.connect(tmp_path / DATABASE_NAME) as db:  # the card spoils the reveal's row
+        db.execute("UPDATE actions SET checksum = 'spoilt' WHERE seq = 3")
+
+    table, journal = restarted(camera, tmp_path)
+    try:
+        # The game goes on from the call; before, the camera looked at once, at the next
+        # round's dice (whose count matched), and applied them as the call's reveal.
+        assert (table.state()["phase"], table.state()["round"]) == ("reveal", 1)
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert camera.last_scene is looked
+        state = table.state()
+        assert "reading" not in state  # nor the picture of the reveal set aside
+        told = state["faults"]["left_out"]
+        assert "the dice shown (Ana 1 4 4 5 6, Ben 2 3 3 6 6, Caro 1 1 2 5 6)" in told
+        assert "Ben bid 2x5" in told
+        # The players enter again what was lost, and are told of it until they have.
+        assert table.submit({"action": "reveal", "dice": ROLLED}).ok
+        assert table.state()["faults"]["left_out"] == told
+        assert table.submit(ben_bids).ok
+        assert "left_out" not in table.state()["faults"]
     finally:
         table.close()
         journal.close()
