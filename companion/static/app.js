@@ -81,8 +81,10 @@ function buzz(pattern) {
   if (active) navigator.vibrate(pattern);
 }
 
-// A chance as a whole percentage; never "100%" or "0%" for what is only nearly sure.
-const pct = (p) => (p === null || p === undefined ? "" : Math.min(p < 1 ? 99 : 100, Math.max(p > 0 ? 1 : 0, Math.round(p * 100))) + "%");
+// A chance as a whole percentage; never "100%" or "0%" for what is only nearly sure: ">99%"
+// and "<1%" (a bid of every die on the table read "1%" likely true).
+const pct = (p) => (p === null || p === undefined ? "" : p > 0 && p < 0.005 ? "<1%"
+  : p < 1 && p >= 0.995 ? ">99%" : Math.round(p * 100) + "%");
 
 async function api(method, path, body, extra) {
   const headers = {"X-CSRF-Token": page.csrf, ...(extra || {})};
@@ -429,14 +431,26 @@ function renderBid(state) {
     ? pct(odds.chance) + " likely true (" + odds.expected.toFixed(1) + " expected)" : "";
   const turn = $("turn");
   const passer = standingPass(state);
-  if (cupsUpBeforeTheCamera(state)) turn.textContent = "Cups up: the camera looks in a moment";
-  else if (state.phase === "reveal" && state.reading && !state.reading.applied) turn.textContent = "Cups up: the camera's reading is to be checked";
-  else if (state.phase === "reveal") turn.textContent = "Cups up: the dice are to be typed in";
-  else if (state.turn && passer) turn.textContent = state.turn + " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass";
-  else if (state.turn) turn.textContent = state.turn + " to " + (bid ? "raise or call" : "open");
-  else if (state.phase === "over") turn.textContent = "";
+  // One line while a game is played, so that the buttons below never move as it changes: a
+  // long name is cut short (the players' list shows it whole), and the words after it kept.
+  const oneLine = (who, what) => {
+    turn.classList.add("one-line");
+    turn.title = who + what;
+    turn.replaceChildren(h("span", {class: "who", text: who}), h("span", {class: "what", text: what}));
+  };
+  const says = (text) => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; };
+  if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");
+  else if (state.phase === "reveal" && state.reading && !state.reading.applied) oneLine("Cups up:", " check the reading");
+  else if (state.phase === "reveal") oneLine("Cups up:", " type the dice in");
+  else if (state.turn && passer) oneLine(state.turn, " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass");
+  else if (state.turn) oneLine(state.turn, " to " + (bid ? "raise or call" : "open"));
+  else if (state.phase === "over") says("");
   // Only a phone with the PIN can start one: the others are told who can.
-  else turn.textContent = page.control ? "Start a game below" : "Whoever has the table PIN starts a game";
+  else says(page.control ? "Start a game below" : "Whoever has the table PIN starts a game");
+  // The panel has no display: every phone shows the bid its dial is on, to push.
+  const dial = state.phase === "bidding" && state.turn && (state.display || {}).dial;
+  $("dial").hidden = !dial;
+  $("dial").textContent = dial ? "panel: " + String(dial).replace("x", "\u00d7") : "";
 }
 
 // Black or white, whichever reads better on a player's colour (#rrggbb): a seat's number.
@@ -483,7 +497,25 @@ function renderPlayers(state) {
   // Dice that left with a player who got up: neither in play nor lost (RULES.md).
   if (state.dice_left_with_players) parts.push(state.dice_left_with_players + " left with " + (players(state).filter((p) => p.left).length === 1 ? "a player" : "players"));
   $("dice-totals").textContent = parts.join(" \u00b7 ");
+  $("rules-line").textContent = rulesInWords(state);
   renderLeave(state);
+}
+
+// "Rules: perudo · 5 dice each · aces wild · no exact call · no pass · palifico once": what a
+// phone that did not start the game cannot see otherwise (and what the P badge means).
+function rulesInWords(state) {
+  const o = state.options;
+  if (!o || !players(state).length) return "";
+  const said = ["Rules: " + state.rules, o.dice + (o.dice === 1 ? " die" : " dice") + " each",
+    o.wild_aces ? "aces wild" : "aces not wild",
+    o.exact_call === "none" ? "no exact call" : exactCall(state) + " played",
+    o.pass ? "pass played" : "no pass",
+    o.palifico === "none" ? "no palifico" : "palifico " + (o.palifico === "once" ? "once" : "every time")];
+  if (o.loss === "difference") said.push("the difference is lost");
+  if (o.cruzado) said.push("dudo cruzado");
+  if (o.direction === "alternating") said.push("the direction alternates");
+  if (players(state).some((p) => p.palifico_used)) said.push("P: palifico played");
+  return said.join(" \u00b7 ");
 }
 
 // A player who gets up and goes (RULES.md: out at once, their dice leave play): chosen, then
@@ -770,7 +802,7 @@ function renderControls(state) {
     hint.classList.toggle("urgent", cupsUpBeforeTheCamera(state));
     hint.classList.remove("calm");
     hint.textContent = cupsUpBeforeTheCamera(state)
-      ? "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
+      ? "A call pressed by mistake? Undo now, before the camera looks."
       : "A call pressed by mistake? Undo takes it back.";
   } else if (over) {
     hint.classList.remove("urgent");
@@ -779,7 +811,8 @@ function renderControls(state) {
   }
   const choice = $("palifico-choice");
   choice.hidden = !(bidding && palificoChoicePending(state));
-  if (!choice.hidden) $("palifico-who").textContent = state.palifico + "'s palifico round:";
+  // The banner above names the player: one row for the choice keeps Bid and DUDO in view.
+  if (!choice.hidden) $("palifico-who").textContent = "Palifico:";
   if (!bidding) return;
   const opts = state.options || {};
   const exact = opts.exact_call && opts.exact_call !== "none";

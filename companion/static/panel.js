@@ -41,6 +41,9 @@ function renderSim(state) {
   const exact = (state.options || {}).exact_call || "none";
   $("sim-exact").hidden = exact === "calza";
   $("sim-exact").textContent = exact === "none" ? "not played here" : exactCall(state);
+  const passing = Boolean((state.options || {}).pass);
+  $("sim-pass").hidden = passing;
+  $("sim-pass").textContent = passing ? "" : "not played here";
   // At a table where the one-die player chooses: their seat held plays the round open.
   $("sim-open").hidden = !(state.options || {}).palifico_choice;
   // The dial's push held starts a new game only once this one is over (before, a push bids).

@@ -91,10 +91,8 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     # DUDO pressed by mistake: the cups are up, Undo is there before the camera looks.
     phone.click("#call-dudo")
     hint = phone.locator("#undo-hint")
-    expect(hint).to_have_text(
-        "Cups up: the camera looks in a moment. Pressed by mistake? Undo now."
-    )
-    expect(phone.locator("#turn")).to_have_text("Cups up: the camera looks in a moment")
+    expect(hint).to_have_text("A call pressed by mistake? Undo now, before the camera looks.")
+    expect(phone.locator("#turn")).to_have_text("Cups up: the camera looks")
     expect(phone.locator("#reveal")).to_be_hidden()  # no empty "Reveal" card before the picture
     expect(phone.locator("#undo")).to_be_visible()
     expect(phone.locator("#picker")).to_be_hidden()
@@ -138,7 +136,7 @@ def test_the_one_die_player_declares_an_open_palifico_even_after_passing(
         expect(banner).to_contain_text("only players with one die may change the face")
         expect(banner).not_to_contain_text("the face is locked")
     expect(phone.locator("#palifico-choice")).to_be_visible()
-    expect(phone.locator("#palifico-who")).to_have_text(f"{one}'s palifico round:")
+    expect(phone.locator("#palifico-who")).to_have_text("Palifico:")  # the banner names {one}
     expect(spectator.locator("#controls")).to_be_hidden()
     shot(phone, "13-palifico-to-declare")
 
@@ -171,8 +169,11 @@ def test_the_virtual_panels_held_seat_plays_the_palifico_round_open(
     # The panel's CALZA button, as the hardware's, says what it calls at this table.
     exact = phone.locator("#sim [data-button=calza]")
     expect(exact).to_have_text("CALZAnot played here")
+    passing = phone.locator("#sim [data-button=pass]")  # and PASS as well (it looked in play)
+    expect(passing).to_have_text("PASSnot played here")
     new_game(server, ["Ana", "Ben"], dice=2)  # the encyclopedia's Dudo: the one-die player chooses
     expect(exact).to_have_text("CALZAspot on")
+    expect(passing).to_have_text("PASS")
     expect(phone.locator("#sim-open")).to_be_disabled()  # no palifico round yet
     act(server, action="bid", player="Ana", quantity=4, face=6)
     act(server, action="dudo", player="Ben")

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import (
     act,
+    call_api,
     new_game,
     open_page,
     shot,
@@ -33,6 +34,17 @@ SEAT_BOXES = """() => [...document.querySelectorAll(".player .seat")].map((seat)
   const box = (r) => [r.left, r.top, r.right, r.bottom];
   return [seat.textContent, box(text.getBoundingClientRect()), box(seat.getBoundingClientRect())];
 })"""
+
+
+# Whether an element is as wide as the longest word of its text (a hyphen ends a word), in its
+# own font.
+LONGEST_WORD_FITS = """(e) => {
+  const pen = document.createElement("canvas").getContext("2d");
+  const style = getComputedStyle(e);
+  pen.font = style.fontWeight + " " + style.fontSize + " " + style.fontFamily;
+  const longest = Math.max(...e.textContent.split(/[\\s-]+/).map((w) => pen.measureText(w).width));
+  return e.getBoundingClientRect().width + 1 >= longest;
+}"""
 
 
 def on_the_line_of(box: dict[str, float], line: dict[str, float], slack: float = 0) -> bool:
@@ -173,6 +185,106 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_360x640_phone
     assert bid is not None and bid["y"] + bid["height"] <= screen["height"], bid
     assert dudo is not None and dudo["y"] + 48 <= screen["height"], dudo
     page.context.close()
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def test_an_announcement_lies_over_the_standing_bid_never_over_the_bid_and_the_calls(
+    browser: Any, server: str
+) -> None:
+    # Before, it lay at the foot of the screen: on a 360x640 phone over Bid, DUDO and CALZA
+    # after every move, and the rows beneath showed through it.
+    state = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    page = open_page(browser, server, {"width": 360, "height": 640}, "dark")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click("#place-bid")
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("Ana bids")
+    shot(page, "55-announcement-360x640")
+    box = notice.bounding_box()
+    assert box is not None and overlap(box, page.locator("#bid-card").bounding_box())
+    for button in ("#place-bid", "#call-dudo", "#call-calza", "#undo"):
+        under = page.locator(button)
+        if under.is_visible():
+            assert not overlap(box, under.bounding_box()), button
+    assert notice.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(17, 17, 17)"
+    page.context.close()
+
+
+def test_the_bid_and_the_calls_stay_put_as_the_turn_goes_to_a_long_name_and_a_pass(
+    browser: Any, server: str
+) -> None:
+    # Before, "Bartholomew Richardson must raise or call Anne-Charlotte Dubois's pass" took
+    # three lines, and Bid, DUDO and Undo moved down 28 px a line under a finger.
+    players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
+    state = new_game(server, players, rules="dudo")
+    page = open_page(browser, server, {"width": 360, "height": 640}, "dark")
+    take_control(page)
+    def place() -> list[int]:
+        return [round(page.locator(b).bounding_box()["y"]) for b in ("#place-bid", "#call-dudo")]
+
+    places = []
+    for action in ({"action": "bid", "player": players[0], "quantity": 2, "face": 3},
+                   {"action": "pass", "player": players[1]},
+                   {"action": "bid", "player": players[2], "quantity": 3, "face": 3}):
+        wait_out_the_hold(page, state)
+        page.evaluate("window.scrollTo(0, 0)")
+        places.append(place())
+        state = act(server, **action)
+    wait_out_the_hold(page, state)
+    places.append(place())
+    assert len({tuple(p) for p in places}) == 1, places
+    turn = page.locator("#turn")
+    expect(turn).to_have_text(f"{players[0]} to raise or call")  # all of it, for a reader
+    assert turn.evaluate("e => e.scrollHeight <= 1.6 * parseFloat(getComputedStyle(e).fontSize)")
+    page.context.close()
+
+
+def test_a_phone_that_did_not_start_the_game_sees_what_is_played(
+    browser: Any, server: str
+) -> None:
+    # Before, nothing on the page said the preset, the exact call, the pass or what "P" meant.
+    new_game(server, ["Ana", "Ben"], rules="dudo", dice=1, loss="difference")
+    watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    expect(watcher.locator("#rules-line")).to_have_text(
+        "Rules: dudo \u00b7 1 die each \u00b7 aces wild \u00b7 spot on played \u00b7 pass played"
+        " \u00b7 palifico once \u00b7 the difference is lost")
+    watcher.context.close()
+
+
+def test_every_phone_shows_the_bid_the_panel_s_dial_is_on(browser: Any, server: str) -> None:
+    # The panel has no display: before, only the simulated panel of a phone with the PIN
+    # showed the dial's bid, so no one at a real table could see what they were to push.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    expect(watcher.locator("#turn")).to_have_text("Ana to open")
+    expect(watcher.locator("#dial")).to_have_text("panel: 1\u00d72")
+    assert "error" not in call_api(server, "/api/sim/dial", {"steps": 3})
+    expect(watcher.locator("#dial")).to_have_text("panel: 1\u00d75")
+    act(server, action="bid", player="Ana", quantity=1, face=5)
+    act(server, action="dudo", player="Ben")
+    expect(watcher.locator("#dial")).to_be_hidden()  # no bid to push while the cups are up
+    watcher.context.close()
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_a_long_name_breaks_between_its_words(browser: Any, server: str, width: int) -> None:
+    # Before, "Bartholo / mew" and "Maximilian / o": a name was cut inside a word to keep its
+    # cup beside it. Now the cup goes below a name whose words need the row.
+    players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Maximiliano Li", "Jo"]
+    new_game(server, players, rules="perudo")
+    act(server, action="bid", player=players[0], quantity=2, face=3)
+    page = open_page(browser, server, {"width": width, "height": 640}, "light")
+    names = page.locator(".player .name")
+    expect(names).to_have_count(4)
+    for name in names.all():
+        assert name.evaluate(LONGEST_WORD_FITS), (width, name.text_content(), name.bounding_box())
+    shot_players_and_close(page, f"49-long-names-{width}")
 
 
 @pytest.mark.parametrize("text", ["100%", "200%"])
