@@ -36,6 +36,17 @@ def rewrite_row(data_dir: Path, seq: int, body: str, *, fix_checksum: bool) -> N
             )
 
 
+def spoilt(table: Table, journal: Journal, data_dir: Path, header: dict[str, Any], play: Any,
+           actions: list[dict[str, Any]], seq: int,
+           body: str = '{"action": "dudo", "player": "Caro"}') -> None:
+    """A game of ``actions`` played, the table stopped, and row ``seq`` spoilt by the card:
+    its text changed, its checksum not."""
+    table.new_game(header)
+    play(table, actions)
+    journal.close()
+    rewrite_row(data_dir, seq, body, fix_checksum=False)
+
+
 def rows(data_dir: Path, table_name: str = "actions") -> list[tuple[Any, ...]]:
     with sqlite3.connect(data_dir / DATABASE_NAME) as db:
         return db.execute(f"SELECT seq, body FROM {table_name} ORDER BY seq").fetchall()
@@ -229,10 +240,7 @@ def test_the_actions_set_aside_are_told_until_the_game_has_as_many_moves_again(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
     opening: list[dict[str, Any]], play: Any,
 ) -> None:
-    table.new_game(header)
-    play(table, [*opening, *LATER])
-    journal.close()
-    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    spoilt(table, journal, data_dir, header, play, [*opening, *LATER], 2)
     first, journal2 = restart(data_dir)
     told = first.state()["faults"]["left_out"]
     # Before, the list went at the first action entered again, the rest with it.
@@ -260,11 +268,8 @@ def test_a_second_damage_before_the_game_moves_on_tells_both_lists(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
     opening: list[dict[str, Any]], play: Any,
 ) -> None:
-    table.new_game(header)
-    play(table, [*opening, *LATER])
-    journal.close()
-    rewrite_row(data_dir, 5, '{"action": "bid", "player": "Caro", "quantity": 3, "face": 6}',
-                fix_checksum=False)
+    spoilt(table, journal, data_dir, header, play, [*opening, *LATER], 5,
+           '{"action": "bid", "player": "Caro", "quantity": 3, "face": 6}')
     first, journal2 = restart(data_dir)
     earlier = first.state()["faults"]["left_out"]
     assert earlier.startswith("3 actions recorded") and "Ben bid 5x5" in earlier
@@ -288,10 +293,7 @@ def test_rows_a_read_only_card_could_not_set_aside_are_once_it_can_be_written(
     table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
     opening: list[dict[str, Any]], play: Any,
 ) -> None:
-    table.new_game(header)
-    play(table, [*opening, *LATER])
-    journal.close()
-    rewrite_row(data_dir, 2, '{"action": "dudo", "player": "Caro"}', fix_checksum=False)
+    spoilt(table, journal, data_dir, header, play, [*opening, *LATER], 2)
     read_only, journal2 = read_only_table(data_dir)
     try:
         assert "enter again those that were made" in read_only.state()["faults"]["left_out"]
