@@ -496,7 +496,8 @@ function renderPlayers(state) {
   if (state.dice_lost !== null && state.dice_lost !== undefined) parts.push(state.dice_lost + " lost");
   // Dice that left with a player who got up: neither in play nor lost (RULES.md).
   if (state.dice_left_with_players) parts.push(state.dice_left_with_players + " left with " + (players(state).filter((p) => p.left).length === 1 ? "a player" : "players"));
-  $("dice-totals").textContent = parts.join(" \u00b7 ");
+  // None before the first game: "0 dice in play · 0 lost" over an empty list said nothing.
+  $("dice-totals").textContent = players(state).length ? parts.join(" \u00b7 ") : "";
   $("rules-line").textContent = rulesInWords(state);
   renderLeave(state);
 }

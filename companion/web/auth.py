@@ -96,6 +96,11 @@ class PinLimiter:
             # The oldest failure that keeps the count at the limit must leave the window.
             return max(1, int(failures[-attempts] + self.window_s - now + 0.999))
 
+    def tries_left(self, client: str) -> int:
+        """Wrong PINs ``client`` may still give before it is locked out."""
+        with self._lock:
+            return max(0, self.attempts - len(self._recent(client, self._clock())))
+
     def fail(self, client: str) -> None:
         """Record one wrong PIN from ``client``."""
         with self._lock:
@@ -231,7 +236,11 @@ def check_pin(given: str) -> Response | None:
         return None
     limiter.fail(client_address())
     log.info("wrong table PIN from %s", client_address())  # never the PIN itself
-    return error("wrong table PIN", 403)
+    left = limiter.tries_left(client_address())
+    return error(f"wrong table PIN: {left} more {'try' if left == 1 else 'tries'} before this"
+                 " phone must wait" if left else
+                 f"wrong table PIN: this phone must wait {limiter.retry_after(client_address())}"
+                 " s before it tries again", 403)
 
 
 def csrf_token() -> str:

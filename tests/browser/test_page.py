@@ -239,6 +239,9 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
             see_the_reading_to_check(phone, reading)
             expect(watcher.locator("#reading-check")).to_be_visible()
             expect(watcher.locator("#reading-dice select").first).to_be_disabled()
+            # and looks it, in the dark theme too (it looked as live as the PIN holder's)
+            assert watcher.locator("#reading-dice select").first.evaluate(
+                "e => getComputedStyle(e).opacity") == "0.6"
             wrong_count = reading["total"] != must_show(state)
             retake = wrong_count or ("corrected" in seen and "retake" not in seen)
             if retake and retaken_in_round != state["round"]:

@@ -62,6 +62,9 @@ def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record
     expect(phone.locator("#turn")).to_have_text("Whoever has the table PIN starts a game")
     expect(phone.locator("#bid")).to_have_text("no game yet")
     expect(phone.locator("#lock")).to_have_text("Enter PIN")
+    # No game, no counts or rules under an empty list (it said "0 dice in play · 0 lost").
+    expect(phone.locator("#dice-totals")).to_have_text("")
+    expect(phone.locator("#rules-line")).to_be_hidden()
     # No game, no record: the link would lead to an error.
     expect(phone.locator("#record-link")).to_be_hidden()
     shot(phone, "20-spectator-no-game")

@@ -56,8 +56,15 @@ def test_five_wrong_pins_lock_that_phone_out_for_a_minute(app: Flask, game: dict
     now = [1000.0]
     app.extensions["dudo"].limiter = PinLimiter(5, 60.0, clock=lambda: now[0])
     phone = app.test_client()
+    said = []
     for _ in range(5):
-        assert login(phone, "0000").status_code == 403
+        refused = login(phone, "0000")
+        assert refused.status_code == 403
+        said.append(refused.get_json()["error"])
+    # Each refusal says how many tries are left (before, only the lockout said anything).
+    assert said == [f"wrong table PIN: {n} more {'try' if n == 1 else 'tries'} before this"
+                    " phone must wait" for n in (4, 3, 2, 1)] + [
+        "wrong table PIN: this phone must wait 60 s before it tries again"]
     locked = login(phone, PIN)  # even the right PIN: guessing must stop
     assert locked.status_code == 429
     assert "too many wrong PINs" in locked.get_json()["error"]
