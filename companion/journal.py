@@ -15,7 +15,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -368,11 +368,12 @@ class Journal:
         return SavedGame(game_id, header, rows, bool(finished))
 
     def copy_rows(self, games: list[tuple[Any, ...]], actions: list[tuple[Any, ...]],
-                  dropped: list[tuple[Any, ...]]) -> None:
+                  dropped: list[tuple[Any, ...]], notices: Sequence[tuple[Any, ...]] = ()
+                  ) -> None:
         """Store rows as another journal holds them, in one transaction (see
         :mod:`companion.salvage`): ``games`` (id, started, header, checksum, finished,
-        winner), ``actions`` (game_id, seq, body, checksum) and ``dropped`` (game_id, seq,
-        body, checksum, reason, dropped)."""
+        winner), ``actions`` (game_id, seq, body, checksum), ``dropped`` (game_id, seq,
+        body, checksum, reason, dropped) and ``notices`` (name, message)."""
         with self._guard("cannot copy the games") as db:
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT OR IGNORE INTO games (id, started, header, checksum,"
@@ -381,6 +382,10 @@ class Journal:
                            " VALUES (?, ?, ?, ?)", actions)
             db.executemany("INSERT INTO dropped (game_id, seq, body, checksum, reason,"
                            " dropped) VALUES (?, ?, ?, ?, ?, ?)", dropped)
+            if notices:
+                db.execute(_NOTICES)
+                db.executemany("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)",
+                               notices)
             db.execute("COMMIT")
 
     def notice(self, name: str) -> str | None:

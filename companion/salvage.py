@@ -209,6 +209,9 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
         games = {int(row[0]): row for row in _rows(source, "games", _GAMES)}
         actions = {(int(row[0]), int(row[1])): row for row in _rows(source, "actions", _ACTIONS)}
         before = _rows(source, "dropped", _DROPPED)
+        # What the players were told and not yet done with (actions a resume set aside):
+        # told still, if its game still has the moves it was told at.
+        notices = _rows(source, "notices", _NOTICES) if _has(source, "notices") else []
     now = datetime.now(UTC).isoformat(timespec="seconds")
     kept: list[tuple[Any, ...]] = []
     set_aside_now: list[tuple[Any, ...]] = []
@@ -223,7 +226,7 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
     for (game_id, _), row in sorted(actions.items()):
         why = (_PAST_DAMAGE if game_id in games else _NO_FIRST_LINE)
         set_aside_now.append((*row, why, now))
-    into.copy_rows(list(games.values()), kept, before + set_aside_now)
+    into.copy_rows(list(games.values()), kept, before + set_aside_now, notices)
     return Salvaged(len(games), cut, len(left - games.keys()))
 
 
@@ -231,6 +234,16 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
 _PAST_DAMAGE = "salvage: after a row of its game that could not be read"
 _NO_FIRST_LINE = "salvage: its game's first line could not be read"
 _DROPPED = "SELECT game_id, seq, body, checksum, reason, dropped FROM dropped"
+_NOTICES = "SELECT name, message FROM notices"
+
+
+def _has(source: sqlite3.Connection, table: str) -> bool:
+    """Whether ``source`` has ``table`` (a journal from before it was made: none)."""
+    try:
+        return source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (table,)).fetchone() is not None
+    except sqlite3.Error:
+        return False
 
 
 def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any, ...]]:

@@ -232,3 +232,37 @@ def test_a_salvage_finished_at_the_next_start_sets_aside_under_the_name_its_noti
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "journal.sqlite3", "journal.sqlite3.damaged-20250301-080000",
         "journal.sqlite3.damaged-20261127-230000"]
+
+
+def test_a_salvage_keeps_the_list_of_actions_a_resume_set_aside(tmp_path: Path) -> None:
+    # Before, the salvage copied the games and rows but not the notices: the players were no
+    # longer told which actions to enter again.
+    from companion.table import Table
+
+    path = tmp_path / "journal.sqlite3"
+    a_long_game(path)  # game 1, long enough to have pages of its own
+    journal = Journal(path)
+    table = Table(journal=journal)
+    assert table.new_game({"game": "dudo-record/1", "rules": "perudo",
+                           "players": ["Ana", "Ben", "Caro"]}).ok
+    for quantity in (1, 2, 3):
+        player = ["Ana", "Ben", "Caro"][quantity - 1]
+        assert table.submit({"action": "bid", "player": player, "quantity": quantity,
+                             "face": 5}).ok
+    table.close()
+    journal.close()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE actions SET body = ? WHERE game_id = 2 AND seq = 2",
+                   ('{"action": "bid", "player": "Ben", "quantity": 9, "face": 5}',))
+    journal = Journal(path)
+    told = Table(journal=journal).state()["faults"]["left_out"]  # rows 2 and 3 set aside
+    journal.close()
+    assert told.startswith("2 actions recorded before the restart")
+    write_over(path, leaves(path)[1][0])  # the card spoils a page of game 1
+    assert damage(path) is not None
+    mend(path)
+    journal = Journal(path)
+    try:
+        assert Table(journal=journal).state()["faults"]["left_out"] == told
+    finally:
+        journal.close()
