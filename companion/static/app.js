@@ -210,6 +210,9 @@ $("pin-form").addEventListener("submit", async (ev) => {
   if ($("notice").textContent === CONTROL_ENDED) $("notice").hidden = true;  // taken again
   setControl(true);
   loadBids();
+  // No game on: the PIN was given to start one, and the form lies screens below.
+  const noGame = !page.state || !players(page.state).length;
+  if (noGame && !$("setup").hidden) $("setup").scrollIntoView({block: "start"});
 });
 
 // ---------- rendering ----------

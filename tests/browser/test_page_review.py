@@ -76,6 +76,9 @@ def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record
     take_control(phone)
     expect(phone.locator("#turn")).to_have_text("Start a game below")
     expect(phone.locator("#setup")).to_be_visible()
+    # Taken to the form, which lay screens below ("Start a game below" pointed at it).
+    phone.wait_for_function("document.getElementById('setup').getBoundingClientRect().top"
+                            " < 200", timeout=5000)
     expect(phone.locator("#record-link")).to_be_hidden()
 
 
