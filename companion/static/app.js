@@ -445,7 +445,7 @@ function renderBid(state) {
   if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");
   else if (state.phase === "reveal" && state.reading && !state.reading.applied) oneLine("Cups up:", " check the reading");
   else if (state.phase === "reveal") oneLine("Cups up:", " type the dice in");
-  else if (state.turn && passer) oneLine(state.turn, " must " + (bid ? "raise" : "bid") + " or call " + passer + "'s pass");
+  else if (state.turn && passer) oneLine(state.turn, " must " + (bid ? "raise" : "bid") + " or call the pass");
   else if (state.turn) oneLine(state.turn, " to " + (bid ? "raise or call" : "open"));
   else if (state.phase === "over") says("");
   // Only a phone with the PIN can start one: the others are told who can.

@@ -79,7 +79,7 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     assert sent.value.headers["x-table-seen"] == f"{before['game_id']}/{before['moves']}"
 
     # Ben must bid or call Ana's pass: DUDO calls it, he may not pass in turn.
-    expect(phone.locator("#turn")).to_have_text("Ben must bid or call Ana's pass")
+    expect(phone.locator("#turn")).to_have_text("Ben must bid or call the pass")
     expect(phone.locator("#bid")).to_have_text("Ana passes")
     expect(phone.locator("#caller")).to_have_value("Ben")
     expect(phone.locator("#call-dudo")).to_be_enabled()
@@ -99,7 +99,7 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     expect(phone.locator("#calls")).to_be_hidden()
     shot(phone, "11-cups-up-undo")
     phone.click("#undo")
-    expect(phone.locator("#turn")).to_have_text("Ben must bid or call Ana's pass")
+    expect(phone.locator("#turn")).to_have_text("Ben must bid or call the pass")
     state = settled(server)
     assert state["phase"] == "bidding" and not state.get("reading"), state
 

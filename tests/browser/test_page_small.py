@@ -242,6 +242,10 @@ def test_the_bid_and_the_calls_stay_put_as_the_turn_goes_to_a_long_name_and_a_pa
     turn = page.locator("#turn")
     expect(turn).to_have_text(f"{players[0]} to raise or call")  # all of it, for a reader
     assert turn.evaluate("e => e.scrollHeight <= 1.6 * parseFloat(getComputedStyle(e).fontSize)")
+    # The name is cut short, never the words after it.
+    what = turn.locator(".what")
+    assert what.evaluate("e => e.scrollWidth <= e.clientWidth"), what.bounding_box()
+    assert turn.locator(".who").evaluate("e => e.scrollWidth > e.clientWidth")
     page.context.close()
 
 
