@@ -34,6 +34,11 @@ const page = {
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
   settleUntil: 0,    // nor before this moment (performance.now()), just after its answer
   bidsAsked: 0,      // /api/bids asked so often: only the last ask's answer is shown
+  // /api/history asked so often, and the asks answered (none in flight when equal): only the
+  // last ask's answer is shown (the history of the game before, asked as the page opened,
+  // took the place of the new game's on a busy host)
+  historyAsked: 0,
+  historyAnswered: 0,
   bidsFor: null,     // the game and moves ("3/12") the legal bids shown were given for
   bidsLost: 0,       // the asks for the legal bids that failed in a row (asked again later)
   heard: 0,          // when the live feed last said anything (performance.now())
@@ -256,7 +261,18 @@ function render(state) {
   if (panelSays && panelSays !== page.panelSaid) notice(panelSays, "error");
   page.panelSaid = panelSays;
   // Another phone started a new game: this one's history is the new game's.
-  if (page.state && state.game_id !== page.state.game_id) { $("history").replaceChildren(); loadHistory(); loadGames(); }
+  // Or the history on the page is another game's (asked for before this game began, and
+  // answered after): it is asked for again, not added to.
+  const newGame = page.state && state.game_id !== page.state.game_id;
+  const anotherGames = page.historyHas && page.historyHas.game_id !== state.game_id
+    && page.historyAsked === page.historyAnswered;
+  if (newGame || anotherGames) {
+    $("history").replaceChildren();
+    page.historyLines = 0;
+    numberHistory();
+    loadHistory();
+    if (newGame) loadGames();
+  }
   // The game moved (another phone, the panel, this phone's answer): the buttons are held a
   // moment, so that a tap meant for what was shown is not taken for the next player's.
   if (page.state && (state.game_id !== page.state.game_id || state.moves !== page.state.moves)) {
@@ -1076,8 +1092,17 @@ function announce(list, state) {
 // Each line keeps its number in the whole game's history (the list counts down from it).
 const HISTORY_SHOWN = 300;
 async function loadHistory() {
+  const asked = ++page.historyAsked;
   const data = await fetch("/api/history", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (asked !== page.historyAsked) return;
+  page.historyAnswered = asked;
   if (!data) return;
+  // The game before the one this page shows (asked before it began, the page's feed opened
+  // after): asked again, as nothing else would ask (games are numbered as they start).
+  if (page.state && (page.state.game_id || 0) > (data.game_id || 0)) {
+    setTimeout(loadHistory, 300);
+    return;
+  }
   const newest = data.announcements.slice(-HISTORY_SHOWN).reverse();
   $("history").replaceChildren(...newest.map((a) => h("li", {class: "a-" + a.kind, text: a.text})));
   page.historyLines = data.announcements.length;

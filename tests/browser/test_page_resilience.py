@@ -269,3 +269,69 @@ def test_bids_given_before_another_phone_bid_are_not_offered_while_the_new_ones_
     expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
     ready_to_bid(phone, server)  # the new bids, over Ben's
     assert phone.locator("#place-bid").inner_text() != "Bid 1 \u00d7 2"
+
+
+def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
+    browser: Any, server: str
+) -> None:
+    # Seen in CI on a busy host: the history asked for as the page opened (of the game before)
+    # came after the one asked for at the new game, and took its place; every later line of
+    # the new game was then added on top of the old game's, numbered from them.
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=4)
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # the game before's history, answered late
+
+    context = browser.new_context(viewport=PHONE)
+    phone = context.new_page()
+    phone.route("**/api/history", hold_the_first)
+    phone.goto(server)
+    phone.wait_for_function("document.getElementById('turn').textContent.length > 0")
+    assert len(held) == 1
+    new_game(server, ["Caro", "Dan"], rules="perudo")
+    act(server, action="bid", player="Caro", quantity=3, face=5)
+    newest = phone.locator("#history li").first
+    expect(newest).to_have_text("Caro bids three 5s")
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    phone.wait_for_timeout(700)
+    expect(newest).to_have_text("Caro bids three 5s")
+    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as got:
+        lines = [a["text"] for a in json.load(got)["announcements"]]
+    assert phone.locator("#history li").all_text_contents() == lines[::-1]
+    assert phone.evaluate("document.getElementById('history').start") == len(lines)
+    context.close()
+
+
+def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
+    browser: Any, server: str
+) -> None:
+    # The page read the history of the game on the table, and its live feed opened only once
+    # a new game had begun: the new game's lines were added under the old game's.
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=4)
+    held: list[Any] = []
+    context = browser.new_context(viewport=PHONE)
+    phone = context.new_page()
+    phone.route("**/api/events", lambda route: held.append(route) if not held
+                else route.continue_())
+    phone.goto(server)
+    expect(phone.locator("#history li").first).to_have_text("Ana bids two 4s")
+    new_game(server, ["Caro", "Dan"], rules="perudo")
+    act(server, action="bid", player="Caro", quantity=3, face=5)
+    held[0].continue_()  # the feed opens: the new game's state comes first
+    expect(phone.locator("#turn")).to_have_text("Dan to raise or call")
+    act(server, action="bid", player="Dan", quantity=4, face=5)
+    newest = phone.locator("#history li").first
+    expect(newest).to_have_text("Dan bids four 5s")
+    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as got:
+        lines = [a["text"] for a in json.load(got)["announcements"]]
+    expect(phone.locator("#history li")).to_have_text(lines[::-1])
+    assert phone.evaluate("document.getElementById('history').start") == len(lines)
+    context.close()
+
