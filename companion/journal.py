@@ -27,6 +27,8 @@ from companion.wal import wal_damage
 logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "journal.sqlite3"
+# What :meth:`SavedGame.whole` says of a row whose number is past the next: rows are missing.
+MISSING = "missing"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -217,6 +219,17 @@ class SavedGame:
     header: dict[str, object]
     rows: list[Row]
     finished: bool
+
+    def whole(self) -> tuple[int, str | None]:
+        """How many rows from the first are sound and in order, and what is wrong with the
+        next (:data:`MISSING`: one or more rows before it are), or None when all are."""
+        for kept, row in enumerate(self.rows):
+            problem = row.problem()
+            if problem is None and row.seq != kept + 1:
+                problem = MISSING
+            if problem is not None:
+                return kept, problem
+        return len(self.rows), None
 
 
 class Journal:
@@ -497,13 +510,12 @@ class Journal:
         record would not replay, or would replay another game).
         """
         saved = self.game(game_id)
-        for number, row in enumerate(saved.rows, 1):
-            problem = row.problem()
-            what = (f"row {row.seq} of {len(saved.rows)} is damaged ({problem})" if problem
-                    else f"row {number} is missing" if row.seq != number else None)
-            if what is not None:
-                raise JournalError(f"game {game_id}'s record cannot be given: {what}; the"
-                                   " journal is kept as it is")
+        whole, problem = saved.whole()
+        if problem is not None:
+            what = (f"row {whole + 1} is missing" if problem == MISSING else
+                    f"row {saved.rows[whole].seq} of {len(saved.rows)} is damaged ({problem})")
+            raise JournalError(f"game {game_id}'s record cannot be given: {what}; the journal is"
+                               " kept as it is")
         lines = [encode(saved.header)] + [row.body for row in saved.rows]
         return "\n".join(lines) + "\n"
 

@@ -20,7 +20,7 @@ import logging
 from dataclasses import dataclass
 
 from companion.game import Game
-from companion.journal import Journal, JournalError, Row, SavedGame
+from companion.journal import MISSING, Journal, JournalError, Row, SavedGame
 
 logger = logging.getLogger(__name__)
 
@@ -78,24 +78,20 @@ def resume_latest(journal: Journal) -> Resumed:
         game = Game.from_header(saved.header)
     except ValueError as err:
         return Resumed(fault=f"cannot resume game {saved.id}: its header is refused: {err}")
-    kept, problem = 0, None
-    for row in saved.rows:
-        problem = row.problem()
-        if problem is None and row.seq != kept + 1:
-            problem = "missing"
-        if problem is None:
-            try:
-                game.apply(row.action())
-            except ValueError as err:
-                problem = f"the engine refuses it: {err}"
-                if row is not saved.rows[-1]:
-                    fault = (f"cannot resume game {saved.id}: the engine refuses row {row.seq}"
-                             f" of {len(saved.rows)} ({err}), whose text is whole (a version"
-                             " that does not know it, or a rule changed since?); the journal is"
-                             " kept as it is")
-                    logger.error("%s", fault)
-                    return Resumed(fault=fault)
-        if problem is not None:
+    whole, problem = saved.whole()
+    kept = 0
+    for row in saved.rows[:whole]:
+        try:
+            game.apply(row.action())
+        except ValueError as err:
+            if row is not saved.rows[-1]:
+                fault = (f"cannot resume game {saved.id}: the engine refuses row {row.seq} of"
+                         f" {len(saved.rows)} ({err}), whose text is whole (a version that"
+                         " does not know it, or a rule changed since?); the journal is kept"
+                         " as it is")
+                logger.error("%s", fault)
+                return Resumed(fault=fault)
+            problem = f"the engine refuses it: {err}"
             break
         kept += 1
     if problem is not None:
@@ -116,11 +112,11 @@ def resume_latest(journal: Journal) -> Resumed:
 
 def _set_aside(journal: Journal, saved: SavedGame, kept: int, problem: str) -> LeftOut:
     """Move the game's rows after the ``kept`` first out of it (the first of them is what
-    ``problem`` says, or ``missing``: one or more rows before it are), and what the players
+    ``problem`` says, or :data:`MISSING`: one or more rows before it are), and what the players
     are told of them."""
     aside = saved.rows[kept:]
     first = aside[0]
-    missing = first.seq - kept - 1 if problem == "missing" else 0
+    missing = first.seq - kept - 1 if problem == MISSING else 0
     lost = missing + len(aside)
     if lost == 1:
         # The last write was torn by a power cut: the game goes on without it, and says so.
