@@ -271,12 +271,10 @@ def test_bids_given_before_another_phone_bid_are_not_offered_while_the_new_ones_
     assert phone.locator("#place-bid").inner_text() != "Bid 1 \u00d7 2"
 
 
-def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
-    browser: Any, server: str
-) -> None:
-    # Seen in CI on a busy host: the history asked for as the page opened (of the game before)
-    # came after the one asked for at the new game, and took its place; every later line of
-    # the new game was then added on top of the old game's, numbered from them.
+def a_phone_holding_the_first(browser: Any, server: str, path: str) -> tuple[Any, list[Any]]:
+    """A phone opened on the table with a game and a bid on it (the game before), whose first
+    request for ``path`` is held: its route and the table's answer to it, fetched now, are
+    in the list, to be given late (``route.fulfill(response=answer)``) or let through."""
     new_game(server, ["Ana", "Ben"], rules="perudo")
     act(server, action="bid", player="Ana", quantity=2, face=4)
     held: list[Any] = []
@@ -285,12 +283,27 @@ def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
         if held:
             route.continue_()
         else:
-            held.append((route, route.fetch()))  # the game before's history, answered late
+            held.append((route, route.fetch() if path.endswith("history") else None))
 
-    context = browser.new_context(viewport=PHONE)
-    phone = context.new_page()
-    phone.route("**/api/history", hold_the_first)
+    phone = browser.new_context(viewport=PHONE).new_page()
+    phone.route(f"**{path}", hold_the_first)
     phone.goto(server)
+    return phone, held
+
+
+def the_history(server: str) -> list[str]:
+    """The lines of the game's history, as the table gives them, oldest first."""
+    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as got:
+        return [a["text"] for a in json.load(got)["announcements"]]
+
+
+def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
+    browser: Any, server: str
+) -> None:
+    # Seen in CI on a busy host: the history asked for as the page opened (of the game before)
+    # came after the one asked for at the new game, and took its place; every later line of
+    # the new game was then added on top of the old game's, numbered from them.
+    phone, held = a_phone_holding_the_first(browser, server, "/api/history")
     phone.wait_for_function("document.getElementById('turn').textContent.length > 0")
     assert len(held) == 1
     new_game(server, ["Caro", "Dan"], rules="perudo")
@@ -298,14 +311,13 @@ def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
     newest = phone.locator("#history li").first
     expect(newest).to_have_text("Caro bids three 5s")
     route, answer = held[0]
-    route.fulfill(response=answer)
+    route.fulfill(response=answer)  # the game before's history, answered late
     phone.wait_for_timeout(700)
     expect(newest).to_have_text("Caro bids three 5s")
-    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as got:
-        lines = [a["text"] for a in json.load(got)["announcements"]]
+    lines = the_history(server)
     assert phone.locator("#history li").all_text_contents() == lines[::-1]
     assert phone.evaluate("document.getElementById('history').start") == len(lines)
-    context.close()
+    phone.context.close()
 
 
 def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
@@ -313,25 +325,15 @@ def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
 ) -> None:
     # The page read the history of the game on the table, and its live feed opened only once
     # a new game had begun: the new game's lines were added under the old game's.
-    new_game(server, ["Ana", "Ben"], rules="perudo")
-    act(server, action="bid", player="Ana", quantity=2, face=4)
-    held: list[Any] = []
-    context = browser.new_context(viewport=PHONE)
-    phone = context.new_page()
-    phone.route("**/api/events", lambda route: held.append(route) if not held
-                else route.continue_())
-    phone.goto(server)
+    phone, held = a_phone_holding_the_first(browser, server, "/api/events")
     expect(phone.locator("#history li").first).to_have_text("Ana bids two 4s")
     new_game(server, ["Caro", "Dan"], rules="perudo")
     act(server, action="bid", player="Caro", quantity=3, face=5)
-    held[0].continue_()  # the feed opens: the new game's state comes first
+    held[0][0].continue_()  # the feed opens: the new game's state comes first
     expect(phone.locator("#turn")).to_have_text("Dan to raise or call")
     act(server, action="bid", player="Dan", quantity=4, face=5)
-    newest = phone.locator("#history li").first
-    expect(newest).to_have_text("Dan bids four 5s")
-    with urllib.request.urlopen(f"{server}/api/history", timeout=10) as got:
-        lines = [a["text"] for a in json.load(got)["announcements"]]
+    expect(phone.locator("#history li").first).to_have_text("Dan bids four 5s")
+    lines = the_history(server)
     expect(phone.locator("#history li")).to_have_text(lines[::-1])
     assert phone.evaluate("document.getElementById('history').start") == len(lines)
-    context.close()
-
+    phone.context.close()
