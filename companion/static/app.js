@@ -811,6 +811,9 @@ function renderControls(state) {
   // and after the end: a mis-typed last reveal or a mis-press that ended the game.
   const show = page.control && (bidding || reveal || over);
   $("controls").hidden = !show;
+  // While the palifico player may still declare the round, the empty lines under "no bid yet"
+  // give way to the choice's row: Bid stands where it stands in any other round.
+  $("bid-card").classList.toggle("choosing", show && bidding && palificoChoicePending(state));
   if (!show) return;
   $("picker").hidden = !bidding;
   $("calls").hidden = !bidding;

@@ -187,6 +187,43 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_360x640_phone
     page.context.close()
 
 
+def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
+    browser: Any, server: str
+) -> None:
+    # Before, the open/closed choice's row was added under the standing bid's empty lines: on
+    # a 360x640 phone, with a long name in the banner, Bid lay partly below the screen's foot,
+    # and it moved 60 px up once the round was declared.
+    players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
+    new_game(server, players, rules="dudo", dice=2)
+    act(server, action="bid", player=players[0], quantity=5, face=6)
+    act(server, action="dudo", player=players[1])
+    state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
+                                               players[2]: [4, 4]})
+    assert state["palifico"] == players[0] and not state["bids"], state
+    screen = {"width": 360, "height": 640}
+    page = open_page(browser, server, screen, "dark")
+    take_control(page)
+    wait_out_the_hold(page, state)
+
+    def bid_below_the_banner() -> tuple[dict[str, float], float]:
+        page.evaluate("window.scrollTo(0, 0)")
+        bid, banner = (page.locator(b).bounding_box() for b in ("#place-bid", "#palifico"))
+        assert bid is not None and banner is not None
+        return bid, bid["y"] - (banner["y"] + banner["height"])
+
+    expect(page.locator("#palifico-choice")).to_be_visible()
+    shot(page, "56-palifico-to-declare-360x640")
+    bid, choosing = bid_below_the_banner()
+    assert bid["y"] + bid["height"] <= screen["height"], bid
+    state = act(server, action="palifico", player=players[0], mode="closed")
+    wait_out_the_hold(page, state)
+    expect(page.locator("#palifico-choice")).to_be_hidden()
+    # The banner says "(closed)" now, shorter: Bid is measured from its foot.
+    _, declared = bid_below_the_banner()
+    assert abs(choosing - declared) <= 8, (choosing, declared)
+    page.context.close()
+
+
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
