@@ -1101,8 +1101,11 @@ async function loadHistory() {
   page.historyAnswered = asked;
   if (!data) return;
   // The game before the one this page shows (asked before it began, the page's feed opened
-  // after): asked again, as nothing else would ask (games are numbered as they start).
-  if (page.state && (page.state.game_id || 0) > (data.game_id || 0)) {
+  // after; games are numbered as they start), or this game before moves the page has shown
+  // since (the lines the feed added for them would go with the list): asked again, as
+  // nothing else would ask.
+  if (page.state && ((page.state.game_id || 0) > (data.game_id || 0)
+      || (page.state.game_id === data.game_id && page.state.moves > data.moves))) {
     setTimeout(loadHistory, 300);
     return;
   }

@@ -320,6 +320,41 @@ def test_a_history_answer_that_comes_after_a_newer_one_is_not_shown(
     phone.context.close()
 
 
+def test_a_history_answered_after_a_later_move_is_asked_for_again(
+    browser: Any, server: str
+) -> None:
+    # Seen in CI on a busy host: the new game's history, asked for as its first state came,
+    # was answered after the live feed had added the next move's line; the answer took the
+    # list's place, and that line was gone for good.
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=4)
+    phone = browser.new_context(viewport=PHONE).new_page()
+    phone.goto(server)
+    expect(phone.locator("#history li").first).to_have_text("Ana bids two 4s")
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # the table's answer now, given late
+
+    phone.route("**/api/history", hold_the_first)
+    new_game(server, ["Caro", "Dan"], rules="perudo")
+    phone.wait_for_function("page.historyAsked > page.historyAnswered")
+    assert len(held) == 1
+    act(server, action="bid", player="Caro", quantity=3, face=5)
+    newest = phone.locator("#history li").first
+    expect(newest).to_have_text("Caro bids three 5s")  # the feed's line
+    route, answer = held[0]
+    route.fulfill(response=answer)  # the history as it stood before that bid
+    phone.wait_for_function("page.historyAsked === page.historyAnswered")
+    lines = the_history(server)
+    expect(phone.locator("#history li")).to_have_text(lines[::-1])
+    assert phone.evaluate("document.getElementById('history').start") == len(lines)
+    phone.context.close()
+
+
 def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
     browser: Any, server: str
 ) -> None:
