@@ -572,6 +572,7 @@ class Table:
         state["fault"] = next(iter(self._faults.values()), None)
         state["camera"] = self.camera is not None and "camera" not in self._faults
         state["capturing"] = self._capture_token is not None
+        state["undone_into_reveal"] = self._undone_into_reveal()
         if self._reading is not None:
             state["reading"] = self._reading.to_state()
         self._snapshot = state
@@ -595,7 +596,14 @@ class Table:
         game = self._game
         if game is None or game.phase != "reveal" or self.camera is None:
             return False
-        return not (game.actions and game.actions[-1].get("action") == "undo")
+        return not self._undone_into_reveal()
+
+    def _undone_into_reveal(self) -> bool:
+        """Whether the game is at a reveal an undo took it back to: that reveal's dice were
+        shown, and may have been rolled again since, for the next round, under the cups."""
+        game = self._game
+        return (game is not None and game.phase == "reveal" and bool(game.actions)
+                and game.actions[-1].get("action") == "undo")
 
     def _open_camera_again(self) -> None:
         """Open the camera the table has not got, on a thread of its own (the call is not kept

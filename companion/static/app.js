@@ -1024,7 +1024,13 @@ $("confirm-reading").addEventListener("click", () => sending(async () => {
   const data = await api("POST", "/api/reading", {confirm: true, corrections, picture: reading.picture});
   if (data) applyAnswer(data);
 }));
+// Back at a reveal by an undo, the cups may be down on the next round's dice: the camera
+// would show them to every phone.
+const RETAKE_AFTER_UNDO = "Take a new picture? Only if this round's dice show again, every cup"
+  + " lifted: if they were rolled for the next round, the camera would show the new dice to"
+  + " every phone. Cancel to confirm the reading or type the dice in.";
 $("retake").addEventListener("click", () => sending(async () => {
+  if (page.state && page.state.undone_into_reveal && !confirm(RETAKE_AFTER_UNDO)) return;
   const data = await api("POST", "/api/reading", {retake: true});
   if (data) applyAnswer(data);
 }));

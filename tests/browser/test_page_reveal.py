@@ -123,6 +123,42 @@ def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_
     expect(player.locator("#notice")).to_be_hidden()
 
 
+def test_take_again_after_an_undo_into_the_reveal_asks_first_whether_the_dice_show_again(
+    player: Any, waiting_table: str
+) -> None:
+    # Before, Take again took the picture at once: the dice of the reveal undone may have been
+    # rolled for the next round, under the cups, and the camera would show them to every phone.
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss() if len(asked) == 1 else dialog.accept()
+
+    player.on("dialog", answer)
+    reading = a_reading_waiting(waiting_table)
+    assert get_state(waiting_table)["undone_into_reveal"] is False
+    new_picture = ("(p) => page.state.reading && page.state.reading.picture !== p"
+                   " && !page.state.capturing")
+    player.click("#retake")  # the cups are still up on the call's dice: no question
+    player.wait_for_function(new_picture, arg=reading["picture"])
+    reading = dict(settled(waiting_table)["reading"])
+    assert asked == []
+    call_api(waiting_table, "/api/reading", {"confirm": True, "picture": reading["picture"]})
+    act(waiting_table, action="undo")
+    assert get_state(waiting_table)["undone_into_reveal"] is True
+    expect(player.locator("#reading-check")).to_be_visible()
+    expect(player.locator("#retake")).to_be_enabled()
+    player.click("#retake")
+    player.wait_for_timeout(500)
+    assert len(asked) == 1 and "rolled for the next round" in asked[0], asked
+    state = get_state(waiting_table)
+    assert not state["capturing"] and state["reading"]["picture"] == reading["picture"]
+    expect(player.locator("#retake")).to_be_enabled()
+    player.click("#retake")  # yes: the cups are up on this round's dice again
+    player.wait_for_function(new_picture, arg=reading["picture"])
+    assert len(asked) == 2
+
+
 def test_the_form_for_a_called_pass_says_whose_dice_to_count(
     player: Any, waiting_table: str
 ) -> None:
