@@ -638,7 +638,10 @@ function renderReveal(state) {
     // A call settled on some players' dice alone (a called pass) takes the picture only where
     // it tells whose each die is: else the table refuses it, and they are counted by hand.
     const unowned = !wrongCount && !!reading.must_show && !ownersAgree(reading);
-    const why = (reading.disagreements || []).join("; ");
+    // A count that cannot be confirmed is said once, with what to do, on a phone that can do it.
+    const countSaid = wrongCount && page.control;
+    const why = (reading.disagreements || [])
+      .filter((d) => !(countSaid && d.startsWith("the camera saw "))).join("; ");
     // Whose each die is counts only where some players' dice alone settle the call: else a
     // die seen as another player's is no mistake to mend (the page cannot, nor need it).
     const owned = (reading.dice || []).some((d) => d.owner);
@@ -826,7 +829,7 @@ function renderControls(state) {
     hint.classList.remove("calm");
     hint.textContent = cupsUpBeforeTheCamera(state)
       ? "A call pressed by mistake? Undo now, before the camera looks."
-      : "A call pressed by mistake? Undo takes it back.";
+      : "A call pressed by mistake? Undo takes it back, though every die has been seen.";
   } else if (over) {
     hint.classList.remove("urgent");
     hint.classList.add("calm");

@@ -276,6 +276,10 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     # What to do is said above the dice (before, under them: at a big table, 1,300 px below
     # the greyed-out Confirm).
     assert shown["countAbove"], shown
+    # Said once on this phone: above the dice, with what to do (before, the line over it said
+    # the same count first).
+    expect(phone.locator("#reading-why")).to_have_text(
+        "Check the reading: Ben should show 2 dice, 1 seen.")
     # Each die is labelled to be found on the picture: its number, colour and owner.
     assert shown["labels"] == ["#1red \u00b7 Ana", "#2red \u00b7 Ana", "#3blue \u00b7 Ben"], shown
     assert shown["names"][2] == "die 3 (blue, Ben)", shown
@@ -288,7 +292,9 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     seen = fake_short_reading(spectator)
     assert not seen["actionsVisible"] and seen["confirmDisabled"], seen
     expect(spectator.locator("#reading-dice select").first).to_be_disabled()
-    expect(spectator.locator("#reading-why")).to_contain_text("Whoever has the PIN")
+    expect(spectator.locator("#reading-why")).to_have_text(
+        "Check the reading: Ben should show 2 dice, 1 seen; the camera saw 3 dice, 4 must show."
+        " Whoever has the PIN confirms or corrects it.")
     expect(spectator.locator("#manual")).to_be_hidden()
     spectator.evaluate("document.getElementById('reveal').scrollIntoView()")
     shot(spectator, "16-spectator-reading")

@@ -223,7 +223,7 @@ def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
     expect(phone.locator("#winner")).to_be_hidden()
     expect(spectator.locator("#winner")).to_be_hidden()
     expect(phone.locator("#undo-hint")).to_have_text(
-        "A call pressed by mistake? Undo takes it back."
+        "A call pressed by mistake? Undo takes it back, though every die has been seen."
     )
     back = get_state(server)
     assert back["phase"] == "reveal" and back["winner"] is None, back
