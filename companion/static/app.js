@@ -677,8 +677,9 @@ function renderReveal(state) {
       });
       const marks = (doubtful.has(i) ? " doubt" : "") + (face !== d.face ? " corrected" : "");
       const swatch = d.colour ? h("span", {class: "swatch", style: "background:" + cssColour(d.colour)}) : null;
+      // The owner first: a narrow box cuts the colour's name short (its dot stays), not theirs.
       const tag = h("span", {class: "die-tag"}, h("b", {class: "die-no", text: "#" + number}), swatch,
-        who.length ? h("span", {class: "die-who", text: who.join(" \u00b7 ")}) : null);
+        who.length ? h("span", {class: "die-who", text: [...who].reverse().join(" \u00b7 ")}) : null);
       return h("label", {class: "reading-die" + marks, "data-number": String(number), title: name + ": read as " + d.face + " (" + pct(d.confidence) + " sure)"},
         tag, h("span", {class: "die-pick"}, die(face, "small"), sel));
     }));

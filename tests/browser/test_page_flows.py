@@ -281,7 +281,7 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     expect(phone.locator("#reading-why")).to_have_text(
         "Check the reading: Ben should show 2 dice, 1 seen.")
     # Each die is labelled to be found on the picture: its number, colour and owner.
-    assert shown["labels"] == ["#1red \u00b7 Ana", "#2red \u00b7 Ana", "#3blue \u00b7 Ben"], shown
+    assert shown["labels"] == ["#1Ana \u00b7 red", "#2Ana \u00b7 red", "#3Ben \u00b7 blue"], shown
     assert shown["names"][2] == "die 3 (blue, Ben)", shown
     expect(phone.locator("#retake")).to_be_enabled()
     expect(phone.locator("#manual")).to_be_visible()
@@ -306,8 +306,38 @@ def test_the_doubtful_dice_come_first_each_with_its_number_on_the_picture(
     new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
     shown = fake_short_reading(phone, doubtful=(2,))
-    assert shown["labels"] == ["#3blue \u00b7 Ben", "#1red \u00b7 Ana", "#2red \u00b7 Ana"], shown
+    assert shown["labels"] == ["#3Ben \u00b7 blue", "#1Ana \u00b7 red", "#2Ana \u00b7 red"], shown
     expect(phone.locator("#reading-dice .reading-die").first).to_have_class(re.compile("doubt"))
+
+
+def test_a_doubtful_die_s_owner_is_named_whole_on_a_360_px_phone(
+    browser: Any, server: str
+) -> None:
+    # Before, "green · Caro" was cut to "green · C…" beside the doubt's "?": only the dot told
+    # Caro's dice from Dan's. The colour's name now gives way.
+    new_game(server, ["Caro", "Dan"], dice=2)
+    page = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    take_control(page)
+    fits = page.evaluate("""() => {
+      const dice = [[4, "green", "Caro"], [6, "green", "Caro"], [2, "purple", "Dan"],
+                    [3, "purple", "Dan"]].map(([face, colour, owner], index) => ({index, face,
+        confidence: 0.4, x: 100 + 90 * index, y: 200, size: 50, colour, owner}));
+      render({...page.state, phase: "reveal", turn: null, capturing: false, reading: {
+        round: page.state.round, total: 4, counts: {1: 0, 2: 1, 3: 1, 4: 1, 5: 0, 6: 1}, dice,
+        doubtful: [0, 1, 2, 3], expected: {Caro: 2, Dan: 2}, matched: true, disagreements: [],
+        confirmed: false, applied: false, corrections: {}, ms: 1}});
+      const pen = document.createElement("canvas").getContext("2d");
+      return [...document.querySelectorAll("#reading-dice .die-who")].map((who) => {
+        const style = getComputedStyle(who);
+        pen.font = style.fontWeight + " " + style.fontSize + " " + style.fontFamily;
+        const owner = who.textContent.split(" \u00b7 ")[0];
+        return [owner, pen.measureText(owner + " \u2026").width <= who.clientWidth];
+      });
+    }""")
+    assert sorted(fits) == [["Caro", True]] * 2 + [["Dan", True]] * 2, fits
+    page.locator("#reading-dice").scroll_into_view_if_needed()
+    shot(page, "17-doubtful-owners-360")
+    page.context.close()
 
 
 def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
