@@ -620,7 +620,16 @@ function renderReveal(state) {
     if (!pending && Object.keys(page.picks).length) lostPicks(reading);
     const faces = (reading.dice || []).map((d, i) => (pending && page.picks[i]) || d.face);
     renderCounts(pending ? countFaces(faces) : (reading.counts || {}));
+    // The picture keeps the camera's numbers: the dice the players corrected are said.
+    const fixed = reading.applied ? Object.entries(reading.corrections || {}) : [];
+    $("reading-corrected").hidden = !fixed.length;
+    $("reading-corrected").textContent = fixed.length ? "Corrected before it counted (the picture"
+      + " shows the camera's reading): " + fixed.map(([i, face]) => {
+        const owner = ((reading.dice || [])[Number(i)] || {}).owner;
+        return "die " + (Number(i) + 1) + (owner ? " (" + owner + ")" : "") + " as " + face;
+      }).join(", ") + "." : "";
   } else {
+    $("reading-corrected").hidden = true;
     img.hidden = $("reveal-link").hidden = true;  // nothing for the keyboard to reach either
     // Dice typed in by hand have no picture: their counts are still the reveal's to show.
     const typed = !inReveal && result && (result.faces || (result.dice && Object.values(result.dice).flat()));

@@ -123,6 +123,39 @@ def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_
     expect(player.locator("#notice")).to_be_hidden()
 
 
+def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
+    player: Any, browser: Any, waiting_table: str
+) -> None:
+    # Before, nothing said a die had been corrected: the picture kept the camera's number on
+    # it, and the counts under it did not match what it showed.
+    reading = a_reading_waiting(waiting_table)
+    first = reading["dice"][0]
+    other = 6 if first["face"] != 6 else 5
+    owner = f" ({first['owner']})" if first.get("owner") else ""
+    said = (f"Corrected before it counted (the picture shows the camera's reading): die 1{owner}"
+            f" as {other}.")
+    note = player.locator("#reading-corrected")
+    expect(player.locator("#reading-check")).to_be_visible()
+    expect(note).to_be_hidden()
+    player.locator('#reading-dice select[data-index="0"]').select_option(str(other))
+    player.click("#confirm-reading")
+    expect(player.locator("#round")).to_have_text("round 2")
+    expect(note).to_have_text(said)
+    watcher = open_page(browser, waiting_table, PHONE, "light")
+    expect(watcher.locator("#reading-corrected")).to_have_text(said)
+    watcher.locator("#reveal").scroll_into_view_if_needed()
+    shot(watcher, "57-reveal-corrected")
+    watcher.context.close()
+    # A reading confirmed as the camera read it says nothing of the kind.
+    a_reading_waiting(waiting_table)
+    expect(player.locator("#reading-check")).to_be_visible()
+    player.click("#confirm-reading")
+    expect(player.locator("#reading-check")).to_be_hidden()
+    expect(player.locator("#round")).to_have_text("round 2")
+    expect(player.locator("#reveal-title")).to_have_text("Last reveal (round 1)")
+    expect(note).to_be_hidden()
+
+
 def test_take_again_after_an_undo_into_the_reveal_asks_first_whether_the_dice_show_again(
     player: Any, waiting_table: str
 ) -> None:
