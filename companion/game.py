@@ -295,6 +295,10 @@ class Game:
                 found["pass"].append(name)
         return found
 
+    def undoable(self) -> str | None:
+        """The kind of action an undo would take back now (its record's ``action``), or None."""
+        return self._history[-1][1]["action"] if self._history else None
+
     def state(self, *, referee: bool = False) -> dict[str, Any]:
         """The state JSON of DESIGN.md: public information only (``referee``: with the dice
         counts even when ``lost_dice_visible`` hides them from the table)."""

@@ -573,6 +573,7 @@ class Table:
         state["camera"] = self.camera is not None and "camera" not in self._faults
         state["capturing"] = self._capture_token is not None
         state["undone_into_reveal"] = self._undone_into_reveal()
+        state["undo_takes_back"] = self._game.undoable() if self._game is not None else None
         if self._reading is not None:
             state["reading"] = self._reading.to_state()
         self._snapshot = state

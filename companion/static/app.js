@@ -892,6 +892,11 @@ function renderCalls(state) {
     hint.textContent = $("call-calza").textContent + ": " + exactBy.join(", ") + (exactBy.length === 1 ? " may" : " may each")
       + " call it: pick the caller above";
   }
+  // A new round's first tap on Undo takes back the reveal that opened it, dice lost and all.
+  if (hint.hidden && state.undo_takes_back === "reveal") {
+    hint.hidden = false;
+    hint.textContent = "Undo now takes back the reveal of round " + (state.round - 1);
+  }
   $("call-pass").disabled = !mayCall(state, "pass", state.turn);
   renderHeld();
 }

@@ -195,6 +195,33 @@ def test_on_a_phone_the_calls_and_the_panels_seat_names_each_fit_on_one_line(
     light.context.close()
 
 
+def test_a_new_round_says_that_undo_takes_back_its_reveal_until_its_first_bid(
+    phone: Any, server: str
+) -> None:
+    # Before, nothing said it: a tap on Undo at the start of a round took back the reveal
+    # (the die lost with it) where a player meant to take back a bid.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=6)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Ana": [1, 2, 3, 4, 5], "Ben": [2, 2, 3, 3, 4],
+                                               "Caro": [2, 3, 4, 5, 5]})
+    assert state["round"] == 2 and state["undo_takes_back"] == "reveal", state
+    take_control(phone)
+    wait_out_the_hold(phone, state)
+    hint = phone.locator("#call-hint")
+    expect(hint).to_have_text("Undo now takes back the reveal of round 1")
+    undo = phone.locator("#undo").bounding_box()
+    assert undo is not None and hint.bounding_box()["y"] >= undo["y"] + undo["height"]
+    shot(phone, "27-undo-takes-back-the-reveal")
+    state = act(server, action="bid", player=state["turn"], quantity=1, face=3)
+    assert state["undo_takes_back"] == "bid", state
+    wait_out_the_hold(phone, state)
+    expect(hint).to_be_hidden()
+    phone.click("#undo")  # the bid, not the reveal
+    expect(hint).to_have_text("Undo now takes back the reveal of round 1")
+    assert get_state(server)["round"] == 2
+
+
 def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
     phone: Any, server: str
 ) -> None:
