@@ -246,6 +246,9 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
             retake = wrong_count or ("corrected" in seen and "retake" not in seen)
             if retake and retaken_in_round != state["round"]:
                 retaken_in_round = state["round"]
+                if state["undone_into_reveal"]:
+                    # Back at the reveal by an undo: the page asks whether the dice show again.
+                    phone.once("dialog", lambda dialog: dialog.accept())
                 phone.click("#retake")
                 seen.add("retake")
             elif wrong_count or ("corrected" in seen and "typed" not in seen):
