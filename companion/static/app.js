@@ -154,13 +154,13 @@ document.addEventListener("pointerdown", (event) => {
   clearNotice();
 }, {capture: true});
 $("notice").addEventListener("click", clearNotice);
-function notice(text, kind) {
+function notice(text, kind, ms) {
   const el = $("notice");
   el.textContent = text;
   el.className = "notice " + (kind || "");
   el.hidden = false;
   clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 4000);
+  noticeTimer = setTimeout(() => { el.hidden = true; }, ms || (kind === "error" ? 6000 : 4000));
 }
 
 // Rebuild a box's contents, keeping the keyboard's focus on the like element (the same value
@@ -1083,7 +1083,9 @@ $("cups").addEventListener("submit", async (ev) => {
 });
 
 // ---------- announcements and history ----------
-const TOLD = new Set(["lose", "gain", "out", "leave", "palifico", "winner"]);
+// A reveal's line says what was counted and why the bid stood or fell: its notice is longer,
+// and stays longer.
+const TOLD = new Set(["reveal", "lose", "gain", "out", "leave", "palifico", "winner"]);
 function announce(list, state) {
   if (!list || !list.length) return;
   // An action's announcements come twice to the phone that made it (its answer and the live
@@ -1105,12 +1107,14 @@ function announce(list, state) {
   if (key && page.announced.includes(key)) return;
   if (key) page.announced.push(key);
   if (page.announced.length > 100) page.announced.shift();
-  // The notice says who lost or won what, and the last line (whose turn it is): the reveal's
-  // own long line is under "Last reveal". Not over a refusal or a warning still shown: they
-  // are said nowhere else, where each announcement is in the history.
+  // The notice says what a reveal counted, who lost or won what, and the last line (whose
+  // turn it is): on a small phone "Last reveal" is below the controls. Not over a refusal or
+  // a warning still shown: they are said nowhere else, where each announcement is in the
+  // history.
   if ($("notice").hidden || !$("notice").classList.contains("error")) {
     const told = list.filter((a, i) => TOLD.has(a.kind) || i === list.length - 1);
-    notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "");
+    notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "",
+      list.some((a) => a.kind === "reveal") ? 8000 : undefined);
   }
   if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
 }

@@ -104,18 +104,22 @@ def test_the_bid_picker_starts_each_raise_from_its_lowest_bid(phone: Any, server
     expect(phone.locator("#place-bid")).to_have_text("Bid 1 × 2")
 
 
-def test_the_notice_of_a_reveal_says_who_lost_a_die_and_who_opens(
+def test_the_notice_of_a_reveal_says_what_was_counted_who_lost_a_die_and_who_opens(
     phone: Any, server: str
 ) -> None:
-    # Before, it said only the last line, "Round 2: Ana opens": who lost a die, and why,
-    # was off the screen, under the controls.
+    # Before session 53, it said only the last line, "Round 2: Ana opens"; before session 59,
+    # not why: what was counted was off the screen, under the controls.
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     take_control(phone)
     act(server, action="bid", player="Ana", quantity=2, face=3)
     act(server, action="dudo", player="Ben")
     act(server, action="reveal", dice={"Ana": [2, 4, 4, 5, 6], "Ben": [2, 2, 4, 5, 6],
                                        "Caro": [2, 4, 5, 5, 6]})
-    expect(phone.locator("#notice")).to_have_text("Ana loses a die \u00b7 Round 2: Ana opens")
+    toast = phone.locator("#notice")
+    expect(toast).to_have_text("Dudo by Ben on Ana's two 3s: 0 counted (aces wild), the bid was"
+                               " false \u00b7 Ana loses a die \u00b7 Round 2: Ana opens")
+    phone.wait_for_timeout(5000)  # read in more than an ordinary notice's 4 s
+    expect(toast).to_be_visible()
 
 
 def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server: str) -> None:
