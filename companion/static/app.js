@@ -25,6 +25,7 @@ const page = {
   confirming: null,  // the picture this phone confirmed (its picks went with it)
   refocus: null,     // the button that had the keyboard's focus when the buttons were held
   capturing: false,  // a picture is being taken and read
+  lastPicture: null, // the reveal whose picture this phone shows ({game_id, round}) while at it
   announced: [],     // keys of the announcement batches shown, so each shows once
   historyLines: 0,   // the lines of the game's history so far (the page shows the newest)
   historyHas: null,  // the game and moves the history loaded from the table holds ({game_id, moves})
@@ -242,7 +243,15 @@ function palificoChoicePending(state) {
 }
 // The cups are up and the camera has not looked yet: the moment to take a mis-pressed call back.
 function cupsUpBeforeTheCamera(state) {
-  return state.phase === "reveal" && !!state.capturing && !state.reading;
+  return state.phase === "reveal" && !!state.capturing && !state.reading && !lookingAgain(state);
+}
+// The camera looks again at dice it has shown (Take again, or a player left while the cups
+// were up): this phone showed this reveal's picture, which stays, dimmed, until the new one
+// is read (the card kept its place, and the page below it with it).
+function lookingAgain(state) {
+  const last = page.lastPicture;
+  return state.phase === "reveal" && !!state.capturing && !state.reading && !!last
+    && last.game_id === state.game_id && last.round === state.round;
 }
 function colourOf(state, name) {
   const c = state.colours || (state.header && state.header.colours) || {};
@@ -327,10 +336,12 @@ function placeInView() {
   return card ? {card, top: card.getBoundingClientRect().top} : null;
 }
 $("reveal-img").addEventListener("load", () => {
+  $("reveal-img").classList.remove("again");  // the new picture is in: no longer the one before
   if (window.scrollY !== page.placeAt) return;  // the reader scrolled since: left as they put it
   keepPlace(page.place);
   page.placeAt = window.scrollY;  // the place kept, as a redraw keeps it (not a scroll of theirs)
 });
+$("reveal-img").addEventListener("error", () => $("reveal-img").classList.remove("again"));
 function keepPlace(place) {
   if (!place || place.card.hidden) return;
   const moved = place.card.getBoundingClientRect().top - place.top;
@@ -459,6 +470,7 @@ function renderBid(state) {
   };
   const says = (text) => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; };
   if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");
+  else if (lookingAgain(state)) oneLine("Cups up:", " the camera looks again");
   else if (state.phase === "reveal" && state.reading && !state.reading.applied) oneLine("Cups up:", " check the reading");
   else if (state.phase === "reveal") oneLine("Cups up:", " type the dice in");
   else if (state.turn && passer) oneLine(state.turn, " must " + (bid ? "raise" : "bid") + " or call the pass");
@@ -600,8 +612,16 @@ function renderReveal(state) {
   const reading = state.reading;
   const result = state.last_result;
   const inReveal = state.phase === "reveal";
+  const again = lookingAgain(state);
+  const card = $("reveal");
+  // Looking again, the card keeps the height it had: the page below does not move up.
+  if (again && !card.hidden && !card.style.minHeight) card.style.minHeight = card.getBoundingClientRect().height + "px";
+  if (!again) card.style.minHeight = "";
   // While the cups come up, before the camera looks, there is nothing yet to show in it.
-  $("reveal").hidden = !(inReveal || reading || result) || cupsUpBeforeTheCamera(state);
+  card.hidden = !(inReveal || reading || result) || cupsUpBeforeTheCamera(state);
+  page.lastPicture = inReveal && reading ? {game_id: state.game_id, round: state.round}
+    : again ? page.lastPicture : null;
+  $("reading-again").hidden = !again;
   // Into the next round, it is the last round's reveal: say which, above the new bids.
   const shown = inReveal ? null : (reading && reading.round) || (result && result.round);
   $("reveal-title").textContent = shown && shown < state.round ? "Last reveal (round " + shown + ")" : "Reveal";
@@ -612,7 +632,9 @@ function renderReveal(state) {
     const key = [state.game_id, reading.round, reading.picture, reading.total, reading.ms].join("-");
     const src = "/api/reveal.jpg?t=" + encodeURIComponent(key);
     // A tap opens it full size, where a phone zooms in on the dice's numbers.
-    if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; $("reveal-link").href = src; }
+    // The picture before stays dimmed until the new one has come (its load ends it).
+    if (img.dataset.src !== src) { img.src = src; img.dataset.src = src; } else img.classList.remove("again");
+    $("reveal-link").href = src;
     img.hidden = $("reveal-link").hidden = false;
     // A phone re-renders on every event: the faces a player set must survive it, and
     // belong only to the picture they were set on.
@@ -628,8 +650,16 @@ function renderReveal(state) {
         const owner = ((reading.dice || [])[Number(i)] || {}).owner;
         return "die " + (Number(i) + 1) + (owner ? " (" + owner + ")" : "") + " as " + face;
       }).join(", ") + "." : "";
+  } else if (again) {
+    // The picture before, no longer a link (the table has none to give until the new one),
+    // nor its counts: the new picture's may differ.
+    img.classList.add("again");
+    $("reading-corrected").hidden = true;
+    $("reveal-link").removeAttribute("href");
+    renderCounts(null);
   } else {
     $("reading-corrected").hidden = true;
+    img.classList.remove("again");
     img.hidden = $("reveal-link").hidden = true;  // nothing for the keyboard to reach either
     // Dice typed in by hand have no picture: their counts are still the reveal's to show.
     const typed = !inReveal && result && (result.faces || (result.dice && Object.values(result.dice).flat()));

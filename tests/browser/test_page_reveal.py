@@ -156,6 +156,49 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
     expect(note).to_be_hidden()
 
 
+def test_while_the_camera_looks_again_the_picture_before_keeps_the_card_s_place(
+    player: Any, waiting_table: str
+) -> None:
+    # Before, Take again hid the whole reveal card until the new picture was read: the page
+    # below moved up under the players' fingers, and the card came back a moment later.
+    reading = a_reading_waiting(waiting_table)
+    expect(player.locator("#reading-check")).to_be_visible()
+    player.locator("#players").scroll_into_view_if_needed()
+    where = "() => [document.querySelector('#reveal').offsetHeight," \
+            " document.querySelector('#players').getBoundingClientRect().top]"
+    before = player.evaluate(where)
+    # The table's state while it looks again (held here: a simulated picture is read at once).
+    looking = "() => render({...page.state, reading: null, capturing: true})"
+    player.evaluate(looking)
+    assert player.evaluate(where) == pytest.approx(before, abs=0.5)
+    image = player.locator("#reveal-img")
+    expect(image).to_be_visible()
+    expect(image).to_have_class("again")  # dimmed: the picture before
+    expect(player.locator("#reading-again")).to_have_text(
+        "The camera looks again: this is the picture before.")
+    # Its counts and its link go: the new picture may read otherwise, and the table has no
+    # picture to give until then.
+    expect(player.locator("#counts")).to_be_empty()
+    assert player.get_attribute("#reveal-link", "href") is None
+    expect(player.locator("#turn")).to_have_text("Cups up: the camera looks again")
+    expect(player.locator("#undo-hint")).to_contain_text("every die has been seen")
+    # The call taken back, then made again in this round: its picture is not this phone's to
+    # show (the table shows none after an undo of a call) until the camera has looked.
+    player.evaluate("() => render({...page.state, phase: 'bidding', capturing: false})")
+    player.evaluate("() => render({...page.state, phase: 'reveal', capturing: true})")
+    expect(player.locator("#reveal")).to_be_hidden()
+    expect(player.locator("#turn")).to_have_text("Cups up: the camera looks")
+    # A real Take again: the new picture, undimmed once it has come.
+    player.reload()
+    expect(player.locator("#reading-check")).to_be_visible()
+    player.click("#retake")
+    player.wait_for_function("(p) => page.state.reading && page.state.reading.picture !== p"
+                             " && !page.state.capturing", arg=reading["picture"])
+    expect(image).not_to_have_class("again")
+    expect(player.locator("#reading-again")).to_be_hidden()
+    assert player.get_attribute("#reveal-link", "href") == image.get_attribute("src")
+
+
 def test_take_again_after_an_undo_into_the_reveal_asks_first_whether_the_dice_show_again(
     player: Any, waiting_table: str
 ) -> None:
