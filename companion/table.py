@@ -650,7 +650,9 @@ class Table:
         token = (self._game_id, len(self._game.actions), self._capture_serial)
         self._capture_token = token
         game = self._game
-        seats = {player: seat for seat, player in enumerate(game.players, start=1)}
+        # Each player's own seat: after a player left, the others play again on theirs, and
+        # the calibration's seat zones are the glass's places, not the players' order.
+        seats = dict(zip(game.players, game.seats, strict=True))
         # The camera sees every die on the glass, even when the call is settled on the
         # passer's alone: whose die is whose is told from all of them.
         under_glass = {player: game.dice(player) for player in game.players if game.dice(player)}

@@ -38,8 +38,13 @@ DUDO = {"action": "dudo", "player": "Ben"}
 class TruthReader(VisionReader):
     """The real owners, annotation and JPEG; the dice read are those the simulator drew."""
 
-    def __init__(self, camera: SimulatedCamera, config: Path | None) -> None:
-        super().__init__(config, calibration=lambda: camera.calibration, seat_of=camera.seat_of)
+    def __init__(
+        self, camera: SimulatedCamera, config: Path | None, calibration: Any = None
+    ) -> None:
+        # Given a calibration, the table tells the seats, as on the Pi; else the simulated
+        # camera, which seats the players in its own order.
+        super().__init__(config, calibration=calibration or (lambda: camera.calibration),
+                         seat_of=None if calibration else camera.seat_of)
         self.camera = camera
 
     def read_dice(self, frame: Any) -> Reading:
@@ -977,6 +982,30 @@ def test_a_picture_of_another_size_is_read_with_the_calibrated_die_size_scaled_t
     camera.set_dice(dice)
     reading = VisionReader(config).read(camera.capture(), {"Ana": 1, "Ben": 1})
     assert sorted(d.face for d in reading.dice) == sorted(dice["Ana"] + dice["Ben"])
+
+
+def test_after_a_player_left_each_die_is_the_player_s_whose_seat_it_lies_at() -> None:
+    # Before, the camera was told the players' seats by their order: after Ben got up and the
+    # others played again on their own seats (Caro 3, Dan 4), the dice at seat 3 were given to
+    # Dan and those at seat 4 to nobody, and every reveal waited for the players.
+    camera = SimulatedCamera(seed=2)
+    camera.start()
+    dice = {"Ana": [2, 5, 1, 6, 3], "Caro": [3, 3, 6, 4, 2], "Dan": [4, 1, 5, 5, 6]}
+    camera.set_dice(dice, {p: "white" for p in dice}, seated=["Ana", "Ben", "Caro", "Dan"])
+    by_seat = replace(camera.calibration, colours={})  # all white: only the seats tell
+    table = Table(camera=camera, reader=TruthReader(camera, None, lambda: by_seat), cups_up_s=0)
+    try:
+        assert table.new_game({"game": "dudo-record/1", "rules": "perudo", "options": {},
+                               "players": ["Ana", "Caro", "Dan"], "seats": [1, 3, 4]}).ok
+        assert table.submit({"action": "bid", "player": "Ana", "quantity": 3, "face": 4}).ok
+        assert table.submit({"action": "dudo", "player": "Caro"}).ok
+        assert table.wait_idle(60)
+        reading = table.state()["reading"]
+        assert reading["disagreements"] == [] and reading["applied"] is True
+        seen = {p: sorted(d["face"] for d in reading["dice"] if d["owner"] == p) for p in dice}
+        assert seen == {p: sorted(faces) for p, faces in dice.items()}
+    finally:
+        table.close()
 
 
 def test_a_doubtful_die_is_said_in_the_players_words() -> None:
