@@ -130,6 +130,7 @@ class Panel:
                      else pins if isinstance(pins, PinMap) else load_pin_map(pins))
         self.seat_window_s = seat_window_s
         self.repeat_s = repeat_s
+        self._undo_hold_s = undo_hold_s
         self._last_press: dict[str, float] = {}  # bid and call buttons: when last pressed
         self.dial = BidDial()
         self._lock = threading.Lock()
@@ -194,7 +195,13 @@ class Panel:
             pass  # only its hold acts: another game
         elif name in ("dial", "bid", *CALLS) and self._double(name) and not self._armed_seat():
             # A press a seat names is another player's, however soon after: not a double.
+            # Heard once (a finger's double tap is no mistake), but said on the phones: it
+            # may have been the next player's, just after the last one's.
             logger.info("%s pressed twice: the second press is dropped", name)
+            turn = self._state().get("turn")
+            self._queue.put(("dropped", f"{name.upper()} pressed again within {self.repeat_s:g} s:"
+                             " taken for a double press" + (
+                                 f". If it was {turn}'s, press it again" if turn else "")))
         elif name in ("dial", "bid"):
             self._bid(name)
         elif name in CALLS:
@@ -240,6 +247,12 @@ class Panel:
                 if self._seat is not None and self._seat[0] == int(name[4:]):
                     self._seat = (self._seat[0], now)
             self._show_seat_window(now)
+            return
+        if name == "undo" and not held:
+            # Not heard (a slip of the finger, as it is taken), but said: a player who meant
+            # it learns how, where nothing at all happened before.
+            self._queue.put(("dropped", f"UNDO: hold it {self._undo_hold_s:g} s to take back"
+                             " the last action"))
             return
         if name != self._again or held:
             return
@@ -485,6 +498,8 @@ class Panel:
                 self.signals.play(sound)
         elif kind == "refused":
             self._refuse(item[1])
+        elif kind == "dropped":
+            self._refuse(item[1], sound=False)
         elif kind == "submitted":
             _, what, outcome, events = item
             if outcome is None or not outcome.ok:
@@ -500,11 +515,13 @@ class Panel:
                 self._show("panel", None)
             self.signals.play(sound if sound and sound != "your_turn" else "accepted")
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str, sound: bool = True) -> None:
         logger.info("rejected: %s", reason)
         self._refusal = reason
         self._refused_in = _game_key(self._state())
         self._show("panel", reason)
+        if not sound:
+            return
         # A press refused while the table calls the players (to a phone, to a palifico, to
         # the winner, a player out) does not silence that call: it is played again after
         # the refusal (one beep of "out" and the reject's three sounded as "out").

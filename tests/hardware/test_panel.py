@@ -342,6 +342,9 @@ def test_holding_undo_takes_back_the_last_bid_and_a_short_press_does_nothing(
     record = table.record()
     assert heard(lambda: driver.press("undo")) == 0
     assert table.record() == record
+    # Not heard, but said on the phones (before, nothing at all showed that it did nothing).
+    assert table.state()["display"]["panel"] == (
+        f"UNDO: hold it {UNDO_S:g} s to take back the last action")
 
     assert heard(lambda: driver.press("undo", hold_s=UNDO_S * 4)) == 1
     state = table.state()
@@ -634,6 +637,17 @@ def test_a_double_press_acts_once_and_sounds_once(
         # Heard once: not a bid for the next player, no reject. (A call at this table without
         # a camera calls the players to a phone to type the dice in.)
         assert sounds(buzzer) == (LOOK if button == "dudo" else 1)
+        # But said on the phones: the second press may have been the next player's, who
+        # heard the first one's beep (before, it was dropped with no sign at all).
+        said = table.state()["display"]["panel"]
+        assert said == (f"{button.upper()} pressed again within 0.5 s: taken for a double press"
+                        + (". If it was Ben's, press it again" if button == "dial" else ""))
+        time.sleep(0.6)
+        if button == "dial":
+            driver.press("dial")  # Ben's, now: the game moves on, and the words go
+            calm(panel)
+            assert table.state()["bid"]["player"] == "Ben"
+            assert table.state()["display"].get("panel") is None
     finally:
         panel.close()
 
