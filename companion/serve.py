@@ -589,12 +589,13 @@ def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | 
 
 
 def _left_out(panel: Any) -> str | None:
-    """What the page says of the panel's outputs that could not be set up, if any."""
-    failed = panel.signals.failed
+    """What the page says of the panel's inputs and outputs that could not be set up, if
+    any: every one of them."""
+    failed = [*panel.controls.failed, *panel.signals.failed]
     if not failed:
         return None
     return (f"part of the table's panel is not working ({'; '.join(map(str, failed))}): its"
-            " buttons and other outputs are")
+            " other buttons and lights are")
 
 
 class _Page:

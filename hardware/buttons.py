@@ -8,19 +8,24 @@ gpiozero's ``bounce_time``; holding is gpiozero's ``when_held``.
 A button held down longer than ``stuck_after_s`` (a cup resting on it, a jammed
 switch, a pull-up wired the wrong way) is reported once and ignored until it is
 released. A button that already reads pressed at start-up is reported at once.
+
+An input that cannot be set up (its pin in use by another driver, say SPI's) is left out, as
+if not wired, and said in ``failed``: the other buttons still work. Only where none of them
+can be set up does the panel not start.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
-from gpiozero import Button, RotaryEncoder
+from gpiozero import BadPinFactory, Button, RotaryEncoder
 
-from hardware.pins import ENCODER, PinMap, setting_up
+from hardware.pins import ENCODER, PinFault, PinMap, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -61,33 +66,40 @@ class Controls:
         self._held: set[str] = set()  # hold buttons whose hold already fired this press
         self.buttons: dict[str, Button] = {}
         self.encoder: RotaryEncoder | None = None
+        # The inputs that could not be set up, each with why (PinFault names its pin).
+        self.failed: list[PinFault] = []
         try:
             for spec in pins.buttons:
                 hold_s = self._holds.get(spec.name)
-                with setting_up(spec):
-                    button = Button(
-                        spec.pin,
-                        pull_up=spec.pull_up,
-                        bounce_time=pins.bounce_time or None,
-                        # A hold button repeats its hold event so the same event can also
-                        # notice it being stuck; any other button's only hold is "stuck".
-                        hold_time=stuck_after_s if hold_s is None else hold_s,
-                        hold_repeat=hold_s is not None,
-                        pin_factory=pin_factory,
-                    )
-                self.buttons[spec.name] = button
-                button.when_pressed = self._callback(self._pressed, spec.name)
-                button.when_released = self._callback(self._released, spec.name)
-                button.when_held = self._callback(self._held_down, spec.name)
+                with self._leaving_out():
+                    with setting_up(spec):
+                        button = Button(
+                            spec.pin,
+                            pull_up=spec.pull_up,
+                            bounce_time=pins.bounce_time or None,
+                            # A hold button repeats its hold event so the same event can
+                            # also notice it being stuck; any other button's only hold is
+                            # "stuck".
+                            hold_time=stuck_after_s if hold_s is None else hold_s,
+                            hold_repeat=hold_s is not None,
+                            pin_factory=pin_factory,
+                        )
+                    self.buttons[spec.name] = button
+                    button.when_pressed = self._callback(self._pressed, spec.name)
+                    button.when_released = self._callback(self._released, spec.name)
+                    button.when_held = self._callback(self._held_down, spec.name)
             if pins.has_encoder:
                 a, b = (pins[name] for name in ENCODER)
                 # No bounce_time on the encoder: its state machine already rejects
                 # contact bounce, and a debounce window would drop steps of a quick turn.
-                with setting_up(a, b):
+                with self._leaving_out(), setting_up(a, b):
                     self.encoder = RotaryEncoder(a.pin, b.pin, max_steps=0,
                                                  pin_factory=pin_factory)
-                self.encoder.when_rotated_clockwise = lambda: self._turned(1)
-                self.encoder.when_rotated_counter_clockwise = lambda: self._turned(-1)
+                if self.encoder is not None:
+                    self.encoder.when_rotated_clockwise = lambda: self._turned(1)
+                    self.encoder.when_rotated_counter_clockwise = lambda: self._turned(-1)
+            if self.failed and not self.buttons and self.encoder is None:
+                raise self.failed[0]  # nothing to press: the panel's inputs do not work
         except Exception:
             self.close()
             raise
@@ -96,6 +108,18 @@ class Controls:
                 logger.warning("button %r (BCM %s) reads pressed at start-up: stuck, or "
                                "its pull_up is wrong in the pin map", name, pins[name].pin)
                 self._report_stuck(name)
+
+    @contextmanager
+    def _leaving_out(self) -> Iterator[None]:
+        """Leave out an input whose pin cannot be set up, said in ``failed`` (not where
+        there is no pin library at all: then no input can work)."""
+        try:
+            yield
+        except PinFault as fault:
+            if isinstance(fault.__cause__, BadPinFactory):
+                raise
+            logger.error("input left out: %s", fault)
+            self.failed.append(fault)
 
     @staticmethod
     def _callback(method: Callable[[str], None], name: str) -> Callable[[], None]:

@@ -79,10 +79,12 @@ class PanelTest:
             signals.close()
             print(f"dudo panel-test: cannot open the button pins: {_why(e)}", file=sys.stderr)
             return 1
+        for fault in controls.failed:  # the other inputs are checked, and the check fails
+            print(f"dudo panel-test: cannot open {fault}", file=sys.stderr)
         try:
             self._outputs(signals)
             answered = self._mock_presses(factory) if self.mock else self._wait_for_presses()
-            return 1 if signals.failed else answered
+            return 1 if signals.failed or controls.failed else answered
         finally:
             controls.close()
             signals.close()

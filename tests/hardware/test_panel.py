@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from gpiozero import Button
 from gpiozero.exc import BadPinFactory, PinPWMUnsupported
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from companion.table import Table
+from hardware.buttons import Controls
 from hardware.panel import Panel
 from hardware.pins import (
     PinFault,
@@ -144,13 +145,47 @@ def test_a_phone_s_change_that_leaves_the_same_raise_keeps_the_bid_dialed(
     assert dial_shows(panel, table) == str(table.legal_bids()[0])
 
 
-def test_a_pin_another_device_holds_is_named_by_its_entry_and_gpio(
+def test_a_button_whose_pin_another_device_holds_is_left_out_and_named_the_rest_play(
     table: Table, pin_factory: MockFactory
 ) -> None:
-    # Before, the page said only what the pin library said ("GPIO busy", for lgpio).
-    with (Button(PINS["dudo"].pin, pin_factory=pin_factory),
-          pytest.raises(PinFault, match=r"^dudo \(GPIO5\): pin GPIO5 is already in use")):
-        build_panel(table, pin_factory)
+    # Before, the page said only what the pin library said ("GPIO busy", for lgpio), and one
+    # button's pin in use (SPI switched on takes GPIO 7-11) took every button, LED and the
+    # buzzer down with it.
+    from companion.serve import _left_out
+
+    with Button(PINS["dudo"].pin, pin_factory=pin_factory):
+        panel = build_panel(table, pin_factory)
+        try:
+            assert [str(f) for f in panel.controls.failed] == [
+                "dudo (GPIO5): pin GPIO5 is already in use by <gpiozero.Button object on pin"
+                " GPIO5, pull_up=True, is_active=False>"]
+            assert "dudo" not in panel.controls.buttons
+            said = _left_out(panel)
+            assert said is not None and said.startswith(
+                "part of the table's panel is not working (dudo (GPIO5): pin GPIO5 is already")
+            assert said.endswith("): its other buttons and lights are")
+            new_game(table)
+            assert lit_seats(panel) == [1]
+            MockPanelDriver(panel).press("dial")  # Ana bids with the dial, as ever
+            calm(panel)
+            assert table.state()["bid"]["player"] == "Ana" and lit_seats(panel) == [2]
+        finally:
+            panel.close()
+
+
+def test_a_panel_none_of_whose_buttons_can_start_does_not_start() -> None:
+    # Every input pin refused (another table running on the same pins, say): no panel, and
+    # the first of them named, as the page says it.
+    factory = MockFactory(pin_class=_BusyPin)
+    with pytest.raises(PinFault, match=r"^\w+ \(GPIO\d+\): 'GPIO busy'$"):
+        Controls(PINS, on_press=lambda name: None, pin_factory=factory)
+
+
+class _BusyPin(MockPin):
+    """A pin another program holds, as lgpio refuses it: a plain Exception."""
+
+    def __init__(self, factory: MockFactory, info: Any) -> None:
+        raise type("error", (Exception,), {})("'GPIO busy'")
 
 
 def test_an_output_that_cannot_start_is_left_out_and_the_buttons_still_play(

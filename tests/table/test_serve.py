@@ -561,7 +561,7 @@ def test_a_panel_output_that_cannot_start_is_said_and_the_buttons_still_play(
         table = companion.table
         assert table.state()["faults"]["gpio"] == (
             "part of the table's panel is not working (buzzer (GPIO18): PinPWMUnsupported):"
-            " its buttons and other outputs are")
+            " its other buttons and lights are")
         header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]}
         assert table.new_game(header).ok
         MockPanelDriver(companion.panel).press("dial")
