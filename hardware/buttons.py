@@ -107,7 +107,7 @@ class Controls:
             if button.is_pressed:
                 logger.warning("button %r (BCM %s) reads pressed at start-up: stuck, or "
                                "its pull_up is wrong in the pin map", name, pins[name].pin)
-                self._report_stuck(name)
+                self._report_stuck(name, at_start=True)
 
     @contextmanager
     def _leaving_out(self) -> Iterator[None]:
@@ -172,13 +172,14 @@ class Controls:
                 return
         self._report_stuck(name)
 
-    def _report_stuck(self, name: str) -> None:
+    def _report_stuck(self, name: str, at_start: bool = False) -> None:
         with self._lock:
             if name in self._stuck:
                 return
             self._stuck.add(name)
-        logger.warning("button %r held down over %s s: ignored until released",
-                       name, self.stuck_after_s)
+        if not at_start:  # (at start-up its own warning was given)
+            logger.warning("button %r held down over %s s: ignored until released",
+                           name, self.stuck_after_s)
         if self._on_stuck is not None:
             self._safely(self._on_stuck, name, True)
 

@@ -177,6 +177,8 @@ class Panel:
         except Exception:
             self.signals.close()
             raise
+        if self.controls.stuck:  # said one by one as they were built: now all of them
+            self._stuck(min(self.controls.stuck), True)
         self._worker = threading.Thread(target=self._work, name="dudo-panel", daemon=True)
         self._worker.start()
         self._unsubscribe = table.subscribe(self._on_event)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from gpiozero import Button
 from gpiozero.exc import BadPinFactory, PinPWMUnsupported
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from companion.table import Table
 from hardware.buttons import Controls
@@ -521,6 +521,29 @@ def test_a_button_stuck_down_is_shown_on_the_page_until_released(
     assert "SEAT1 held down" in table.state()["faults"]["panel"]
     pin.drive_high()
     assert "panel" not in table.state()["faults"]
+
+
+def test_buttons_down_as_the_table_starts_are_all_named_on_the_page(table: Table) -> None:
+    # Before, only the last one found was named (DUDO came up only once CALZA was released).
+    held = {f"GPIO{PINS[name].pin}" for name in ("dudo", "calza")}
+
+    class HeldDown(MockPWMPin):
+        """A pin held to ground (a cup resting on its button) stays low, pull-up or not."""
+
+        def _set_pull(self, value: Any) -> None:
+            super()._set_pull(value)
+            if self.info.name in held:
+                self.drive_low()
+
+    factory = MockFactory(pin_class=HeldDown)
+    panel = build_panel(table, factory)
+    try:
+        assert table.state()["faults"]["panel"] == (
+            "button CALZA, DUDO held down: ignored until released")
+        factory.pin(PINS["calza"].pin).drive_high()
+        assert table.state()["faults"]["panel"] == "button DUDO held down: ignored until released"
+    finally:
+        panel.close()
 
 
 class WatchedCamera:
