@@ -158,10 +158,26 @@ $("notice").addEventListener("click", clearNotice);
 function notice(text, kind, ms) {
   const el = $("notice");
   el.textContent = text;
+  // Said by a screen reader from a region always on the page (the toast, shown with its
+  // words, might not be), once: the toast itself is no live region.
+  $("said").textContent = text;
   el.className = "notice " + (kind || "");
   el.hidden = false;
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(() => { el.hidden = true; }, ms || (kind === "error" ? 6000 : 4000));
+}
+
+// A live region is written only when what it says changes: a screen reader says every write,
+// and a move redraws the page two or three times (the feed's event, the answer, the hold's end).
+// Hidden, it forgets what it said: shown again, it is said again.
+function sayOnce(el, key, write) {
+  if (el.dataset.says === key) return;
+  el.dataset.says = key;
+  write();
+}
+function saidNothing(el) {
+  el.hidden = true;
+  delete el.dataset.says;
 }
 
 // Rebuild a box's contents, keeping the keyboard's focus on the like element (the same value
@@ -416,8 +432,9 @@ function renderBanners(state) {
     if (opts.palifico_face_change === "one_die") rules.push("only players with one die may change the face");
     else rules.push("the face is locked");
     if (declared && declared.mode === "open") rules.push("open: each sees the others' dice, not their own");
-    pal.replaceChildren(h("strong", {text: "PALIFICO"}), ...(mode ? [h("span", {class: "pal-mode", text: mode})] : []),
-      h("span", {text: state.palifico + " has one die: " + rules.join("; ")}));
+    const says = state.palifico + " has one die: " + rules.join("; ");
+    sayOnce(pal, mode + says, () => pal.replaceChildren(h("strong", {text: "PALIFICO"}),
+      ...(mode ? [h("span", {class: "pal-mode", text: mode})] : []), h("span", {text: says})));
     pal.hidden = false;
     const key = state.round + ":" + state.palifico;
     if (page.lastPalifico !== key) {
@@ -425,7 +442,7 @@ function renderBanners(state) {
       buzz([200, 100, 200]);
     }
   } else {
-    pal.hidden = true;
+    saidNothing(pal);
   }
   const win = $("winner");
   if (state.winner) {
@@ -435,10 +452,12 @@ function renderBanners(state) {
       const name = $("seats").querySelector("input[type=text]");
       if (name) name.focus({preventScroll: true});
     }}, "New game \u2193") : null;
-    win.replaceChildren(h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}), ...(next ? [next] : []));
+    // Built once: said once, and the New game button keeps the keyboard's focus.
+    sayOnce(win, [state.game_id, state.winner, state.round, !!next].join("|"), () => win.replaceChildren(
+      h("strong", {text: state.winner + " wins!"}), h("span", {text: "Game over after " + state.round + (state.round === 1 ? " round" : " rounds")}), ...(next ? [next] : [])));
     win.hidden = false;
   } else {
-    win.hidden = true;
+    saidNothing(win);
   }
 }
 
@@ -463,12 +482,12 @@ function renderBid(state) {
   const passer = standingPass(state);
   // One line while a game is played, so that the buttons below never move as it changes: a
   // long name is cut short (the players' list shows it whole), and the words after it kept.
-  const oneLine = (who, what) => {
+  const oneLine = (who, what) => sayOnce(turn, "1" + who + what, () => {
     turn.classList.add("one-line");
     turn.title = who + what;
     turn.replaceChildren(h("span", {class: "who", text: who}), h("span", {class: "what", text: what}));
-  };
-  const says = (text) => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; };
+  });
+  const says = (text) => sayOnce(turn, "0" + text, () => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; });
   if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");
   else if (lookingAgain(state)) oneLine("Cups up:", " the camera looks again");
   else if (state.phase === "reveal" && state.reading && !state.reading.applied) oneLine("Cups up:", " check the reading");
@@ -707,7 +726,9 @@ function renderReveal(state) {
       const number = (typeof d.index === "number" ? d.index : i) + 1;
       const who = [d.colour, d.owner].filter(Boolean);
       const name = "die " + number + (who.length ? " (" + who.join(", ") + ")" : "");
-      const sel = h("select", {"data-index": String(i), disabled: !page.control, "aria-label": name},
+      // The "?" on a doubtful die is drawn: its name says it too.
+      const sel = h("select", {"data-index": String(i), disabled: !page.control,
+        "aria-label": name + (doubtful.has(i) ? ", the camera is unsure" : "")},
         [1, 2, 3, 4, 5, 6].map((f) => h("option", {value: String(f), selected: f === face, text: String(f)})));
       sel.addEventListener("change", () => {
         const picked = Number(sel.value);
@@ -863,17 +884,19 @@ function renderControls(state) {
   $("caller-label").hidden = !bidding;
   if (!bidding) $("call-hint").hidden = true;  // who may call what: a bidding matter only
   const hint = $("undo-hint");
-  hint.hidden = bidding;
+  if (bidding) saidNothing(hint); else hint.hidden = false;
   if (reveal) {
     hint.classList.toggle("urgent", cupsUpBeforeTheCamera(state));
     hint.classList.remove("calm");
-    hint.textContent = cupsUpBeforeTheCamera(state)
+    const text = cupsUpBeforeTheCamera(state)
       ? "A call pressed by mistake? Undo now, before the camera looks."
       : "A call pressed by mistake? Undo takes it back, though every die has been seen.";
+    sayOnce(hint, text, () => { hint.textContent = text; });
   } else if (over) {
     hint.classList.remove("urgent");
     hint.classList.add("calm");
-    hint.textContent = "The last reveal or call was a mistake? Undo takes it back and the game goes on.";
+    const text = "The last reveal or call was a mistake? Undo takes it back and the game goes on.";
+    sayOnce(hint, text, () => { hint.textContent = text; });
   }
   const choice = $("palifico-choice");
   choice.hidden = !(bidding && palificoChoicePending(state));

@@ -505,6 +505,64 @@ def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
     assert "likely true" in (face.get_attribute("title") or "")
 
 
+# Each live region's writes, counted as a screen reader hears them (one per change).
+COUNT_WRITES = """() => {
+  window.writes = {};
+  for (const id of ["turn", "palifico", "undo-hint", "winner", "said"]) {
+    window.writes[id] = 0;
+    new MutationObserver(() => { window.writes[id] += 1; }).observe(document.getElementById(id),
+      {childList: true, characterData: true, subtree: true});
+  }
+}"""
+
+
+def test_a_screen_reader_hears_each_move_once_and_every_toast_from_a_region_always_there(
+    phone: Any, server: str
+) -> None:
+    # Before, each move wrote the turn line, the palifico alert and Undo's hint two or three
+    # times over (the feed's event, the answer, the hold's end): a screen reader said each
+    # again, the palifico alert at every bid of its round, over the reveal's result. And the
+    # toast, the only region that said announcements and refusals, was not on the page
+    # (display: none) until shown with its words, which a screen reader may not say.
+    new_game(server, ["Ana", "Ben"], rules="perudo", dice=2)
+    act(server, action="bid", player="Ana", quantity=1, face=3)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Ana": [2, 5], "Ben": [4, 6]})  # Ana loses one
+    assert state["palifico"] == "Ana"
+    take_control(phone)
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#palifico")).to_be_visible()
+    phone.evaluate(COUNT_WRITES)
+    bid = act(server, action="bid", player="Ana", quantity=1, face=4)
+    wait_out_the_hold(phone, bid)
+    phone.wait_for_timeout(300)
+    phone.evaluate("() => render({...page.state})")  # another redraw of the same state
+    writes = phone.evaluate("() => window.writes")
+    assert writes["turn"] == 1 and writes["palifico"] == 0, writes  # "Ben to raise or call"
+    expect(phone.locator("#turn")).to_have_text("Ben to raise or call")
+    # The toast's words are said from a region always on the page, the toast itself silent.
+    said = phone.locator("#said")
+    expect(said).to_have_text(phone.locator("#notice").inner_text())
+    assert said.get_attribute("aria-live") == "polite" and said.get_attribute("role") == "status"
+    assert phone.locator("#notice").get_attribute("aria-live") is None
+    phone.locator("#notice").click()
+    expect(phone.locator("#notice")).to_be_hidden()
+    assert phone.evaluate("getComputedStyle(document.getElementById('said')).display") != "none"
+    # The end of the game: said once, and its New game button kept (the keyboard's focus on
+    # it stayed no longer than the next redraw).
+    act(server, action="dudo", player="Ben")
+    over = act(server, action="reveal", dice={"Ana": [3], "Ben": [6, 6]})  # no 4: Ana out
+    assert over["winner"] == "Ben"
+    wait_out_the_hold(phone, over)
+    expect(phone.locator("#winner")).to_contain_text("Ben wins!")
+    phone.locator("#to-new-game").focus()
+    phone.evaluate("() => { window.writes.winner = 0; render({...page.state}); }")
+    assert phone.evaluate("() => window.writes.winner") == 0
+    expect(phone.locator("#to-new-game")).to_be_focused()
+    # A wrong PIN is said, not only shown.
+    expect(phone.locator("#pin-error")).to_have_attribute("role", "alert")
+
+
 def test_a_refusal_stays_its_time_though_the_player_touches_the_page(
     phone: Any, server: str
 ) -> None:
