@@ -389,7 +389,13 @@ function release() {
   const back = page.refocus;
   page.refocus = null;
   const lost = !document.activeElement || document.activeElement === document.body;
-  if (lost && back && back.isConnected && !back.disabled && back.getClientRects().length) back.focus({preventScroll: true});
+  if (!lost || !back) return;
+  // Gone with what it did (DUDO as the cups come up, Confirm once the reading counted): the
+  // focus goes to the next control of its card, else to Undo, not to the page's top.
+  const usable = (b) => b && b.isConnected && !b.disabled && b.getClientRects().length > 0;
+  const card = back.closest("section");
+  const next = [back, ...(card ? card.querySelectorAll("button") : []), $("undo")].find(usable);
+  if (next) next.focus({preventScroll: true});
 }
 function setOffline(on) {
   if (page.offline === on) return;

@@ -473,6 +473,27 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
     assert get_state(server)["bid"] is None
 
 
+def test_the_keyboard_s_focus_goes_to_undo_when_dudo_gives_way_to_the_reveal(
+    phone: Any, server: str
+) -> None:
+    # Before, DUDO pressed from the keyboard sent the focus to the page's top (the calls
+    # hide as the cups come up), where it stayed through the reveal: Undo, the one thing to
+    # do then, was a long way off.
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    bid = act(server, action="bid", player="Ana", quantity=1, face=3)
+    take_control(phone)
+    wait_out_the_hold(phone, bid)
+    dudo = phone.locator("#call-dudo")
+    expect(dudo).to_be_enabled()
+    dudo.focus()
+    phone.keyboard.press("Enter")
+    expect(phone.locator("#calls")).to_be_hidden()
+    expect(phone.locator("#undo")).to_be_focused()
+    phone.keyboard.press("Enter")  # a call pressed by mistake: taken back from the keyboard
+    expect(phone.locator("#calls")).to_be_visible()
+    assert get_state(server)["phase"] == "bidding"
+
+
 def test_a_toast_over_the_buttons_goes_at_the_next_touch(phone: Any, server: str) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], dice=2)
     expect(phone.locator("#live")).to_have_text("live")  # following the table: it hears the bid
