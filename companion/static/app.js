@@ -50,6 +50,8 @@ const page = {
 // double tap would otherwise bid for the next player, or take back a second action (the
 // panel waits as long after a phone's action, for the same slip).
 const SETTLE_MS = 500;
+// The root text size (px) from which the turn line takes two lines: 150% of the usual 16.
+const LARGE_TEXT_PX = 24;
 const WAITING_FOR_THE_DICE = "Waiting for the dice: whoever has the PIN types them in.";
 // What a player can do about a table out of reach (not the browser's words for it).
 const UNREACHABLE = "The table cannot be reached: check the Wi-Fi; the page reconnects by itself.";
@@ -485,6 +487,11 @@ function renderBid(state) {
   $("odds").textContent = bid && odds && odds.chance !== null && odds.chance !== undefined
     ? pct(odds.chance) + " likely true (" + odds.expected.toFixed(1) + " expected)" : "";
   const turn = $("turn");
+  // At a large text size (the phone's setting) a name beside "to raise or call" kept a letter
+  // or none: the name has a line of its own, always while the text is that large, so the
+  // buttons below stay put as the turn goes round.
+  document.body.classList.toggle("large-text",
+    parseFloat(getComputedStyle(document.documentElement).fontSize) >= LARGE_TEXT_PX);
   const passer = standingPass(state);
   // One line while a game is played, so that the buttons below never move as it changes: a
   // long name is cut short (the players' list shows it whole), and the words after it kept.

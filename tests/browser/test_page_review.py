@@ -47,6 +47,11 @@ CALLS = """() => [...document.querySelectorAll("#calls .call")].filter((b) => !b
   return {label: b.textContent, lines, top: Math.round(b.getBoundingClientRect().top)};
 })"""
 
+# The turn line's parts: each one's words, whether they are cut short, and its top edge.
+TURN_PARTS = """() => [...document.querySelectorAll("#turn span")].map((s) => ({
+  text: s.textContent, cut: s.scrollWidth > s.clientWidth + 1,
+  top: Math.round(s.getBoundingClientRect().top)}))"""
+
 # Whether the page scrolls sideways (something wider than the screen).
 OVERFLOW = "() => document.documentElement.scrollWidth > window.innerWidth"
 # What sticks out past the screen's right edge (to name it when OVERFLOW fails).
@@ -380,6 +385,13 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     small.add_style_tag(content="html { font-size: 200%; }")
     assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
     assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
+    # Whose turn: the name on a line of its own, whole (before, "to raise or call" left it a
+    # letter or none). A phone's setting is there before the page draws: drawn again here.
+    small.evaluate("() => render({...page.state})")
+    parts = small.evaluate(TURN_PARTS)
+    assert [(p["text"].strip(), p["cut"]) for p in parts] == [
+        ("Zoë", False), ("to raise or call", False)], parts
+    assert parts[0]["top"] < parts[1]["top"], parts  # two lines
     small.set_viewport_size({"width": 320, "height": 568})  # the smallest phones
     assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
     small.set_viewport_size({"width": 360, "height": 640})
