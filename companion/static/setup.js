@@ -7,25 +7,25 @@ const COLOURS = ["#dd3333", "#2a6ef0", "#22aa22", "#e9c531", "#aa44ee", "#ff8800
 let seatsMade = 0;  // each row's own number: "First" follows the row, whatever its name
 function seatRow(name, colour) {
   const row = h("div", {class: "seat-row", "data-seat": String(++seatsMade)},
-    h("input", {type: "color", value: colour, "aria-label": "colour"}),
-    h("input", {type: "text", value: name, placeholder: "name", "aria-label": "player name", maxlength: "24", enterkeyhint: "next"}),
+    h("input", {type: "color", class: "seat-colour", value: colour}),
+    h("input", {type: "text", class: "seat-name", value: name, placeholder: "name", maxlength: "24", enterkeyhint: "next"}),
     h("span", {class: "seat-buttons"},
-      h("button", {type: "button", class: "quiet", "aria-label": "move up", onclick: () => {
+      h("button", {type: "button", class: "quiet move-up", onclick: () => {
         if (row.previousSibling) row.parentNode.insertBefore(row, row.previousSibling);
         refreshFirst();
-        row.querySelector('[aria-label="move up"]').focus();  // moved, the focus goes with it
+        row.querySelector(".move-up").focus();  // moved, the focus goes with it
       }}, "\u2191"),
-      h("button", {type: "button", class: "quiet", "aria-label": "move down", onclick: () => {
+      h("button", {type: "button", class: "quiet move-down", onclick: () => {
         if (row.nextSibling) row.parentNode.insertBefore(row.nextSibling, row);
         refreshFirst();
-        row.querySelector('[aria-label="move down"]').focus();
+        row.querySelector(".move-down").focus();
       }}, "\u2193"),
-      h("button", {type: "button", class: "quiet", "aria-label": "remove", onclick: () => {
+      h("button", {type: "button", class: "quiet remove", onclick: () => {
         const next = row.nextSibling || row.previousSibling;
         row.remove();
         refreshFirst();
         sayNameLimit();
-        (next ? next.querySelector('[aria-label="remove"]') : $("add-player")).focus();
+        (next ? next.querySelector(".remove") : $("add-player")).focus();
       }}, "\u00d7")));
   const text = row.querySelector('input[type="text"]');
   text.addEventListener("input", () => { refreshFirst(); sayNameLimit(); });
@@ -37,6 +37,16 @@ function seatRow(name, colour) {
     next.focus();
   });
   return row;
+}
+// Each row's controls named by its seat and player, as a screen reader says them ("seat 2
+// name", "remove Ben"): every row's were named alike ("player name", "remove").
+function nameRows() {
+  document.querySelectorAll("#seats .seat-row").forEach((row, k) => {
+    const who = cleanName(row.querySelector(".seat-name").value) || "seat " + (k + 1);
+    const named = {".seat-name": "seat " + (k + 1) + " name", ".seat-colour": who + "'s colour",
+      ".move-up": "move " + who + " up", ".move-down": "move " + who + " down", ".remove": "remove " + who};
+    for (const [part, label] of Object.entries(named)) row.querySelector(part).setAttribute("aria-label", label);
+  });
 }
 // A name typed or pasted up to the field's limit is said to be cut there (before, silently).
 function sayNameLimit() {
@@ -51,6 +61,7 @@ function seatRows() {
   })).filter((r) => r.name);
 }
 function refreshFirst() {
+  nameRows();
   const sel = $("first");
   const keep = sel.value;
   const rows = seatRows();

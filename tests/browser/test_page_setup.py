@@ -90,7 +90,7 @@ def test_enter_in_a_name_goes_to_the_next_name_and_starts_nothing(
     first.press("Enter")
     phone.wait_for_timeout(500)
     assert get_state(server).get("game_id") == started
-    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "player name"
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "seat 2 name"
     assert phone.evaluate(
         "document.activeElement === document.querySelectorAll('#seats input[type=text]')[1]")
 
@@ -188,7 +188,7 @@ def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
 ) -> None:
     open_form(phone)
     colours = phone.locator("#seats input[type=color]")
-    phone.locator("#seats .seat-row").first.locator("[aria-label=remove]").click()
+    phone.locator("#seats .seat-row").first.locator(".remove").click()
     phone.click("#add-player")
     phone.locator("#seats input[type=text]").last.fill("Zoe")  # a seat without a name is none
     taken = [c.input_value() for c in colours.all()]
@@ -234,14 +234,20 @@ def test_moving_a_seat_up_or_removing_one_keeps_the_keyboard_where_it_was(
     open_form(phone)
     rows = phone.locator("#seats .seat-row")
     third = rows.nth(2).locator("input[type=text]").input_value()
-    rows.nth(2).locator("[aria-label='move up']").focus()
+    rows.nth(2).locator(".move-up").focus()
     phone.keyboard.press("Enter")
     assert names(phone)[1] == third
     phone.keyboard.press("Enter")  # again: the same seat goes up once more
     assert names(phone)[0] == third
-    phone.locator("#seats .seat-row").first.locator("[aria-label=remove]").focus()
+    first = phone.locator("#seats .seat-row").first
+    gone = first.locator("input[type=text]").input_value()
+    first.locator(".remove").focus()
     phone.keyboard.press("Enter")
-    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "remove"
+    # On the next seat's remove, named by its player (every row's was "remove" alike).
+    now_first = names(phone)[0]
+    assert gone != now_first
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == (
+        f"remove {now_first}")
 
 
 def test_moving_a_seat_down_seats_the_game_so_and_keeps_the_keyboard_on_it(
@@ -249,13 +255,14 @@ def test_moving_a_seat_down_seats_the_game_so_and_keeps_the_keyboard_on_it(
 ) -> None:
     open_form(phone)
     before = names(phone)
-    phone.locator("#seats .seat-row").first.locator("[aria-label='move down']").focus()
+    phone.locator("#seats .seat-row").first.locator(".move-down").focus()
     phone.keyboard.press("Enter")
     phone.keyboard.press("Enter")  # again: the same seat goes down once more
     seated = before[1:3] + before[:1] + before[3:]
     assert names(phone) == seated
-    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == "move down"
-    phone.locator("#seats .seat-row").last.locator("[aria-label='move down']").click()
+    assert phone.evaluate("document.activeElement.getAttribute('aria-label')") == (
+        f"move {before[0]} down")
+    phone.locator("#seats .seat-row").last.locator(".move-down").click()
     assert names(phone) == seated  # the last seat stays last
     phone.click("#new-game button[type=submit]")
     expect(phone.locator("#new-game")).to_be_hidden()

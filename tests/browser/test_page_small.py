@@ -93,7 +93,7 @@ def test_a_seat_s_remove_button_stays_beside_its_name_on_a_320_px_phone(
     expect(rows).to_have_count(4)
     for row in rows.all():
         name = row.locator("input[type=text]").bounding_box()
-        remove = row.locator("[aria-label=remove]").bounding_box()
+        remove = row.locator(".remove").bounding_box()
         assert on_the_line_of(remove, name), (name, remove)
         assert remove["x"] + remove["width"] <= SMALL["width"]
         assert name["width"] >= 60  # still room to read a name
