@@ -35,6 +35,9 @@ from companion.rounds import opening
 
 logger = logging.getLogger(__name__)
 
+# The record's actions that call a bid (or a pass) and lift the cups: the reveal is theirs.
+_CALLS = ("dudo", "calza")
+
 # The state a table shows before its first game: the same keys as a game's, all empty.
 _NO_GAME: dict[str, Any] = {
     "rules": None,
@@ -463,9 +466,11 @@ class Table:
         elif kind in ("leave", "undo") and phase == phase_before == "reveal":
             # A player left while the cups are up, or such a leave was taken back: the dice
             # that must show have changed, so a picture under way or a reading waiting no
-            # longer holds. Look again, at once.
+            # longer holds. Look again, at once; not where this reveal's dice were shown and
+            # taken back by an undo: the next round's may be under the cups, and the players
+            # type the dice in (or ask for a picture, once the cups show these again).
             self._reading = None
-            if self.camera is not None:
+            if self.camera is not None and not self._undone_into_reveal():
                 self._start_capture()
         elif kind == "undo":
             if phase == "reveal" and phase_before != "reveal":
@@ -600,11 +605,22 @@ class Table:
         return not self._undone_into_reveal()
 
     def _undone_into_reveal(self) -> bool:
-        """Whether the game is at a reveal an undo took it back to: that reveal's dice were
-        shown, and may have been rolled again since, for the next round, under the cups."""
+        """Whether the game is at a reveal whose dice a reveal showed that an undo took back
+        (whatever came since: a player leaving, its undo, until the next call): those dice may
+        have been rolled again since, for the next round, under the cups."""
         game = self._game
-        return (game is not None and game.phase == "reveal" and bool(game.actions)
-                and game.actions[-1].get("action") == "undo")
+        if game is None or game.phase != "reveal":
+            return False
+        in_force: list[int] = []  # the indexes of the record's actions no undo took back
+        for i, action in enumerate(game.actions):
+            if action.get("action") != "undo":
+                in_force.append(i)
+            elif in_force:
+                in_force.pop()
+        kept = set(in_force)
+        call = max((i for i in in_force if game.actions[i].get("action") in _CALLS), default=-1)
+        return any(action.get("action") == "reveal" and i not in kept
+                   for i, action in enumerate(game.actions) if i > call)
 
     def _open_camera_again(self) -> None:
         """Open the camera the table has not got, on a thread of its own (the call is not kept

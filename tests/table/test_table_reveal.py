@@ -909,6 +909,42 @@ def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_an
         journal.close()
 
 
+def test_a_player_leaving_at_a_reveal_an_undo_went_back_to_looks_not_at_the_dice_rolled_since(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Before, the leave (or its undo) took a new picture at once: of the next round's dice,
+    # under the cups since the reveal, and applied as this reveal it settled the call on them
+    # with every hidden die on every phone. A restart after the leave did the same.
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+    assert table.wait_idle(60) and table.state()["round"] == 2
+    looked = camera.last_scene
+    camera.set_dice(ROLLED_AGAIN)  # the next round's dice, hidden under the cups
+    assert table.submit({"action": "undo"}).ok  # the reveal is taken back
+    for action in ({"action": "leave", "player": "Caro"}, {"action": "undo"},
+                   {"action": "leave", "player": "Caro"}):
+        assert table.submit(action).ok and table.wait_idle(10)
+        state = table.state()
+        assert (state["phase"], state["round"], state["capturing"]) == ("reveal", 1, False)
+        assert state["undone_into_reveal"] is True  # Take again asks first, on the page
+        assert camera.last_scene is looked, action  # the camera did not look again
+    table.close()
+    journal.close()
+
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert camera.last_scene is looked
+        # The players type the dice in: the call is settled on its own round's dice.
+        assert table.submit({"action": "reveal",
+                             "dice": {"Ana": ROLLED["Ana"], "Ben": ROLLED["Ben"]}}).ok
+        assert table.state()["round"] == 2
+    finally:
+        table.close()
+        journal.close()
+
+
 def test_a_restart_that_sets_aside_the_reveal_looks_not_at_the_dice_rolled_since(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
