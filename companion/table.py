@@ -489,8 +489,10 @@ class Table:
                 self._start_capture(after_s=self.cups_up_s)
             elif self._reopen is not None:
                 self._open_camera_again()
-        elif kind == "reveal":
-            # The dice were typed in: a reading the players passed over is shown no more.
+        elif kind == "reveal" or kind == "leave" and phase_before == "reveal":
+            # The dice were typed in: a reading the players passed over is shown no more. Or
+            # a player left, and with them the reveal (the game won, a called pass void): a
+            # reading that never counted is shown no more either (kept for an undo).
             self._last_reveal, self._reading = self._reading, None
         elif kind == "bid":
             self._reading = None  # the next round's first bid: the last reveal is over

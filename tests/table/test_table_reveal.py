@@ -555,6 +555,26 @@ def test_a_correction_made_on_a_picture_taken_again_since_is_refused(
 
 
 @pytest.mark.parametrize("reader", ["truth"])
+def test_a_reading_that_never_counted_goes_with_the_reveal_a_player_leaving_ended(
+    doubting: CameraTable, header: dict[str, Any]
+) -> None:
+    # Before, it stayed on every phone as the last reveal, its Confirm refused ("there is
+    # no reveal to confirm now"), after the game was won by a leave.
+    table = doubting.table
+    waiting = doubting.call({**header, "players": ["Ana", "Ben"]})["reading"]
+    assert not waiting["applied"]
+    assert table.submit({"action": "leave", "player": "Ben"}).ok
+    state = table.state()
+    assert (state["phase"], state["winner"], state.get("reading")) == ("over", "Ana", None)
+    assert table.reveal_picture() is None
+    # The leave taken back: the reading waits again, to be confirmed.
+    assert table.submit({"action": "undo"}).ok and table.wait_idle(10)
+    state = table.state()
+    assert state["phase"] == "reveal" and state["reading"]["picture"] == waiting["picture"]
+    assert not state["reading"]["applied"] and table.confirm_reading().ok
+
+
+@pytest.mark.parametrize("reader", ["truth"])
 def test_a_player_leaving_while_the_cups_are_up_or_coming_back_has_the_camera_look_again(
     doubting: CameraTable, header: dict[str, Any]
 ) -> None:
