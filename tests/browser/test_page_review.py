@@ -536,6 +536,8 @@ def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
     face.click()
     expect(face).to_have_attribute("aria-pressed", "true")
     assert "likely true" in (face.get_attribute("title") or "")
+    # Said with it, as its description (a screen reader reads the title so).
+    expect(face).to_have_accessible_description(re.compile(r"^(<1|>99|\d+)% likely true$"))
 
 
 # Each live region's writes, counted as a screen reader hears them (one per change).
