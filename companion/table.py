@@ -323,7 +323,7 @@ class Table:
         """
         with self._lock:
             if seen is not None and seen != (self._game_id, self._moves()):
-                return self._reject("the game moved on since this phone showed it (another "
+                return self._reject("the game moved on since this was pressed (another "
                                     "phone or the panel acted): look again, then press again")
             quantity = action.get("quantity") if isinstance(action, Mapping) else None
             if type(quantity) is int and quantity > MAX_QUANTITY:  # bool is no quantity

@@ -81,7 +81,9 @@ class EventLike(Protocol):
 class TableLike(Protocol):
     """The part of ``companion.table.Table`` the panel uses."""
 
-    def submit(self, action: dict[str, Any]) -> OutcomeLike: ...
+    def submit(
+        self, action: dict[str, Any], *, seen: tuple[int, int] | None = None
+    ) -> OutcomeLike: ...
 
     def state(self) -> dict[str, Any]: ...
 
@@ -148,6 +150,7 @@ class Panel:
         self._moved_at = -float("inf")
         self._event_turn: str | None = None
         self._undo_from: str | None = None  # the game when UNDO went down
+        self._undo_seen: tuple[int, int] | None = None  # its game_id and moves, then
         # The button that starts another game once the game is over, held again_hold_s;
         # and the game it was pressed in, if it was over then.
         self._again = next((n for n in ("dial", "bid") if n in self.pins), None)
@@ -217,7 +220,11 @@ class Panel:
         elif name == "undo":
             # UNDO acts on a hold only (a short press is a slip of the finger), on the game
             # as it was when it went down.
-            self._undo_from = _game_key(self._state())
+            state = self._state()
+            self._undo_from = _game_key(state)
+            game_id, moves = state.get("game_id"), state.get("moves")
+            self._undo_seen = ((game_id, moves) if isinstance(game_id, int)
+                               and isinstance(moves, int) else None)
 
     def _after_the_game(self) -> bool:
         """Whether the game is over as the again button goes down. If so, the game and the
@@ -285,7 +292,11 @@ class Panel:
                 self._queue.put(("refused", "UNDO: the game changed while it was held: "
                                  "look, then hold UNDO again if still needed"))
                 return
-            self._submit("UNDO", {"action": "undo"})
+            # Checked again by the table itself, under its lock: a phone's Undo for the same
+            # slip may land between the look above and this undo (both went through, and an
+            # action nobody meant to was taken back with the slip).
+            seen = self._undo_seen
+            self._submit("UNDO", lambda: self.table.submit({"action": "undo"}, seen=seen))
         elif name == self._again:
             state = self._state()
             over = self._take_again()

@@ -761,6 +761,35 @@ def test_a_press_just_after_a_phone_moved_the_game_is_refused_not_given_to_the_n
         panel.close()
 
 
+def test_undo_held_on_the_panel_as_a_phone_s_undo_lands_takes_back_one_action_not_two(
+    table: Table, pin_factory: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A phone's Undo for the same slip, landing while the panel looks whether the game
+    # changed: the panel read the state the table had shown, not yet the undo's (it is shown
+    # once journaled and applied). Before, both undos went through in one try of five, and
+    # Ana's bid went with Ben's slip.
+    panel = build_panel(table, pin_factory, undo_hold_s=0.5)
+    try:
+        driver = MockPanelDriver(panel)
+        new_game(table)
+        assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
+        assert table.submit({"action": "bid", "player": "Ben", "quantity": 3, "face": 3}).ok
+        shown = table.state()  # what the panel sees while the phone's undo is on its way
+        holding = threading.Thread(target=driver.press, args=("undo",), kwargs={"hold_s": 1.0})
+        holding.start()  # UNDO goes down, to act at 0.5 s
+        time.sleep(0.1)
+        state = table.state()
+        assert table.submit({"action": "undo"}, seen=(state["game_id"], state["moves"])).ok
+        monkeypatch.setattr(table, "state", lambda: shown)  # not yet shown to the panel
+        holding.join()
+        monkeypatch.undo()
+        calm(panel)
+        assert table.state()["bid"]["player"] == "Ana"  # only Ben's bid was taken back
+        assert "the game moved on since this was pressed" in table.state()["display"]["panel"]
+    finally:
+        panel.close()
+
+
 def test_a_seat_pressed_before_the_dial_names_the_bidder_and_is_used_up(
     table: Table, panel: Panel, driver: MockPanelDriver,
     heard: Callable[[Callable[[], object]], int],
