@@ -297,8 +297,11 @@ class Journal:
             try:
                 yield self._db
             except sqlite3.Error as err:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                # (A journal closed meanwhile, replaced by one that can be written: asking
+                # it of its transaction fails too, and the page got a 500, not the reason.)
+                with suppress(sqlite3.Error):
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
                 raise JournalError(f"{doing}: {err}") from err
             except BaseException:
                 # Whatever failed, the next write must not find this one's transaction open.

@@ -473,3 +473,12 @@ def test_the_journal_lists_every_game_and_gives_each_record_for_replay(
     lines = journal.record(1).splitlines()
     assert json.loads(lines[0])["players"] == ["Ana", "Ben", "Caro"]
     assert [json.loads(line) for line in lines[1:]] == opening
+
+
+def test_a_journal_closed_under_a_request_says_why_it_cannot_answer(tmp_path: Path) -> None:
+    # A read-only card's journal, replaced once the card can be written, is closed while a
+    # phone's /api/games may still read it: before, SQLite's own error came out (a 500).
+    journal = Journal.in_directory(tmp_path)
+    journal.close()
+    with pytest.raises(JournalError, match="Cannot operate on a closed database"):
+        journal.games()
