@@ -897,16 +897,25 @@ def test_a_restart_just_after_a_call_photographs_the_reveal_at_once(
         journal.close()
 
 
-def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_and_looks_not_again(
+def a_reveal_undone_the_next_round_rolled(
     tmp_path: Path, header: dict[str, Any]
-) -> None:
+) -> tuple[SimulatedCamera, Table, Journal]:
+    """A table with a journal in ``tmp_path``: Ben's call read by the camera, the next
+    round's dice rolled under the cups since, and the reveal taken back by an undo."""
     camera = glass_with(ROLLED)
     table, journal = restarted(camera, tmp_path)
     assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
     assert table.wait_idle(60) and table.state()["round"] == 2
-    looked = camera.last_scene
     camera.set_dice(ROLLED_AGAIN)  # the next round's dice, hidden under the cups
     assert table.submit({"action": "undo"}).ok  # the reveal is taken back
+    return camera, table, journal
+
+
+def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_and_looks_not_again(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    looked = camera.last_scene
     waiting = table.state()["reading"]  # to be confirmed again, or the dice typed in
     assert not waiting["applied"] and not waiting["confirmed"]
     picture = table.reveal_picture()
@@ -935,13 +944,8 @@ def test_a_player_leaving_at_a_reveal_an_undo_went_back_to_looks_not_at_the_dice
     # Before, the leave (or its undo) took a new picture at once: of the next round's dice,
     # under the cups since the reveal, and applied as this reveal it settled the call on them
     # with every hidden die on every phone. A restart after the leave did the same.
-    camera = glass_with(ROLLED)
-    table, journal = restarted(camera, tmp_path)
-    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
-    assert table.wait_idle(60) and table.state()["round"] == 2
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
     looked = camera.last_scene
-    camera.set_dice(ROLLED_AGAIN)  # the next round's dice, hidden under the cups
-    assert table.submit({"action": "undo"}).ok  # the reveal is taken back
     for action in ({"action": "leave", "player": "Caro"}, {"action": "undo"},
                    {"action": "leave", "player": "Caro"}):
         assert table.submit(action).ok and table.wait_idle(10)
