@@ -149,8 +149,8 @@ class Panel:
         # press for the player to act just after it may have been meant for the one before.
         self._moved_at = -float("inf")
         self._event_turn: str | None = None
-        self._undo_from: str | None = None  # the game when UNDO went down
-        self._undo_seen: tuple[int, int] | None = None  # its game_id and moves, then
+        # The game when UNDO went down: its game_id and moves (None: no game).
+        self._undo_seen: tuple[int, int] | None = None
         # The button that starts another game once the game is over, held again_hold_s;
         # and the game it was pressed in, if it was over then.
         self._again = next((n for n in ("dial", "bid") if n in self.pins), None)
@@ -220,11 +220,7 @@ class Panel:
         elif name == "undo":
             # UNDO acts on a hold only (a short press is a slip of the finger), on the game
             # as it was when it went down.
-            state = self._state()
-            self._undo_from = _game_key(state)
-            game_id, moves = state.get("game_id"), state.get("moves")
-            self._undo_seen = ((game_id, moves) if isinstance(game_id, int)
-                               and isinstance(moves, int) else None)
+            self._undo_seen = _seen(self._state())
 
     def _after_the_game(self) -> bool:
         """Whether the game is over as the again button goes down. If so, the game and the
@@ -287,7 +283,8 @@ class Panel:
         if name == "undo":
             with self._lock:
                 self._seat = None  # a seat pressed before an undo names nobody after it
-            if _game_key(self._state()) != self._undo_from:
+            seen = self._undo_seen
+            if _seen(self._state()) != seen:
                 # Another hand changed the game meanwhile (a phone's Undo for the same slip?).
                 self._queue.put(("refused", "UNDO: the game changed while it was held: "
                                  "look, then hold UNDO again if still needed"))
@@ -295,7 +292,6 @@ class Panel:
             # Checked again by the table itself, under its lock: a phone's Undo for the same
             # slip may land between the look above and this undo (both went through, and an
             # action nobody meant to was taken back with the slip).
-            seen = self._undo_seen
             self._submit("UNDO", lambda: self.table.submit({"action": "undo"}, seen=seen))
         elif name == self._again:
             state = self._state()
@@ -663,6 +659,13 @@ def _raising(state: Mapping[str, Any]) -> str:
     """Who is to raise which bid, in which round of which game (what the dial is set for)."""
     return json.dumps({k: state.get(k) for k in ("game_id", "round", "turn", "bid")},
                       sort_keys=True, default=str)
+
+
+def _seen(state: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The game and how far it has gone in a state (``game_id``, ``moves``), as
+    ``Table.submit``'s ``seen`` takes them; None without a game."""
+    game_id, moves = state.get("game_id"), state.get("moves")
+    return (game_id, moves) if isinstance(game_id, int) and isinstance(moves, int) else None
 
 
 def _game_key(state: Mapping[str, Any]) -> str:
