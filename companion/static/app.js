@@ -259,17 +259,20 @@ function palificoChoicePending(state) {
   return !!(state.palifico && (state.options || {}).palifico_choice && state.phase === "bidding"
     && !(state.bids || []).some((b) => b.action === "palifico" || b.action === "bid"));
 }
-// The cups are up and the camera has not looked yet: the moment to take a mis-pressed call back.
+// The cups are up and the camera is taking and reading a picture, none read yet.
+function cameraLooking(state) {
+  return state.phase === "reveal" && !!state.capturing && !state.reading;
+}
+// The camera has not looked yet: the moment to take a mis-pressed call back.
 function cupsUpBeforeTheCamera(state) {
-  return state.phase === "reveal" && !!state.capturing && !state.reading && !lookingAgain(state);
+  return cameraLooking(state) && !lookingAgain(state);
 }
 // The camera looks again at dice it has shown (Take again, or a player left while the cups
 // were up): this phone showed this reveal's picture, which stays, dimmed, until the new one
 // is read (the card kept its place, and the page below it with it).
 function lookingAgain(state) {
   const last = page.lastPicture;
-  return state.phase === "reveal" && !!state.capturing && !state.reading && !!last
-    && last.game_id === state.game_id && last.round === state.round;
+  return cameraLooking(state) && !!last && last.game_id === state.game_id && last.round === state.round;
 }
 function colourOf(state, name) {
   const c = state.colours || (state.header && state.header.colours) || {};
