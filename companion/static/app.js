@@ -370,26 +370,32 @@ function keepPlace(place) {
 }
 
 // ---------- the feed is down, or an action is on its way ----------
-// Every control that sends something to the table: held (disabled) while the live feed is
-// down (what a phone shows then may be out of date), and while this phone's last action is
-// on its way or just answered; enabled again after.
+// Every control that sends something to the table: held while the live feed is down (what a
+// phone shows then may be out of date), and while this phone's last action is on its way or
+// just answered; let go after. A held button is marked aria-disabled, not disabled, so that
+// it keeps the keyboard's focus (a disabled one loses it, and a screen reader follows it to
+// the page's top); its taps and key presses are stopped before they reach it.
 const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #cups button[type=submit], #new-game button[type=submit], #sim button, #leave-row button";
 function held() { return page.offline || page.sending || performance.now() < page.settleUntil; }
 function renderHeld() {
   $("offline").hidden = !page.offline;
   if (page.offline) $("offline-text").textContent = UNREACHABLE;
   if (!held()) return;
-  // A disabled button loses the keyboard's focus: it goes back to it once released.
+  // The button with the focus may go with what it did (DUDO as the cups come up).
   const focused = document.activeElement;
   if (focused && focused !== document.body && focused.matches(SENDERS)) page.refocus = focused;
   document.querySelectorAll(SENDERS).forEach((b) => {
-    if (!b.disabled) { b.disabled = true; b.dataset.held = "yes"; }
+    if (!b.dataset.held) { b.dataset.held = "yes"; b.setAttribute("aria-disabled", "true"); }
   });
 }
+document.addEventListener("click", (event) => {
+  if (!event.target.closest || !event.target.closest("[data-held]")) return;
+  event.preventDefault();  // a form's submit button sends nothing either
+  event.stopImmediatePropagation();
+}, true);
 function release() {
   if (held()) return;
-  // Enable what holding disabled; the render below disables again what the game forbids.
-  document.querySelectorAll("[data-held]").forEach((b) => { b.disabled = false; delete b.dataset.held; });
+  document.querySelectorAll("[data-held]").forEach((b) => { delete b.dataset.held; b.removeAttribute("aria-disabled"); });
   if (page.state) render(page.state); else renderHeld();
   const back = page.refocus;
   page.refocus = null;
@@ -408,7 +414,7 @@ function setOffline(on) {
   if (on) renderHeld(); else release();
 }
 // One action of this phone at a time: a tap while the last is on its way, or just answered,
-// does nothing (the buttons show it: they are disabled).
+// does nothing (the buttons show it: they are held).
 async function sending(work) {
   if (held()) return null;
   page.sending = true;
@@ -865,7 +871,7 @@ function manualTotal() {
   const must = $("manual-expected").textContent;
   const short = must !== "" && total !== Number(must);
   const send = $("manual").querySelector("button[type=submit]");
-  send.disabled = short || held();
+  send.disabled = short;
   send.textContent = short ? total + " of " + must + " counted" : "Reveal";
 }
 

@@ -476,10 +476,20 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
     undo = phone.locator("#undo")
     expect(undo).to_be_enabled()
     undo.focus()
-    phone.keyboard.press("Enter")  # held while it is sent (disabled: the focus leaves it)
+    phone.keyboard.press("Enter")
+    # Held while it is sent and just after: it keeps the keyboard's focus then (a disabled
+    # button lost it, and a screen reader went with it to the page's top), and a second
+    # press in that time does nothing.
+    phone.wait_for_function("document.querySelector('#undo[data-held]')", polling="raf")
+    assert phone.evaluate(
+        "[document.activeElement.id, document.activeElement.getAttribute('aria-disabled'),"
+        " (document.activeElement.click(), document.activeElement.id)]"
+    ) == ["undo", "true", "undo"]
+    expect(undo).to_be_disabled()  # to Playwright and to a screen reader
     expect(phone.locator("#round-bids li")).to_have_count(1)  # Ben's bid taken back
     expect(undo).to_be_enabled()  # released
     expect(undo).to_be_focused()
+    assert get_state(server)["bid"]["player"] == "Ana"  # the press while held sent nothing
     phone.keyboard.press("Enter")  # the focus is back: a second undo from the keyboard
     expect(phone.locator("#bid")).to_contain_text("no bid")
     assert get_state(server)["bid"] is None
