@@ -368,6 +368,48 @@ def test_amber_text_is_readable_in_the_light_theme(spectator: Any, server: str) 
     assert contrast(rgb(colours["turn"]), rgb(colours["card"])) >= 4.5, colours
 
 
+# Each call's words, as drawn: colour, background, font size and weight, and every control a
+# finger can reach on the page, with its size.
+CALLS_AND_TARGETS = r"""() => {
+  const shown = (e) => e.getClientRects().length && !e.closest("[hidden]");
+  const calls = [...document.querySelectorAll("#calls .call")].filter(shown).map((e) => {
+    const css = getComputedStyle(e);
+    return [e.id, e.textContent.trim(), css.color, css.backgroundColor, parseFloat(css.fontSize),
+            Number(css.fontWeight)];
+  });
+  const targets = [...document.querySelectorAll("button, select, input, a[href]")].filter(shown)
+    .map((e) => { const r = e.getBoundingClientRect();
+                  return [e.id || e.className || e.tagName, Math.round(r.width), Math.round(r.height)]; });
+  return {calls, targets};
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_the_calls_words_are_readable_and_every_control_a_finger_wide(
+    browser: Any, server: str, width: int
+) -> None:
+    # Before, EXACTOMUNDO (shrunk to fit its button) was white on a light blue at 3.4:1, under
+    # the 4.5:1 its size asks for, and "Control on" was 40 px high (an accessibility audit).
+    header = {"game": "dudo-record/1", "rules": "payroodo", "players": ["Ana", "Ben", "Caro"],
+              "options": {"exact_call": "exactomundo"}}
+    assert "state" in call_api(server, "/api/game", header)
+    bid = act(server, action="bid", player="Ana", quantity=2, face=3)
+    page = open_page(browser, server, {"width": width, "height": 640}, "dark")
+    take_control(page)
+    wait_out_the_hold(page, bid)
+    expect(page.locator("#call-calza")).to_have_text("EXACTOMUNDO")
+    found = page.evaluate(CALLS_AND_TARGETS)
+    assert [name for name, *_ in found["calls"]] == ["call-dudo", "call-calza"], found
+    for name, words, colour, background, size, weight in found["calls"]:
+        large = size >= 24 or (size >= 18.66 and weight >= 700)  # WCAG's large text
+        assert contrast(rgb(colour), rgb(background)) >= (3 if large else 4.5), (name, words, size)
+    # 44 px each way at least; on a 320 px phone the six faces in a row are 41 px wide.
+    narrow = 41 if width == 320 else 44
+    small = [t for t in found["targets"] if t[2] < 44 or t[1] < (narrow if "face-btn" in t[0] else 44)]
+    assert not small, small
+    page.context.close()
+
+
 # Each coloured text of the light theme against the background it is drawn on.
 COLOURED_TEXT = r"""() => {
   const css = (el, pseudo) => getComputedStyle(el, pseudo || null).color;
