@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 KINDS = frozenset(
     {
-        "bid", "dudo", "calza", "pass", "palifico_choice", "reveal", "lose", "gain", "out",
-        "palifico", "round", "winner", "undo", "leave",
+        "bid", "dudo", "calza", "pass", "palifico_choice", "corrected", "reveal", "lose", "gain",
+        "out", "palifico", "round", "winner", "undo", "leave",
     }
 )  # fmt: skip
 

@@ -178,11 +178,23 @@ class CameraReading:
         return dice
 
     def reveal_action(self) -> dict[str, object]:
-        """The record's ``reveal`` action for this reading: per player when owners are known."""
+        """The record's ``reveal`` action for this reading: per player when owners are known,
+        with the dice the players corrected (``corrected``: each one's owner where known, the
+        face the camera read and the one counted), so that the game's history says them."""
         dice = self.by_player()
-        if dice is not None:
-            return {"action": "reveal", "dice": dice}
-        return {"action": "reveal", "faces": self.faces()}
+        action: dict[str, object] = (
+            {"action": "reveal", "dice": dice} if dice is not None
+            else {"action": "reveal", "faces": self.faces()}
+        )
+        corrected = [
+            ({"player": die.owner} if die.owner is not None else {})
+            | {"read": die.face, "face": self.corrections[die.index]}
+            for die in self.dice
+            if self.corrections.get(die.index, die.face) != die.face
+        ]
+        if corrected:
+            action["corrected"] = corrected
+        return action
 
     def corrected(self, corrections: Mapping[int, int]) -> CameraReading:
         """This reading with faces corrected by die index; ValueError naming a bad index or face."""

@@ -7,8 +7,9 @@ they are kept here so that the engine's module stays about acting, not about set
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from companion.announcement import Announcement
@@ -24,11 +25,14 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Shown:
-    """The dice of a reveal action: per seat (``dice``) or one flat list (``faces``)."""
+    """The dice of a reveal action: per seat (``dice``) or one flat list (``faces``), and the
+    dice the players corrected in the camera's reading before it counted (``corrected``: the
+    record's entries, each ``{"player"?, "read", "face"}``)."""
 
     by_seat: dict[int, list[int]] | None
     faces: list[int] | None
     record: dict[str, Any]
+    corrected: list[dict[str, Any]] = field(default_factory=list)
 
 
 def dice_text(n: int) -> str:
@@ -74,7 +78,8 @@ def parse_reveal(
         if reason:
             raise MalformedAction(reason)
         faces = list(raw_faces)
-        return Shown(None, faces, {"action": "reveal", "faces": faces})
+        return _with_corrections(Shown(None, faces, {"action": "reveal", "faces": faces}),
+                                 action.get("corrected"), seats)
     raw = action["dice"]
     if type(raw) is not dict and not isinstance(raw, Mapping):
         raise MalformedAction(f"reveal: dice must map each player to their faces, not {shown(raw)}")
@@ -101,7 +106,68 @@ def parse_reveal(
     if not in_order:  # the record lists players in seat order
         listed = {names[s]: by_seat[s] for s in sorted(by_seat)}
     record = {"action": "reveal", "dice": listed}
-    return Shown(by_seat, None, record)
+    return _with_corrections(Shown(by_seat, None, record), action.get("corrected"), seats)
+
+
+def _with_corrections(shown_dice: Shown, raw: object, seats: Mapping[str, int]) -> Shown:
+    """``shown_dice`` with the reveal's ``corrected`` entries read (None or absent: none);
+    MalformedAction naming what is wrong. Each entry is a die of the camera's reading the
+    players corrected before it counted: ``read`` the face the camera gave, ``face`` the one
+    counted (among the dice revealed: its player's, where it names one and they are listed)."""
+    if raw is None:
+        return shown_dice
+    if type(raw) is not list:
+        raise MalformedAction(f"reveal: corrected must be a list of dice, not {shown(raw)}")
+    entries: list[dict[str, Any]] = []
+    for entry in raw:
+        if type(entry) is not dict:
+            raise MalformedAction("reveal: a corrected die is an object with 'read' and"
+                                  f" 'face', not {shown(entry)}")
+        read, face, player = entry.get("read"), entry.get("face"), entry.get("player")
+        for key, value in (("read", read), ("face", face)):
+            if value is None:
+                raise MalformedAction(f"reveal: a corrected die needs its '{key}' (the face"
+                                      f" {'the camera read' if key == 'read' else 'counted'})")
+            if type(value) is not int or not 1 <= value <= 6:
+                raise MalformedAction(
+                    f"reveal: corrected die's {key} {shown(value)} (faces are 1-6)")
+        if read == face:
+            raise MalformedAction(f"reveal: a corrected die read as {read} and counted as {face}"
+                                  " was not corrected")
+        if player is not None and (type(player) is not str or player not in seats):
+            raise MalformedAction(f"reveal: corrected die: {unknown_player(player, seats)}")
+        entries.append({"player": player, "read": read, "face": face} if player is not None
+                       else {"read": read, "face": face})
+    if not entries:
+        return shown_dice
+    every = shown_dice.faces or [f for d in (shown_dice.by_seat or {}).values() for f in d]
+    wanted = Counter(e["face"] for e in entries)
+    over = wanted - Counter(every)
+    if over:
+        face = min(over)
+        raise MalformedAction(f"reveal: {dice_text(wanted[face])} corrected to {face}, the"
+                              f" reveal shows {every.count(face)}")
+    for name in dict.fromkeys(e["player"] for e in entries if "player" in e):
+        if shown_dice.by_seat is None:
+            break  # one flat list: whose die is whose is not said
+        theirs = shown_dice.by_seat.get(seats[name], [])
+        asked = Counter(e["face"] for e in entries if e.get("player") == name)
+        over = asked - Counter(theirs)
+        if over:
+            face = min(over)
+            raise MalformedAction(f"reveal: {asked[face]} of {name}'s dice corrected to {face},"
+                                  f" {name}'s dice show {theirs.count(face)}")
+    shown_dice.corrected = entries
+    shown_dice.record["corrected"] = entries
+    return shown_dice
+
+
+def corrected_text(corrected: Sequence[Mapping[str, Any]]) -> str:
+    """``Corrected before the count: Ben's die read as 4, counted as 6; a die read as 2,
+    counted as 3``."""
+    dice = [(f"{e['player']}'s die" if "player" in e else "a die")
+            + f" read as {e['read']}, counted as {e['face']}" for e in corrected]
+    return "Corrected before the count: " + "; ".join(dice)
 
 
 def cups_in_turn(rules: Rules, call: Call, dice: Sequence[int]) -> list[int] | None:
@@ -242,8 +308,10 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
 
     cups = _cups_lifted(names, shown, cups_in_turn(rules, call, old))
     summary = _reveal_text(game, call, s, cups)
-    said = [Announcement("reveal", None, summary)]
-    said += _dice_changes(names, call, s, new)
+    changes = _dice_changes(names, call, s, new)
+    said = [Announcement("corrected", None, corrected_text(shown.corrected))] \
+        if shown.corrected else []
+    said += [Announcement("reveal", None, summary), *changes]
 
     palifico = None
     if rules.palifico != "none":
@@ -263,7 +331,7 @@ def apply_reveal(game: Game, shown: Shown, counted: list[int]) -> list[Announcem
     if s.dice_regained and rules.exact_call == "calza" and old[call.caller] == 1:
         game._lifted = game._lifted | {call.caller}
 
-    game._last_result = Result(game.round, call, s, shown, game._wild, summary, said[1:])
+    game._last_result = Result(game.round, call, s, shown, game._wild, summary, changes)
     if new.count(0) == len(new) - 1:
         return said + _end(game)
     if palifico is not None:

@@ -145,6 +145,13 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
     expect(watcher.locator("#reading-corrected")).to_have_text(said)
     watcher.locator("#reveal").scroll_into_view_if_needed()
     shot(watcher, "57-reveal-corrected")
+    # The game's history says it too, on the phone that confirmed it (from the live feed) and
+    # on one opened after (from the record), where the picture no longer shows: since
+    # session 61 (the history said only what was counted).
+    whose = f"{first['owner']}'s die" if first.get("owner") else "a die"
+    told = f"Corrected before the count: {whose} read as {first['face']}, counted as {other}"
+    for phone in (player, watcher):
+        expect(phone.locator("#history li.a-corrected")).to_have_text([told])
     watcher.context.close()
     # A reading confirmed as the camera read it says nothing of the kind.
     a_reading_waiting(waiting_table)

@@ -156,6 +156,58 @@ def test_the_first_bad_line_stops_the_replay_with_its_number_and_reason(
     assert str(caught.value).startswith(message)
 
 
+def test_a_reveal_keeps_the_dice_the_players_corrected_and_the_history_says_them() -> None:
+    # Since session 61 the table writes, with a camera reading confirmed after the players
+    # corrected it, which dice those were (the history said only what was counted, and the
+    # picture is kept for the last reveal only).
+    lines = (GAMES / "perudo-corrected-reading.jsonl").read_text().splitlines()
+    game = replay(lines[:3])
+    said = game.apply(json.loads(lines[3]))
+    assert [(a.kind, a.text) for a in said[:2]] == [
+        ("corrected", "Corrected before the count: Ana's die read as 5, counted as 4;"
+                      " Caro's die read as 2, counted as 1"),
+        ("reveal", "Dudo by Ben on Ana's four 4s: 5 counted (aces wild), the bid stands"),
+    ]
+    assert game.state()["last_result"]["text"] == (
+        "Dudo by Ben on Ana's four 4s: 5 counted (aces wild), the bid stands. Ben loses a die.")
+    for line in lines[4:6]:
+        game.apply(json.loads(line))
+    said = game.apply(json.loads(lines[6]))  # one flat list: the die is nobody's in words
+    assert said[0].text == "Corrected before the count: a die read as 5, counted as 6"
+    assert json.loads(dumps(game).splitlines()[-1])["corrected"] == [{"read": 5, "face": 6}]
+
+
+@pytest.mark.parametrize(
+    ("corrected", "message"),
+    [
+        ("4 to 6", "reveal: corrected must be a list of dice, not '4 to 6'"),
+        ([[5, 4]], "reveal: a corrected die is an object with 'read' and 'face', not [5, 4]"),
+        ([{"read": 5}], "reveal: a corrected die needs its 'face' (the face counted)"),
+        ([{"read": 7, "face": 4}], "reveal: corrected die's read 7 (faces are 1-6)"),
+        ([{"read": 4, "face": 4}], "reveal: a corrected die read as 4 and counted as 4 was not"
+                                   " corrected"),
+        ([{"player": "Zed", "read": 5, "face": 4}], "reveal: corrected die: unknown player 'Zed'"),
+        ([{"read": 2, "face": 3}] * 3, "reveal: 3 dice corrected to 3, the reveal shows 2"),
+        ([{"player": "Ben", "read": 5, "face": 4}], "reveal: 1 of Ben's dice corrected to 4,"
+                                                   " Ben's dice show 0"),
+    ],
+)  # fmt: skip
+def test_a_correction_that_cannot_be_stops_the_replay_naming_it(
+    corrected: object, message: str
+) -> None:
+    lines = (GAMES / "perudo-corrected-reading.jsonl").read_text().splitlines()
+    reveal = json.loads(lines[3])
+    reveal["corrected"] = corrected
+    game = replay(lines[:3])
+    before = game.state()
+    with pytest.raises(MalformedAction) as caught:
+        replay([*lines[:3], json.dumps(reveal)])
+    assert str(caught.value) == f"line 4: {message}"
+    with pytest.raises(MalformedAction):
+        game.apply(reveal)
+    assert game.state() == before
+
+
 def test_dudo_replay_prints_the_final_state_readably(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(GAMES / "jinto-house.jsonl")]) == 0
     out = capsys.readouterr().out.splitlines()

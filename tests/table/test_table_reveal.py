@@ -535,6 +535,10 @@ def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
     shown = after["last_result"]["dice"]
     owner = first["owner"]
     assert corrected in shown[owner]
+    # The record says which die the players corrected, so the game's history says it after
+    # the picture has gone (since session 61).
+    reveal = json.loads(doubting.table.record().splitlines()[-1])
+    assert reveal["corrected"] == [{"player": owner, "read": first["face"], "face": corrected}]
 
 
 @pytest.mark.parametrize("reader", ["truth"])
