@@ -379,7 +379,8 @@ CALLS_AND_TARGETS = r"""() => {
   });
   const targets = [...document.querySelectorAll("button, select, input, a[href]")].filter(shown)
     .map((e) => { const r = e.getBoundingClientRect();
-                  return [e.id || e.className || e.tagName, Math.round(r.width), Math.round(r.height)]; });
+                  return [e.id || e.className || e.tagName, Math.round(r.width),
+                          Math.round(r.height)]; });
   return {calls, targets};
 }"""
 
@@ -405,7 +406,8 @@ def test_the_calls_words_are_readable_and_every_control_a_finger_wide(
         assert contrast(rgb(colour), rgb(background)) >= (3 if large else 4.5), (name, words, size)
     # 44 px each way at least; on a 320 px phone the six faces in a row are 41 px wide.
     narrow = 41 if width == 320 else 44
-    small = [t for t in found["targets"] if t[2] < 44 or t[1] < (narrow if "face-btn" in t[0] else 44)]
+    small = [(name, w, h) for name, w, h in found["targets"]
+             if h < 44 or w < (narrow if "face-btn" in name else 44)]
     assert not small, small
     page.context.close()
 
