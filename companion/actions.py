@@ -291,6 +291,11 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
         raise IllegalAction(f"the game is over: {game.winner} won")
     if game.phase != "reveal" or game._call is None:
         raise IllegalAction("no call to reveal: the round is still bidding")
+    for entry in shown.corrected:
+        name = entry.get("player")
+        if name is not None and not game._dice[game._seat[name]]:
+            raise MalformedAction(f"reveal: a die of {name}'s corrected, but {name} has no dice"
+                                  " in play")
     in_turn = rounds.cups_in_turn(game.rules, game._call, game._dice)
     counted = rounds.check_counts(
         shown, game._call, game._dice, game._names, in_turn=in_turn, wild=game._wild,

@@ -205,7 +205,11 @@ class CameraReading:
                 )
             if type(face) is not int or not 1 <= face <= 6:
                 raise ValueError(f"correction of die {index} to face {shown(face)}: faces are 1-6")
-        return replace(self, corrections={**self.corrections, **corrections})
+        # A die set back to the face the camera read is no longer corrected (an undo, then the
+        # same reading confirmed as the camera read it).
+        merged = {**self.corrections, **corrections}
+        return replace(self, corrections={
+            index: face for index, face in merged.items() if face != self.dice[index].face})
 
     def to_saved(self) -> dict[str, Any]:
         """The reading as the journal keeps it (all but its picture): see :meth:`from_saved`."""

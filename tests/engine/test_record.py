@@ -208,6 +208,25 @@ def test_a_correction_that_cannot_be_stops_the_replay_naming_it(
     assert game.state() == before
 
 
+def test_a_die_corrected_for_a_player_with_no_dice_in_play_is_refused() -> None:
+    # Dan left before the call: a flat list of faces cannot hold a die of his (a list by
+    # player already said "Dan's dice show 0").
+    header = json.dumps({"game": "dudo-record/1", "rules": "perudo",
+                         "players": ["Ana", "Ben", "Caro", "Dan"]})
+    lines = [header, '{"action": "bid", "player": "Ana", "quantity": 4, "face": 4}',
+             '{"action": "leave", "player": "Dan"}', '{"action": "dudo", "player": "Ben"}']
+    faces = [1, 4, 4, 5, 6, 2, 3, 3, 6, 6, 1, 2, 4, 5, 6]
+    reveal = {"action": "reveal", "faces": faces,
+              "corrected": [{"player": "Dan", "read": 2, "face": 5}]}
+    with pytest.raises(MalformedAction) as caught:
+        replay([*lines, json.dumps(reveal)])
+    assert str(caught.value) == (
+        "line 5: reveal: a die of Dan's corrected, but Dan has no dice in play")
+    reveal["corrected"] = [{"player": "Caro", "read": 2, "face": 5}]  # Caro is in play
+    said = replay(lines).apply(reveal)
+    assert said[0].text == "Corrected before the count: Caro's die read as 2, counted as 5"
+
+
 def test_dudo_replay_prints_the_final_state_readably(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(GAMES / "jinto-house.jsonl")]) == 0
     out = capsys.readouterr().out.splitlines()

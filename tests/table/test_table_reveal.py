@@ -539,6 +539,13 @@ def test_doubtful_dice_are_confirmed_by_the_players_with_a_face_corrected(
     # the picture has gone (since session 61).
     reveal = json.loads(doubting.table.record().splitlines()[-1])
     assert reveal["corrected"] == [{"player": owner, "read": first["face"], "face": corrected}]
+    # Undone, and confirmed with the die set back to the face the camera read: no die is
+    # corrected, on the reveal card (the state's reading) as in the record. The card said
+    # "die 1 as 3" of a die the camera read as 3.
+    assert doubting.table.submit({"action": "undo"}).ok
+    assert doubting.table.confirm_reading({0: first["face"]}).ok
+    assert doubting.table.state()["reading"]["corrections"] == {}
+    assert "corrected" not in json.loads(doubting.table.record().splitlines()[-1])
 
 
 @pytest.mark.parametrize("reader", ["truth"])
