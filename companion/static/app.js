@@ -450,8 +450,9 @@ function renderBanners(state) {
     else rules.push("the face is locked");
     if (declared && declared.mode === "open") rules.push("open: each sees the others' dice, not their own");
     const says = state.palifico + " has one die: " + rules.join("; ");
-    sayOnce(pal, mode + says, () => pal.replaceChildren(h("strong", {text: "PALIFICO"}),
-      ...(mode ? [h("span", {class: "pal-mode", text: mode})] : []), h("span", {text: says})));
+    // Spaces between the parts: a line may break there, not inside the player's name.
+    sayOnce(pal, mode + says, () => pal.replaceChildren(h("strong", {text: "PALIFICO"}), " ",
+      ...(mode ? [h("span", {class: "pal-mode", text: mode}), " "] : []), h("span", {text: says})));
     pal.hidden = false;
     const key = state.round + ":" + state.palifico;
     if (page.lastPalifico !== key) {

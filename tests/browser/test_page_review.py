@@ -483,8 +483,10 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
     phone.wait_for_function("document.querySelector('#undo[data-held]')", polling="raf")
     assert phone.evaluate(
         "[document.activeElement.id, document.activeElement.getAttribute('aria-disabled'),"
-        " (document.activeElement.click(), document.activeElement.id)]"
-    ) == ["undo", "true", "undo"]
+        " (document.activeElement.click(), document.activeElement.id),"
+        " getComputedStyle(document.activeElement).opacity,"
+        " getComputedStyle(document.activeElement).outlineStyle]"
+    ) == ["undo", "true", "undo", "0.6", "solid"]  # its ring less faded than the held buttons
     expect(undo).to_be_disabled()  # to Playwright and to a screen reader
     expect(phone.locator("#round-bids li")).to_have_count(1)  # Ben's bid taken back
     expect(undo).to_be_enabled()  # released

@@ -230,6 +230,35 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     page.context.close()
 
 
+def test_the_palifico_banner_breaks_its_line_between_words_on_a_320_px_phone(
+    browser: Any, server: str
+) -> None:
+    # Before, its parts were written with nothing between them: the only places a line could
+    # break were inside words, and a long name was cut ("Maximilia" / "no").
+    players = ["Maximiliano Bartolomeo", "Li", "Sam"]
+    new_game(server, players, rules="dudo", dice=2)
+    act(server, action="bid", player=players[0], quantity=5, face=6)
+    act(server, action="dudo", player=players[1])
+    act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5], players[2]: [4, 4]})
+    act(server, action="palifico", player=players[0], mode="closed")
+    page = open_page(browser, server, {"width": 320, "height": 568}, "dark")
+    banner = page.locator("#palifico")
+    expect(banner).to_contain_text("(closed)")
+    expect(banner).to_contain_text("Maximiliano Bartolomeo has one die")
+    words = banner.evaluate("""(el) => {
+      const text = [...el.querySelectorAll("span")].pop().firstChild;
+      return ["Maximiliano", "Bartolomeo"].map((word) => {
+        const range = document.createRange(), at = text.data.indexOf(word);
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        return [word, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+      });
+    }""")
+    assert words == [["Maximiliano", 1], ["Bartolomeo", 1]], words
+    shot(page, "58-palifico-long-name-320")
+    page.context.close()
+
+
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])

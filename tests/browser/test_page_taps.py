@@ -130,7 +130,8 @@ def test_a_tap_just_after_another_hand_acted_is_held_a_moment(phone: Any, server
     expect(phone.locator("#place-bid")).to_be_enabled()
     phone.evaluate("""() => { const m = page.state.moves; window.heldAtChange = new Promise(
         (done) => { const t = setInterval(() => { if (page.state.moves !== m) {
-        clearInterval(t); done(document.getElementById("place-bid").disabled); } }, 2); }); }""")
+        clearInterval(t); done(document.getElementById("place-bid").dataset.held === "yes"); } },
+        2); }); }""")
     act(server, action="bid", player="Ana", quantity=2, face=3)  # another phone's bid
     assert phone.evaluate("window.heldAtChange") is True
     expect(phone.locator("#place-bid")).to_be_enabled()  # and free again a moment later
