@@ -418,3 +418,27 @@ def test_the_exact_call_is_named_as_the_table_calls_it_and_its_hint_goes_at_the_
     act(waiting_table, action="undo")
     act(waiting_table, action="calza", player="Ana")
     expect(player.locator("#round-bids")).to_contain_text("Ana calls exactomundo!")
+
+
+def test_confirm_s_bar_hides_the_doubtful_dice_scrolling_under_it(
+    browser: Any, waiting_table: str
+) -> None:
+    # Before, the bar spanned the card's inside only: a doubtful die's "?", which stands out
+    # of its box to the right, showed beside Confirm as the dice scrolled under it.
+    reading = a_reading_waiting(waiting_table)
+    assert reading["doubtful"]
+    small = open_page(browser, waiting_table, {"width": 360, "height": 560}, "dark")
+    take_control(small)
+    expect(small.locator("#reading-check")).to_be_visible()
+    bar = small.locator("#reading-actions").bounding_box()
+    assert bar is not None
+    for die in small.locator("#reading-dice .reading-die.doubt").all():
+        box = die.bounding_box()
+        mark = die.evaluate("(el) => { const s = getComputedStyle(el, '::after');"
+                            " return [s.content, parseFloat(s.right)]; }")
+        assert box is not None and mark[0] == '"?"'
+        # The "?" reaches -right px past the die's box: the bar covers it there.
+        assert bar["x"] <= box["x"] and box["x"] + box["width"] - mark[1] <= bar["x"] + bar["width"]
+    small.locator("#reading-actions").scroll_into_view_if_needed()
+    shot(small, "59-reading-check-360x560")
+    small.context.close()
