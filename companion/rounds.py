@@ -113,7 +113,7 @@ def _with_corrections(shown_dice: Shown, raw: object, seats: Mapping[str, int]) 
     """``shown_dice`` with the reveal's ``corrected`` entries read (None or absent: none);
     MalformedAction naming what is wrong. Each entry is a die of the camera's reading the
     players corrected before it counted: ``read`` the face the camera gave, ``face`` the one
-    counted (among the dice revealed: its player's, where it names one and they are listed)."""
+    it shows (among the dice revealed: its player's, where it names one and they are listed)."""
     if raw is None:
         return shown_dice
     if type(raw) is not list:
@@ -127,12 +127,12 @@ def _with_corrections(shown_dice: Shown, raw: object, seats: Mapping[str, int]) 
         for key, value in (("read", read), ("face", face)):
             if value is None:
                 raise MalformedAction(f"reveal: a corrected die needs its '{key}' (the face"
-                                      f" {'the camera read' if key == 'read' else 'counted'})")
+                                      f" {'the camera read' if key == 'read' else 'it shows'})")
             if type(value) is not int or not 1 <= value <= 6:
                 raise MalformedAction(
                     f"reveal: corrected die's {key} {shown(value)} (faces are 1-6)")
         if read == face:
-            raise MalformedAction(f"reveal: a corrected die read as {read} and counted as {face}"
+            raise MalformedAction(f"reveal: a corrected die read as {read} and shown as {face}"
                                   " was not corrected")
         if player is not None and (type(player) is not str or player not in seats):
             raise MalformedAction(f"reveal: corrected die: {unknown_player(player, seats)}")
@@ -163,11 +163,11 @@ def _with_corrections(shown_dice: Shown, raw: object, seats: Mapping[str, int]) 
 
 
 def corrected_text(corrected: Sequence[Mapping[str, Any]]) -> str:
-    """``Corrected before the count: Ben's die read as 4, counted as 6; a die read as 2,
-    counted as 3``."""
+    """``The players corrected the camera: Ben's die read as 4 is a 6; a die read as 2 is a
+    3``."""
     dice = [(f"{e['player']}'s die" if "player" in e else "a die")
-            + f" read as {e['read']}, counted as {e['face']}" for e in corrected]
-    return "Corrected before the count: " + "; ".join(dice)
+            + f" read as {e['read']} is a {e['face']}" for e in corrected]
+    return "The players corrected the camera: " + "; ".join(dice)
 
 
 def cups_in_turn(rules: Rules, call: Call, dice: Sequence[int]) -> list[int] | None:

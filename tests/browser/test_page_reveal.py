@@ -149,7 +149,7 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
     # on one opened after (from the record), where the picture no longer shows: since
     # session 61 (the history said only what was counted).
     whose = f"{first['owner']}'s die" if first.get("owner") else "a die"
-    told = f"Corrected before the count: {whose} read as {first['face']}, counted as {other}"
+    told = f"The players corrected the camera: {whose} read as {first['face']} is a {other}"
     for phone in (player, watcher):
         expect(phone.locator("#history li.a-corrected")).to_have_text([told])
     watcher.context.close()

@@ -164,8 +164,8 @@ def test_a_reveal_keeps_the_dice_the_players_corrected_and_the_history_says_them
     game = replay(lines[:3])
     said = game.apply(json.loads(lines[3]))
     assert [(a.kind, a.text) for a in said[:2]] == [
-        ("corrected", "Corrected before the count: Ana's die read as 5, counted as 4;"
-                      " Caro's die read as 2, counted as 1"),
+        ("corrected", "The players corrected the camera: Ana's die read as 5 is a 4;"
+                      " Caro's die read as 2 is a 1"),
         ("reveal", "Dudo by Ben on Ana's four 4s: 5 counted (aces wild), the bid stands"),
     ]
     assert game.state()["last_result"]["text"] == (
@@ -173,7 +173,7 @@ def test_a_reveal_keeps_the_dice_the_players_corrected_and_the_history_says_them
     for line in lines[4:6]:
         game.apply(json.loads(line))
     said = game.apply(json.loads(lines[6]))  # one flat list: the die is nobody's in words
-    assert said[0].text == "Corrected before the count: a die read as 5, counted as 6"
+    assert said[0].text == "The players corrected the camera: a die read as 5 is a 6"
     assert json.loads(dumps(game).splitlines()[-1])["corrected"] == [{"read": 5, "face": 6}]
 
 
@@ -182,9 +182,9 @@ def test_a_reveal_keeps_the_dice_the_players_corrected_and_the_history_says_them
     [
         ("4 to 6", "reveal: corrected must be a list of dice, not '4 to 6'"),
         ([[5, 4]], "reveal: a corrected die is an object with 'read' and 'face', not [5, 4]"),
-        ([{"read": 5}], "reveal: a corrected die needs its 'face' (the face counted)"),
+        ([{"read": 5}], "reveal: a corrected die needs its 'face' (the face it shows)"),
         ([{"read": 7, "face": 4}], "reveal: corrected die's read 7 (faces are 1-6)"),
-        ([{"read": 4, "face": 4}], "reveal: a corrected die read as 4 and counted as 4 was not"
+        ([{"read": 4, "face": 4}], "reveal: a corrected die read as 4 and shown as 4 was not"
                                    " corrected"),
         ([{"player": "Zed", "read": 5, "face": 4}], "reveal: corrected die: unknown player 'Zed'"),
         ([{"read": 2, "face": 3}] * 3, "reveal: 3 dice corrected to 3, the reveal shows 2"),
@@ -224,7 +224,7 @@ def test_a_die_corrected_for_a_player_with_no_dice_in_play_is_refused() -> None:
         "line 5: reveal: a die of Dan's corrected, but Dan has no dice in play")
     reveal["corrected"] = [{"player": "Caro", "read": 2, "face": 5}]  # Caro is in play
     said = replay(lines).apply(reveal)
-    assert said[0].text == "Corrected before the count: Caro's die read as 2, counted as 5"
+    assert said[0].text == "The players corrected the camera: Caro's die read as 2 is a 5"
 
 
 def test_dudo_replay_prints_the_final_state_readably(capsys: pytest.CaptureFixture[str]) -> None:
