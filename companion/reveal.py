@@ -180,7 +180,7 @@ class CameraReading:
     def reveal_action(self) -> dict[str, object]:
         """The record's ``reveal`` action for this reading: per player when owners are known,
         with the dice the players corrected (``corrected``: each one's owner where known, the
-        face the camera read and the one counted), so that the game's history says them."""
+        face the camera read and the one it shows), so that the game's history says them."""
         dice = self.by_player()
         action: dict[str, object] = (
             {"action": "reveal", "dice": dice} if dice is not None
