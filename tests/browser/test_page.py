@@ -155,7 +155,7 @@ def see_a_palifico(page: Any, state: dict[str, Any]) -> bool:
     banner = page.locator("#palifico")
     # PALIFICO, the open or closed choice where the rules have one, who has one die: no more.
     expect(banner).to_have_text(re.compile(
-        r"^PALIFICO(\(\w[\w ]*\))?" + re.escape(state["palifico"]) + " has one die: "))
+        r"^PALIFICO (\(\w[\w ]*\) )?" + re.escape(state["palifico"]) + " has one die: "))
     page.evaluate("window.scrollTo(0, 0)")
     shot(page, "02-palifico")
     return True
