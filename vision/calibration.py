@@ -118,14 +118,6 @@ class SeatZones:
         turn = 1.0 if self.clockwise else -1.0
         return self.first_angle + turn * (seat - 1) * 360.0 / self.count
 
-    def sector_centre(self, seat: int, radius: float) -> tuple[float, float]:
-        """The point at ``radius`` from the centre in the middle of a sector seat's zone."""
-        angle = math.radians(self.sector_angle(seat))
-        return (
-            self.centre[0] + radius * math.cos(angle),
-            self.centre[1] + radius * math.sin(angle),
-        )
-
 
 @dataclass(frozen=True)
 class Calibration:

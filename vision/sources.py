@@ -310,11 +310,6 @@ class FolderSource:
                 f"{self.name}: no images ({', '.join(IMAGE_SUFFIXES)}) in the folder"
             )
 
-    @property
-    def last_file(self) -> Path | None:
-        """The file the last capture came from."""
-        return self.files[(self._next - 1) % len(self.files)] if self._next else None
-
     def capture(self) -> np.ndarray:
         """The next image; a file that cannot be decoded is UnreadableImage naming it."""
         self.start()
