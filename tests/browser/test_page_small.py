@@ -471,3 +471,41 @@ def test_the_simulated_panel_s_dial_and_lights_fit_with_text_at_twice_the_size(
     page.locator("#sim .dial").scroll_into_view_if_needed()
     shot(page, "49-panel-text-200")
     page.context.close()
+
+
+def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
+    browser: Any, server: str
+) -> None:
+    # Before, a 640x360 phone on its side showed the standing bid's card across the screen
+    # and Bid at 412 px, DUDO at 478: under the screen's foot, in every round. Now the card
+    # stands beside the controls, and Bid and DUDO are in view under a browser's bar too
+    # (about 300 px of the 360 are left). A phone without the PIN has no controls: its card
+    # keeps the whole width.
+    players = ["Bartholomew", "Anne-Charlotte", "Li", "Sam"]
+    new_game(server, players, rules="perudo")
+    state = act(server, action="bid", player=players[0], quantity=3, face=5)
+    side = {"width": 640, "height": 360}
+    watcher = open_page(browser, server, side, "dark")
+    page = open_page(browser, server, side, "dark")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(page.locator("#bid-by")).to_have_text("by Bartholomew")
+    shot(page, "57-phone-on-its-side")
+    card, controls, bid, dudo, undo = (page.locator(s).bounding_box() for s in (
+        "#bid-card", "#controls", "#place-bid", "#call-dudo", "#undo"))
+    assert card["x"] + card["width"] <= controls["x"] and card["y"] == controls["y"], (card, controls)
+    assert dudo["y"] + dudo["height"] <= 300, dudo
+    assert bid["y"] + bid["height"] <= dudo["y"] and undo["y"] + undo["height"] <= side["height"]
+    # Every control still a finger wide and high.
+    for box in (bid, dudo, undo):
+        assert box["height"] >= 44 and box["width"] >= 44, box
+    # The name whose turn it is, whole on a line of its own in the narrower card.
+    who = page.locator("#turn .who")
+    expect(who).to_have_text("Anne-Charlotte")
+    assert who.evaluate("(e) => e.scrollWidth <= e.clientWidth")
+    expect(watcher.locator("#bid-by")).to_have_text("by Bartholomew")
+    assert watcher.locator("#controls").is_hidden()
+    assert watcher.locator("#bid-card").bounding_box()["width"] >= 600
+    watcher.context.close()
+    page.context.close()
