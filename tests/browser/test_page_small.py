@@ -192,13 +192,14 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_small_phone(
     page.context.close()
 
 
-@pytest.mark.parametrize("height", [640, 560])
+@pytest.mark.parametrize("width, height", [(360, 640), (360, 560), (320, 568)])
 def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
-    browser: Any, server: str, height: int
+    browser: Any, server: str, width: int, height: int
 ) -> None:
     # Before, the open/closed choice's row was added under the standing bid's empty lines: on
     # a 360x640 phone, with a long name in the banner, Bid lay partly below the screen's foot,
-    # and it moved 60 px up once the round was declared.
+    # and it moved 60 px up once the round was declared. On a 320x568 phone it lay 6 px below
+    # until session 62.
     players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
     new_game(server, players, rules="dudo", dice=2)
     act(server, action="bid", player=players[0], quantity=5, face=6)
@@ -206,7 +207,7 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
                                                players[2]: [4, 4]})
     assert state["palifico"] == players[0] and not state["bids"], state
-    screen = {"width": 360, "height": height}
+    screen = {"width": width, "height": height}
     page = open_page(browser, server, screen, "dark")
     take_control(page)
     wait_out_the_hold(page, state)
@@ -218,7 +219,7 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
         return bid, bid["y"] - (banner["y"] + banner["height"])
 
     expect(page.locator("#palifico-choice")).to_be_visible()
-    shot(page, f"56-palifico-to-declare-360x{height}")
+    shot(page, f"56-palifico-to-declare-{width}x{height}")
     bid, choosing = bid_below_the_banner()
     assert bid["y"] + bid["height"] <= screen["height"], bid
     state = act(server, action="palifico", player=players[0], mode="closed")
