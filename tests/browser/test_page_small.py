@@ -505,8 +505,67 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     who = page.locator("#turn .who")
     expect(who).to_have_text("Anne-Charlotte")
     assert who.evaluate("(e) => e.scrollWidth <= e.clientWidth")
-    expect(watcher.locator("#bid-by")).to_have_text("by Bartholomew")
+    # The next move's notice lies over the standing bid it tells of, not over the controls.
+    state = act(server, action="bid", player=players[1], quantity=4, face=5)
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("Anne-Charlotte bids four 5s")
+    box = notice.bounding_box()
+    assert box["x"] >= card["x"] and box["x"] + box["width"] <= controls["x"], (box, card)
+    expect(watcher.locator("#bid-by")).to_have_text("by Anne-Charlotte")
     assert watcher.locator("#controls").is_hidden()
     assert watcher.locator("#bid-card").bounding_box()["width"] >= 600
+    # With the text at twice the size, two columns are too narrow for it: one, as upright.
+    page.add_style_tag(content="html { font-size: 200%; }")
+    act(server, action="bid", player=players[2], quantity=5, face=5)
+    expect(page.locator("#bid-by")).to_have_text("by Li")
+    assert page.locator("#controls").bounding_box()["width"] >= 600
     watcher.context.close()
+    page.context.close()
+
+
+def test_a_phone_on_its_side_shows_the_palifico_banner_over_the_standing_bid(
+    browser: Any, server: str
+) -> None:
+    # Across the screen, the banner of a palifico round still to declare pushed Bid to 296-344
+    # px of a 640x360 phone on its side, under a browser's bar; over the standing bid, the
+    # controls begin at the top.
+    players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
+    new_game(server, players, rules="dudo", dice=2)
+    act(server, action="bid", player=players[0], quantity=5, face=6)
+    act(server, action="dudo", player=players[1])
+    state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
+                                               players[2]: [4, 4]})
+    assert state["palifico"] == players[0] and not state["bids"], state
+    page = open_page(browser, server, {"width": 640, "height": 360}, "light")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(page.locator("#palifico-choice")).to_be_visible()
+    shot(page, "57-phone-on-its-side-palifico")
+    banner, card, controls, bid = (page.locator(s).bounding_box() for s in (
+        "#palifico", "#bid-card", "#controls", "#place-bid"))
+    # (The banner pulses, a little larger at times.)
+    assert banner["y"] + banner["height"] <= card["y"] and abs(banner["y"] - controls["y"]) <= 3
+    assert banner["x"] + banner["width"] <= controls["x"], (banner, controls)
+    assert bid["y"] + bid["height"] <= 300, bid
+    page.context.close()
+
+
+def test_a_phone_on_its_side_shows_the_game_s_end_across_the_screen(
+    browser: Any, server: str
+) -> None:
+    # The standing bid goes at the game's end: the cards beside it (Undo, the last reveal)
+    # left the screen's first two fifths empty.
+    new_game(server, ["Ana", "Ben"], rules="perudo", dice=1)
+    act(server, action="bid", player="Ana", quantity=2, face=6)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Ana": [2], "Ben": [3]})
+    assert state["winner"] == "Ben", state
+    page = open_page(browser, server, {"width": 640, "height": 360}, "dark")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    expect(page.locator("#winner")).to_contain_text("Ben wins!")
+    for card in ("#controls", "#reveal"):
+        expect(page.locator(card)).to_be_visible()
+        assert page.locator(card).bounding_box()["width"] >= 600, card
     page.context.close()
