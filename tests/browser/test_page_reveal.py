@@ -447,15 +447,17 @@ def test_confirm_s_bar_hides_the_doubtful_dice_scrolling_under_it(
 def test_a_reading_to_check_on_a_phone_on_its_side_has_the_screen_s_width(
     browser: Any, waiting_table: str
 ) -> None:
-    # A phone on its side shows the standing bid beside the controls, but the picture of a
-    # reading to check keeps the whole width, to see its dice by (it had 341 px of 640).
+    # A phone on its side shows the standing bid beside the controls, but a reading to check
+    # has the page's one column, as upright, to see its dice by: its picture had 341 px of
+    # 640 beside the standing bid, then 940 of 1280 (Confirm far down) across two columns.
     a_reading_waiting(waiting_table)
     page = open_page(browser, waiting_table, {"width": 640, "height": 360}, "dark")
     take_control(page)
     expect(page.locator("#reading-check")).to_be_visible()
-    card, controls, reveal = (page.locator(s).bounding_box() for s in (
-        "#bid-card", "#controls", "#reveal"))
-    assert card["x"] + card["width"] <= controls["x"], (card, controls)
-    assert reveal["width"] >= 600 and reveal["y"] >= card["y"] + card["height"], reveal
-    assert page.locator("#reveal-img").bounding_box()["width"] >= 560
+    for width in (640, 1280):
+        page.set_viewport_size({"width": width, "height": 360})
+        card, controls, reveal = (page.locator(s).bounding_box() for s in (
+            "#bid-card", "#controls", "#reveal"))
+        assert card["width"] == controls["width"] == reveal["width"] == 620, (card, reveal)
+        assert page.locator("#reveal-img").bounding_box()["width"] >= 560
     page.context.close()
