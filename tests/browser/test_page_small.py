@@ -53,6 +53,19 @@ def on_the_line_of(box: dict[str, float], line: dict[str, float], slack: float =
     return line["y"] <= box["y"] + box["height"] / 2 <= line["y"] + line["height"] + slack
 
 
+def a_palifico_round_to_declare(server: str, players: list[str]) -> dict[str, Any]:
+    """A new game of three players with two dice each ("dudo" rules), after the first's bid
+    was doubted and fell: a palifico round for the first, still to be declared open or
+    closed."""
+    new_game(server, players, rules="dudo", dice=2)
+    act(server, action="bid", player=players[0], quantity=5, face=6)
+    act(server, action="dudo", player=players[1])
+    state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
+                                               players[2]: [4, 4]})
+    assert state["palifico"] == players[0] and not state["bids"], state
+    return state
+
+
 def shot_players_and_close(page: Any, name: str) -> None:
     """A screenshot of the players' list, for a person to look at; then the phone goes."""
     page.locator(".players").scroll_into_view_if_needed()
@@ -202,12 +215,7 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     # and it moved 60 px up once the round was declared. On a 320x568 phone it lay 6 px below
     # until session 62.
     players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
-    new_game(server, players, rules="dudo", dice=2)
-    act(server, action="bid", player=players[0], quantity=5, face=6)
-    act(server, action="dudo", player=players[1])
-    state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
-                                               players[2]: [4, 4]})
-    assert state["palifico"] == players[0] and not state["bids"], state
+    state = a_palifico_round_to_declare(server, players)
     screen = {"width": width, "height": height}
     page = open_page(browser, server, screen, "dark")
     take_control(page)
@@ -238,10 +246,7 @@ def test_the_palifico_banner_breaks_its_line_between_words_on_a_320_px_phone(
     # Before, its parts were written with nothing between them: the only places a line could
     # break were inside words, and a long name was cut ("Maximilia" / "no").
     players = ["Maximiliano Bartolomeo", "Li", "Sam"]
-    new_game(server, players, rules="dudo", dice=2)
-    act(server, action="bid", player=players[0], quantity=5, face=6)
-    act(server, action="dudo", player=players[1])
-    act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5], players[2]: [4, 4]})
+    a_palifico_round_to_declare(server, players)
     act(server, action="palifico", player=players[0], mode="closed")
     page = open_page(browser, server, {"width": 320, "height": 568}, "dark")
     banner = page.locator("#palifico")
@@ -532,12 +537,7 @@ def test_a_phone_on_its_side_shows_the_palifico_banner_over_the_standing_bid(
     # px of a 640x360 phone on its side, under a browser's bar; over the standing bid, the
     # controls begin at the top.
     players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
-    new_game(server, players, rules="dudo", dice=2)
-    act(server, action="bid", player=players[0], quantity=5, face=6)
-    act(server, action="dudo", player=players[1])
-    state = act(server, action="reveal", dice={players[0]: [2, 3], players[1]: [4, 5],
-                                               players[2]: [4, 4]})
-    assert state["palifico"] == players[0] and not state["bids"], state
+    state = a_palifico_round_to_declare(server, players)
     page = open_page(browser, server, {"width": 640, "height": 360}, "light")
     take_control(page)
     wait_out_the_hold(page, state)
