@@ -357,13 +357,23 @@ class Table:
                 return self._reject(str(err))
             return self._submit(reading.reveal_action(), reading=replace(reading, confirmed=True))
 
-    def retake(self) -> Outcome:
-        """Take the reveal's picture again (only while the reveal waits)."""
+    def retake(self, cups_up: bool = False) -> Outcome:
+        """Take the reveal's picture again (only while the reveal waits).
+
+        At a reveal an undo went back to, its dice may have been rolled for the next round
+        since, under the cups: the picture is taken only if the players say the cups are up
+        on this round's dice again (``cups_up``); the page asks them first.
+        """
         with self._lock:
             if self._game is None or self._game.phase != "reveal":
                 return self._reject("a picture is taken only at a reveal, after a call")
             if self.camera is None:
                 return self._reject("there is no camera: enter the dice by hand")
+            if self._undone_into_reveal() and not cups_up:
+                return self._reject(
+                    "this reveal was taken back by an undo: its dice may have been rolled for"
+                    " the next round, under the cups; take the picture again only once every"
+                    " cup is lifted on this round's dice (cups_up), or enter the dice by hand")
             self._reading = None
             self._start_capture()
             self._publish()

@@ -1124,8 +1124,10 @@ const RETAKE_AFTER_UNDO = "Take a new picture? Only if this round's dice show ag
   + " lifted: if they were rolled for the next round, the camera would show the new dice to"
   + " every phone. Cancel to confirm the reading or type the dice in.";
 $("retake").addEventListener("click", () => sending(async () => {
-  if (page.state && page.state.undone_into_reveal && !confirm(RETAKE_AFTER_UNDO)) return;
-  const data = await api("POST", "/api/reading", {retake: true});
+  // The table itself takes no picture there until the players say the cups are up.
+  const undone = Boolean(page.state && page.state.undone_into_reveal);
+  if (undone && !confirm(RETAKE_AFTER_UNDO)) return;
+  const data = await api("POST", "/api/reading", {retake: true, cups_up: undone});
   if (data) applyAnswer(data);
 }));
 $("manual").addEventListener("submit", async (ev) => {

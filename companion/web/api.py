@@ -142,14 +142,18 @@ def reading() -> Response:
 
     ``{"confirm": true, "corrections": {"3": 5}, "picture": 2}`` sets die 3 to a five and
     applies the reading as the reveal, refused if ``picture`` (optional) is no longer the
-    reading's; ``{"retake": true}`` takes a new picture.
+    reading's; ``{"retake": true}`` takes a new picture, at a reveal an undo went back to
+    only with ``"cups_up": true`` (the players said this round's dice show again).
     """
     body = json_body('{"confirm": true, "corrections": {"3": 5}} or {"retake": true}')
     if isinstance(body, Response):
         return body
     table = _ctx().table
-    if body.get("retake") is True and "confirm" not in body:
-        return _ctx().outcome(table.retake())
+    if body.get("retake") is True and set(body) <= {"retake", "cups_up"}:
+        cups_up = body.get("cups_up", False)
+        if not isinstance(cups_up, bool):
+            return error(f"cups_up {shown(cups_up)}: true or false", 400)
+        return _ctx().outcome(table.retake(cups_up=cups_up))
     if body.get("confirm") is not True or set(body) - {"confirm", "corrections", "picture"}:
         return error('send {"confirm": true, "corrections": {...}} or {"retake": true}', 400)
     picture = body.get("picture")

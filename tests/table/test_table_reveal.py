@@ -27,6 +27,7 @@ from companion.reveal import CameraReading, SeenDie, VisionReader
 from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
+from companion.web import create_app
 from vision.reading import SMEARED, Die, Reading
 from vision.simulate import RenderOptions, SimulatedCamera
 from vision.sources import FolderSource
@@ -944,6 +945,34 @@ def test_a_restart_after_an_undo_back_into_a_reveal_shows_its_reading_waiting_an
         # The players type the dice in.
         assert table.submit({"action": "reveal", "dice": ROLLED}).ok
         assert table.state()["round"] == 2
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_retake_at_a_reveal_an_undo_went_back_to_waits_for_the_players_to_say_the_cups_are_up(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Before, only the page asked: a retake sent to the table's API straight away photographed
+    # the next round's dice, under the cups, and showed them to every phone.
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    phone = create_app(table, {"TABLE_PIN": "2468", "TESTING": True}).test_client()
+    pin = {"X-Table-Pin": "2468"}
+    try:
+        looked, waiting = camera.last_scene, table.state()["reading"]
+        for body, status, said in (({"retake": True}, 422, "taken back by an undo"),
+                                   ({"retake": True, "cups_up": "yes"}, 400, "cups_up 'yes'"),
+                                   ({"retake": True, "cups_up": False}, 422, "cups_up")):
+            answer = phone.post("/api/reading", json=body, headers=pin)
+            assert answer.status_code == status and said in answer.get_json()["error"], body
+        assert table.wait_idle(10) and camera.last_scene is looked  # the camera did not look
+        assert table.state()["reading"] == waiting  # the reading still waits to be confirmed
+        camera.set_dice(ROLLED)  # the players lift every cup on this round's dice again
+        answer = phone.post("/api/reading", json={"retake": True, "cups_up": True}, headers=pin)
+        assert answer.status_code == 200 and table.wait_idle(60)
+        assert camera.last_scene is not looked
+        state = table.state()
+        assert state["round"] == 2 and state["last_result"]["dice"] == ROLLED
     finally:
         table.close()
         journal.close()
