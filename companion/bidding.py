@@ -116,8 +116,8 @@ def generate(
 
     ``prev`` is the standing bid, or None when the bid opens the round. A standing bid may
     already be above the dice in play: then no raise fits, and a player who may doubt it is
-    offered none. A player who ``must_bid`` (a standing bid whose bidder left cannot be
-    doubted) is offered each face's lowest legal raise instead: their list is never empty.
+    offered none. A player who ``must_bid`` (who may not doubt the standing bid) is offered
+    each face's lowest legal raise instead: their list is never empty.
     """
     found: list[tuple[int, int]] = []
     lowest: list[tuple[int, int]] = []
