@@ -46,8 +46,10 @@ def scan_command(args: argparse.Namespace) -> int:
         return 2
     annotate_dir = Path(args.annotate) if args.annotate is not None else None
     # The folder is made with the first annotated copy: a run that reads nothing makes none.
-    if annotate_dir is not None and annotate_dir.exists() and not annotate_dir.is_dir():
-        print(f"dudo scan: --annotate {annotate_dir}: not a folder", file=sys.stderr)
+    # Whether it can be made is known now, before any image is read.
+    problem = None if annotate_dir is None else _folder_problem(annotate_dir)
+    if problem is not None:
+        print(f"dudo scan: --annotate {annotate_dir}: {problem}", file=sys.stderr)
         return 2
     failures = 0
     # Not to be written over: this run's photographs and the annotated copies it wrote.
@@ -72,6 +74,23 @@ def scan_command(args: argparse.Namespace) -> int:
             print(f"dudo scan: {err}", file=sys.stderr)
             return 2
     return 1 if failures else 0
+
+
+def _folder_problem(folder: Path) -> str | None:
+    """Why annotated copies cannot be written into ``folder``, made if missing; None if they
+    can (as far as can be told before writing one)."""
+    if folder.exists():
+        if not folder.is_dir():
+            return "not a folder"
+        return None if os.access(folder, os.W_OK | os.X_OK) else "the folder is read-only"
+    made_in = folder.absolute().parent
+    while not made_in.exists():
+        made_in = made_in.parent
+    if not made_in.is_dir():
+        return f"cannot make the folder: {made_in} is not a folder"
+    if not os.access(made_in, os.W_OK | os.X_OK):
+        return f"cannot make the folder: {made_in} is read-only"
+    return None
 
 
 def scan_one(
@@ -183,7 +202,8 @@ def _write_annotated(name: str, image: object, reading: Reading, target: Path) -
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:  # no copy can be written there: the run stops, as for a bad option
-        raise OSError(f"--annotate {target.parent}: {err.strerror}") from None
+        raise OSError(f"--annotate {target.parent}: cannot make the folder: {err.strerror}"
+                      ) from None
     part = target.with_name(f".{target.name}.part")
     try:
         part.write_bytes(_with_mark(encoded.tobytes(), target.suffix.lower()))

@@ -208,14 +208,32 @@ def test_a_scan_that_reads_nothing_makes_no_annotate_folder(
     assert err.startswith("dudo scan: ") and not (tmp_path / "marked").exists()
 
 
-def test_an_annotate_folder_that_cannot_be_made_stops_the_scan_with_one_clear_line(
+def test_an_annotate_folder_that_cannot_be_made_stops_the_scan_before_it_reads(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Before, the first image was read and printed, and only then the run stopped.
     path, _ = table
-    out_dir = path / "marked"  # under a file: no folder can be made there
+    out_dir = path / "marked" / "today"  # under a file: no folder can be made there
+    code, lines, err = scan(capsys, str(path), str(path), "--annotate", str(out_dir))
+    assert (code, lines) == (2, [])
+    assert err == (f"dudo scan: --annotate {out_dir}: cannot make the folder:"
+                   f" {path} is not a folder\n")
+
+
+def test_an_annotate_folder_refused_when_made_stops_the_scan_with_one_clear_line(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, _ = table
+    out_dir = tmp_path / "marked"
+
+    def refused(self: Path, *args: object, **kwargs: object) -> None:  # as a mount may refuse
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refused)
     code, lines, err = scan(capsys, str(path), str(path), "--annotate", str(out_dir))
     assert (code, len(lines)) == (2, 1)  # the first reading is given, then the run stops
-    assert err == f"dudo scan: --annotate {out_dir}: Not a directory\n"
+    assert err == f"dudo scan: --annotate {out_dir}: cannot make the folder: Permission denied\n"
 
 
 def test_a_bad_config_stops_before_reading_anything(
