@@ -43,9 +43,26 @@ def json_whole(digits: str) -> int:
     return int(digits)
 
 
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each given once: a key given twice (a line garbled,
+    two edits run together) is refused, never read as its last value."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise MalformedAction(f"a key given twice: {shown(key)}")
+        found[key] = value
+    return found
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON as a record or a request holds it: whole numbers by :func:`json_whole`, each
+    object's keys once (:func:`json_object`)."""
+    return json.loads(text, parse_int=json_whole, object_pairs_hook=json_object)
+
+
 def _parse(line: str, number: int) -> Any:
     try:
-        return json.loads(line, parse_int=json_whole)
+        return loads(line)
     except MalformedAction as exc:
         raise MalformedAction(f"line {number}: {exc}") from None
     except json.JSONDecodeError as exc:

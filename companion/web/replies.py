@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, jsonify, request
 
 from companion.errors import MalformedAction, shown
-from companion.record import json_whole
+from companion.record import loads
 
 
 def error(message: str, status: int, **headers: str) -> Response:
@@ -28,8 +27,8 @@ def read_json() -> tuple[Any, str | None]:
     """The request's JSON and None, or None and what keeps the body from being read: not
     JSON, nested too deeply, or a number longer than Python reads (as a record says it)."""
     try:
-        return json.loads(request.get_data(cache=True), parse_int=json_whole), None
-    except MalformedAction as err:  # a number of more than 4,300 digits
+        return loads(request.get_data(cache=True)), None
+    except MalformedAction as err:  # a key given twice, a number of more than 4,300 digits
         return None, f"the body holds {err}"
     except RecursionError:
         return None, "the body is nested too deeply to read"

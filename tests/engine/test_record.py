@@ -132,6 +132,13 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
          MalformedAction, "line 1: player name 'Ana\\n': only printable characters"),
         (['{"game": "dudo-record/1", "players": ["Ana"]}'],
          MalformedAction, "line 1: 1 player: perudo seats 2-6 players"),
+        # A key given twice is refused, never read as its last value (a line garbled, two
+        # edits run together).
+        ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 1, "face": 4, "quantity": 2}'],
+         MalformedAction, "line 2: a key given twice: 'quantity'"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"],'
+          ' "options": {"dice": 3, "dice": 5}}'],
+         MalformedAction, "line 1: a key given twice: 'dice'"),
         # Messages are one line in JSON's words, whatever the input held.
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "options": {"dice": null}}'],
          MalformedAction, "line 1: option dice: unknown value null (values: 1-10)"),

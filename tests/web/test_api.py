@@ -125,6 +125,8 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
          "the body holds a number of 4,301 digits: a record holds numbers of at most 4,300"),
         ("/api/actions", b'{"note": %s1%s, "action": "undo"}' % (b"[" * 3000, b"]" * 3000),
          "application/json", 400, "the body is nested too deeply to read"),
+        ("/api/actions", b'{"action": "undo", "action": "dudo", "player": "Ben"}',
+         "application/json", 400, "the body holds a key given twice: 'action'"),
         ("/api/game", b"", "text/plain", 415, "send JSON"),
         ("/api/reading", b"[]", "application/json", 400, "must be a JSON object"),
     ],
