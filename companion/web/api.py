@@ -180,7 +180,8 @@ def reveal_picture() -> Response:
     """The annotated picture of the last reveal; 404 before any reveal of this round."""
     jpeg = _ctx().reveal_jpeg()
     if jpeg is None:
-        return error("no reveal picture: the dice have not been read yet", 404)
+        return error("no reveal picture: the camera has not read this reveal (its dice are not"
+                     " read yet, or were typed in)", 404)
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 

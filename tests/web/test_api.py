@@ -41,6 +41,17 @@ def test_before_any_game_the_state_says_so_and_there_is_no_record(client: FlaskC
     assert client.get("/api/reveal.jpg").status_code == 404
 
 
+def test_a_reveal_typed_in_has_no_picture_and_the_answer_says_why(
+    client: FlaskClient, pin: dict[str, str], game: dict[str, Any]
+) -> None:
+    for action in ({"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+                   {"action": "dudo", "player": "Ben"},
+                   {"action": "reveal", "faces": [4, 4, 4, 1, 2] * 4}):
+        assert client.post("/api/actions", json=action, headers=pin).status_code == 200
+    answer = client.get("/api/reveal.jpg")
+    assert answer.status_code == 404 and "typed in" in answer.get_json()["error"]
+
+
 def test_a_new_game_shows_every_player_with_a_full_cup(game: dict[str, Any]) -> None:
     assert [p["name"] for p in game["players"]] == PLAYERS
     assert all(p["dice"] == 5 and not p["out"] for p in game["players"])
