@@ -2,11 +2,12 @@
 
 SQLite reads a WAL frame by frame, each checked by a running checksum, and takes the first
 frame that fails the check for the end of the log: every commit after it is dropped without
-a word. A power cut tears at most the last write, which was never acknowledged; a commit
-after a bad frame, or a log whose header is unreadable though frames follow it, was
-acknowledged and is lost: a card that damaged what it held. (A header torn by a power cut
-as the log started again over its folded frames is taken for damage too: the journal is
-set aside and salvaged whole, nothing lost, with a notice.) The format is SQLite's
+a word. A power cut tears at most the last transaction, which was never acknowledged (its
+frames may reach the card in any order, its commit before one of its pages); a commit after
+a bad frame that another commit follows, or a log whose header is unreadable though frames
+follow it, was acknowledged and is lost: a card that damaged what it held. (A header torn
+by a power cut as the log started again over its folded frames is taken for damage too: the
+journal is set aside and salvaged whole, nothing lost, with a notice.) The format is SQLite's
 (https://www.sqlite.org/fileformat2.html#walformat): a 32-byte header, then frames of a
 24-byte header and a page each, numbers big-endian.
 """
@@ -24,7 +25,7 @@ _MAX_PAGE = 65536
 
 def wal_damage(wal: Path) -> str | None:
     """What is wrong with the WAL at ``wal`` such that SQLite would drop acknowledged
-    commits without a word, or None (no WAL, an empty one, a torn last write)."""
+    commits without a word, or None (no WAL, an empty one, a torn last transaction)."""
     try:
         data = wal.read_bytes()
     except FileNotFoundError:
@@ -43,7 +44,7 @@ def wal_damage(wal: Path) -> str | None:
         number, _, fsalt1, fsalt2, fsum1, fsum2 = struct.unpack(
             ">6I", data[at:at + _FRAME_HEADER])
         if (fsalt1, fsalt2) != (salt1, salt2):
-            return None  # the end of this log (frames of an earlier one may follow)
+            break  # the end of this log (frames of an earlier one may follow), or a torn frame
         s1, s2 = _checksum(data[at:at + 8], s1, s2, big)
         s1, s2 = _checksum(data[at + _FRAME_HEADER:at + frame], s1, s2, big)
         if number == 0 or (s1, s2) != (fsum1, fsum2):
@@ -51,12 +52,18 @@ def wal_damage(wal: Path) -> str | None:
         at += frame
     else:
         return None  # read to its end (a last frame cut short was never committed)
-    # SQLite stops here. A commit of this log after it is an acknowledged action lost.
-    for later in range(at + frame, len(data) - frame + 1, frame):
+    # SQLite stops here. A power cut tears only the last transaction, whose frames may reach
+    # the card in any order (its commit frame before one of its pages): never acknowledged.
+    # A transaction is begun only once the one before it is synced and acknowledged, so a
+    # commit of this log from here on that another follows was acknowledged, and is lost.
+    commits = []
+    for later in range(at, len(data) - frame + 1, frame):
         _, commit, fsalt1, fsalt2 = struct.unpack(">4I", data[later:later + 16])
-        if (fsalt1, fsalt2) == (salt1, salt2) and commit:
-            return (f"its WAL {wal.name} is damaged at byte {at}, before a commit at byte"
-                    f" {later} that SQLite would drop")
+        if commit and (fsalt1, fsalt2) == (salt1, salt2):
+            commits.append(later)
+    if len(commits) > 1:
+        return (f"its WAL {wal.name} is damaged at byte {at}, before a commit at byte"
+                f" {commits[0]} that SQLite would drop")
     return None
 
 
