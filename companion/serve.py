@@ -645,7 +645,7 @@ def _web_app(companion: Companion, config: Config) -> Any:
                 "options": dict(config.table.options),
                 "players": list(config.table.players),
             },
-            "PUBLIC_URL": lambda: page_addresses(config)[0],
+            "PUBLIC_URL": lambda: join_address(config),
             "SSE_MAX_CLIENTS": SSE_MAX_CLIENTS,
         },
     )
@@ -717,16 +717,23 @@ def _secret_key(data: Path) -> bytes:
 
 def page_addresses(config: Config) -> list[str]:
     """The addresses a phone can open, the most useful first."""
-    port = config.port
-    if config.host not in ("0.0.0.0", "::", ""):
-        return [f"http://{_url_host(config.host)}:{port}/"]
-    addresses = []
-    lan = _lan_address()
-    if lan:
-        addresses.append(f"http://{lan}:{port}/")
-    addresses.append(f"http://{socket.gethostname()}.local:{port}/")
-    addresses.append(f"http://127.0.0.1:{port}/")
+    joined = join_address(config)
+    addresses = [joined] if joined else []
+    if config.host in ("0.0.0.0", "::", ""):  # every interface: its names too
+        addresses.append(f"http://{socket.gethostname()}.local:{config.port}/")
+        addresses.append(f"http://127.0.0.1:{config.port}/")
     return addresses
+
+
+def join_address(config: Config) -> str | None:
+    """The address the join QR code shows: the one the page is bound to, else this machine's
+    on its network; None where it has no route out (a table that is its own access point),
+    and the page then shows the address the phone asked by: a ``.local`` name is not opened
+    by every phone (older Androids)."""
+    if config.host not in ("0.0.0.0", "::", ""):
+        return f"http://{_url_host(config.host)}:{config.port}/"
+    lan = _lan_address()
+    return f"http://{lan}:{config.port}/" if lan else None
 
 
 def _url_host(host: str) -> str:

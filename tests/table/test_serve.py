@@ -29,6 +29,7 @@ from companion.serve import (
     CannotWriteYet,
     StartError,
     _open_journal,
+    _web_app,
     build,
     serve_command,
 )
@@ -988,3 +989,21 @@ def test_a_damaged_journal_that_cannot_be_mended_now_is_left_as_it_was_and_retri
     blocked.rmdir()
     with ExitStack() as stack:  # mended at the next start
         assert "salvaged" in built(data, stack).table.state()["faults"]
+
+
+def test_the_join_qr_code_of_a_table_that_is_its_own_access_point_is_the_address_asked_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With no route out there is no network address to find; before, the QR code showed the
+    # Pi's .local name, which older Android phones cannot open.
+    import companion.serve
+
+    config = load_config(None, host="0.0.0.0", port=8080, pin=PIN, data=str(tmp_path / "d"))
+    with ExitStack() as stack:
+        phone = _web_app(build(config, sim=True, seed=1, stack=stack), config).test_client()
+        monkeypatch.setattr(companion.serve, "_lan_address", lambda: None)
+        page = phone.get("/", base_url="http://10.42.0.1:8080/").get_data(as_text=True)
+        assert "http://10.42.0.1:8080/" in page and ".local" not in page
+        monkeypatch.setattr(companion.serve, "_lan_address", lambda: "192.168.1.20")
+        page = phone.get("/", base_url="http://10.42.0.1:8080/").get_data(as_text=True)
+        assert "http://192.168.1.20:8080/" in page  # on a network: the Pi's address there
