@@ -83,6 +83,14 @@ class StartError(Exception):
     status = 2
 
 
+class HeldElsewhere(StartError):
+    """Another table holds the data directory: exit status 1, so that systemd tries again
+    (it may be the service's own last run, stuck ending in a camera driver or on the card;
+    one started by hand beside the service lets it start once it stops)."""
+
+    status = 1
+
+
 class CannotListenYet(StartError):
     """The address or port cannot be taken now (the network not up yet, the port still held
     by the last run): exit status 1, so that systemd tries again."""
@@ -208,7 +216,7 @@ def build(
     data = Path(config.data)
     holder = _holder(data)
     if holder is not None:  # said before its port is tried: one beside it has the same config
-        raise StartError(_held_by(holder, data))
+        raise HeldElsewhere(_held_by(holder, data))
     if listen is not None:
         listen()
     _hold(data, stack)
@@ -255,7 +263,7 @@ def _hold(data: Path, stack: ExitStack) -> None:
     try:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise StartError(_held_by(_pid_in(held), data)) from None
+        raise HeldElsewhere(_held_by(_pid_in(held), data)) from None
     with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
         os.ftruncate(held, 0)
         os.pwrite(held, f"{os.getpid()}\n".encode(), 0)
