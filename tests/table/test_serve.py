@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -1007,3 +1008,22 @@ def test_the_join_qr_code_of_a_table_that_is_its_own_access_point_is_the_address
         monkeypatch.setattr(companion.serve, "_lan_address", lambda: "192.168.1.20")
         page = phone.get("/", base_url="http://10.42.0.1:8080/").get_data(as_text=True)
         assert "http://192.168.1.20:8080/" in page  # on a network: the Pi's address there
+
+
+def test_a_table_the_watchdog_kills_first_logs_where_each_thread_was(tmp_path: Path) -> None:
+    # systemd's watchdog kills a hung table with SIGABRT: with the unit's environment, Python
+    # first prints every thread's stack to the journal, where the camera or the card hung.
+    unit = (Path(__file__).resolve().parents[2] / "systemd" / "dudo-companion.service")
+    (line,) = [x for x in unit.read_text().splitlines() if x.startswith("Environment=")]
+    env = dict(item.split("=", 1) for item in line.removeprefix("Environment=").split())
+    served = Served(["--sim", "--pin", PIN], tmp_path / "data", env)
+    try:
+        served.wait_ready()
+        served.process.send_signal(signal.SIGABRT)
+        assert served.process.wait(timeout=30) == -signal.SIGABRT
+    finally:
+        served.stop()
+    printed = served.output()
+    assert "Fatal Python error: Aborted" in printed
+    # (Up to 100 threads, newest first: a camera's or the panel's among them.)
+    assert re.search(r'File ".*/(companion|hardware|vision)/\w+\.py", line \d+', printed)
