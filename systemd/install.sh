@@ -125,10 +125,18 @@ systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
 systemctl enable dudo-companion.service
 started=yes
 systemctl restart dudo-companion.service || started=no
-# Kept: the new venv and the one before it (to go back to by hand: ln -sfn OLD $PREFIX/venv,
-# then restart). Older ones go only now, the service no longer running from them.
+# The last venv the service started on: kept through installs that fail, to go back to.
+if [ "$started" = yes ]; then
+    ln -sfn "$release" "$PREFIX/started.link"
+    mv -T "$PREFIX/started.link" "$PREFIX/started"
+fi
+good=$(readlink "$PREFIX/started" || true)
+# Kept: the new venv, the one before it and the last that started (to go back to by hand:
+# ln -sfn OLD $PREFIX/venv, then restart). Older ones go only now, none of them running.
 for old in "$PREFIX"/venv-*; do
-    if [ "$old" != "$release" ] && [ "$old" != "$previous" ]; then rm -rf "$old"; fi
+    if [ "$old" != "$release" ] && [ "$old" != "$previous" ] && [ "$old" != "$good" ]; then
+        rm -rf "$old"
+    fi
 done
 
 # The PIN as the table reads it (TOML: quoted or not), said whether or not the table started.

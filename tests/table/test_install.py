@@ -100,10 +100,18 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert "the service did not start: see journalctl -u dudo-companion" in second.stderr
     assert f"PIN: {pin}" in second.stdout
     assert (prefix / "venv").resolve() != linked
+    failed = (prefix / "venv").resolve()
     assert sorted(p.name for p in prefix.iterdir()) == sorted(
-        ["venv", linked.name, (prefix / "venv").resolve().name])
+        ["venv", "started", linked.name, failed.name])
     assert tomllib.loads(config.read_text())["server"]["pin"] == pin
     assert subprocess.run([str(dudo), "rules"], capture_output=True, timeout=60).returncode == 0
+
+    # Tried again, failing again: the venv the service last started on is still kept (before,
+    # only the one before was, the failed one, and the last good venv was removed).
+    assert install(pi, FAIL_RESTART="1").returncode == 1
+    assert (prefix / "started").resolve() == linked
+    assert sorted(p.name for p in prefix.iterdir()) == sorted(
+        ["venv", "started", linked.name, failed.name, (prefix / "venv").resolve().name])
 
     # An update with the package index out of reach stops before the switch, says the
     # version before still runs, and leaves no half-built venv on the card.
