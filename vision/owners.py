@@ -47,8 +47,9 @@ def assign_owners(
 
     A die belongs to the player whose colour (``calibration.colours``) it has, when exactly
     one expected player has that colour; otherwise to the player whose seat zone holds it,
-    when seat zones are calibrated. ``seat_of`` maps each player to a seat number from 1
-    (default: the order of ``expected``, which is the seat order the engine gives).
+    when seat zones are calibrated. A die of one player's colour in another player's zone
+    (the first having a zone) is a disagreement. ``seat_of`` maps each player to a seat
+    number from 1 (default: the order of ``expected``, the seat order the engine gives).
     """
     by_colour = _players_by_colour(calibration.colours, expected)
     zones = calibration.seats
@@ -59,11 +60,19 @@ def assign_owners(
 
     owned: dict[str, list[Die]] = {player: [] for player in expected}
     unowned: list[Die] = []
+    astray: list[str] = []  # dice whose colour names one player and whose zone another
     for die in reading.dice:
         owner = by_colour.get(_normal(die.colour))
-        if owner is None and zones.seats > 0:
-            seat = zones.seat_at(die.x, die.y)
-            owner = player_at.get(seat) if seat is not None else None
+        seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
+        in_zone_of = player_at.get(seat) if seat is not None else None
+        if owner is None:
+            owner = in_zone_of
+        elif in_zone_of not in (None, owner) and 0 < seats.get(owner, 0) <= zones.seats:
+            # A colour misread as another player's, or a stale [colours] table: said, so that
+            # the reading waits for the players rather than settling on the wrong dice. (A
+            # player seated past the zones has none: their colour alone tells their dice.)
+            astray.append(f"{owner}'s {die.colour} die at ({die.x}, {die.y}) lies in"
+                          f" {in_zone_of}'s seat zone")
         if owner is None:
             unowned.append(die)
         else:
@@ -73,7 +82,7 @@ def assign_owners(
         dice={player: tuple(dice) for player, dice in owned.items()},
         unowned=tuple(unowned),
         disagreements=(_no_zone(seats, zones, by_colour, expected)
-                       + _compare(owned, unowned, expected)),
+                       + _compare(owned, unowned, expected) + astray),
         by=by,
     )
 

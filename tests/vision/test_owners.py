@@ -102,6 +102,23 @@ def test_every_difference_with_the_expected_counts_is_said_in_words(
     assert not owners.agrees
 
 
+def test_a_die_of_one_player_s_colour_in_another_s_zone_is_said_not_settled_on() -> None:
+    # Before, colour won without a word: the [colours] of last week's players (or a colour
+    # misread as the neighbour's) swapped Ana's and Ben's dice, counts matching, applied at once.
+    swapped = Calibration(seats=ZONES, colours={"Ana": "blue", "Ben": "red"})
+    seen = reading(die(2, "red", seat=1), die(3, "red", seat=1, nudge=20), die(5, "blue", seat=2))
+    owners = assign_owners(seen, swapped, {"Ana": 1, "Ben": 2})
+    assert owners.faces() == {"Ana": [5], "Ben": [2, 3]}  # by colour, as the table said
+    assert owners.disagreements == [
+        "Ben's red die at (200, 350) lies in Ana's seat zone",
+        "Ben's red die at (220, 370) lies in Ana's seat zone",
+        "Ana's blue die at (350, 200) lies in Ben's seat zone",
+    ]
+    assert not owners.agrees
+    right = Calibration(seats=ZONES, colours={"Ana": "red", "Ben": "blue"})
+    assert assign_owners(seen, right, {"Ana": 2, "Ben": 1}).agrees
+
+
 def test_a_die_outside_every_zone_belongs_to_no_player_and_is_reported() -> None:
     corner = SeatZones(polygons=(((0, 300), (400, 300), (400, 400), (0, 400)),))
     seen = reading(die(3, seat=1), die(4, "blue", seat=3))
