@@ -309,6 +309,12 @@ class VisionReader:
         self.config = load_config(config_path)
         # The picture size the config's die size and marks were measured at (its [camera]).
         self._calibrated = calibrated_size(config_path)
+        # Whether the calibration's camera size is that of the pictures its seat zones are
+        # pixels of: not where it was read from a config naming no size (its zones are in
+        # its pictures' own size, whatever it is, as `dudo scan` takes them); a calibration
+        # given with no config, or a camera's own (the simulated one's), is of its size.
+        self._zones_sized = (config_path is None or die_size is not None
+                             or self._calibrated is not None)
         if die_size is not None:
             self.config = replace(self.config, die_size=die_size, marks=())
             self._calibrated = None
@@ -369,7 +375,9 @@ class VisionReader:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
             owners = list(ownership_owners(ownership, reading))
-            disagreements = tuple(ownership.disagreements) + _size_mismatch(frame, calibration)
+            disagreements = tuple(ownership.disagreements)
+            if self._zones_sized:
+                disagreements += _size_mismatch(frame, calibration)
         if reading.smeared:
             disagreements += (SMEARED,)
         dice = tuple(

@@ -179,6 +179,13 @@ def calibrate(
     if any(key in vision and vision[key] != _table(data, "vision").get(key)
            for key in ("marks", "die_size")):
         tables["vision"] = vision
+    if seats and not frames and not sized and camera.source != "picamera2":
+        # Zones are pixels: of what size, only a picture or the config can say (Picamera2
+        # takes its pictures at the [camera] size, its default too; another source need not).
+        raise CalibrationError(
+            f"--seats {seats}: the size of the camera's pictures is not known (the config's"
+            f" [camera] gives none, and no picture was taken): give --source too, or --empty"
+            f" or --dice pictures, or [camera] width and height")
     zones = calibration.seats
     rescaled = not seats and sized and zones.seats and (camera.width, camera.height) != (
         before.width, before.height)

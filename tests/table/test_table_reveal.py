@@ -1064,6 +1064,29 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
             " calibrate again (dudo calibrate)") in said
 
 
+def test_seat_zones_of_a_config_naming_no_picture_size_are_of_its_pictures_own_size(
+    tmp_path: Path,
+) -> None:
+    # Before, they were taken for zones of the default camera's 2028x1520 pictures: every
+    # reveal of the 1280x960 camera said "calibrate again" and waited for the players.
+    from vision.calibration import calibration_from_dict, calibration_tables
+    from vision.config import read_toml
+    from vision.simulate import RenderOptions, SimulatedCamera
+    from vision.tomlwrite import dumps_table
+
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5], "Ben": [6]})
+    config = tmp_path / "table.toml"
+    seats = calibration_tables(camera.calibration)["seats"]
+    config.write_text("[camera]\nsource = 'sim'\n" + dumps_table("seats", seats))
+    by_seat = replace(calibration_from_dict(read_toml(config)), colours={})  # seats alone
+    reading = VisionReader(config, calibration=by_seat).read(camera.capture(),
+                                                             {"Ana": 2, "Ben": 1})
+    assert reading.disagreements == ()
+    assert sorted((d.owner, d.face) for d in reading.dice) == [
+        ("Ana", 2), ("Ana", 5), ("Ben", 6)]
+
+
 @pytest.mark.parametrize("calibrated", [(1920, 1440), (480, 360)])
 def test_a_picture_of_another_size_is_read_with_the_calibrated_die_size_scaled_to_it(
     tmp_path: Path, calibrated: tuple[int, int]

@@ -430,6 +430,23 @@ def test_a_read_only_config_is_left_alone_and_seats_without_a_picture_say_its_si
     assert "of a 2028x1520 picture: the config's camera size" in capsys.readouterr().out
 
 
+def test_seats_alone_for_a_camera_of_no_known_picture_size_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, a folder's (or a USB camera's) zones were laid out on the default 2028x1520
+    # picture whatever its own size: every reveal then found the dice in the wrong zones.
+    config = tmp_path / "dudo.toml"
+    written = "[camera]\nsource = 'folder:frames'\n"
+    config.write_text(written)
+    assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 1
+    assert ("--seats 4: the size of the camera's pictures is not known"
+            in capsys.readouterr().err)
+    assert config.read_text() == written
+    config.write_text(written + "width = 1280\nheight = 960\n")
+    assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 0
+    assert load_calibration(config).seats.centre == (640.0, 480.0)
+
+
 @pytest.mark.parametrize(
     ("other", "said"),
     [("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
