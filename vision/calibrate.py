@@ -270,8 +270,11 @@ def _from_source(
     )
     source: FrameSource = open_source(spec, settings=settings)
     try:
-        source.start()
+        source.start()  # a camera missing is said before the players are asked for anything
+        if empty_frame is None and interactive:
+            input("Clear the glass (no dice, no cups, the light under it on), then press Enter: ")
         if isinstance(source, PicameraSource):
+            # Metered on the empty glass as the players left it, not on hands and cups.
             settings = source.exposure()
             source.settings = settings
             source.close()  # start again with exposure and white balance locked
@@ -281,8 +284,6 @@ def _from_source(
                 f"colour gains {settings.colour_gains}"
             )
         if empty_frame is None:
-            if interactive:
-                input("Clear the glass (no dice), then press Enter: ")
             empty_frame = source.capture()
         if dice_frame is None and interactive:
             # Thrown, the dice lie turned as at a reveal; the die size is the median of their

@@ -737,3 +737,28 @@ def test_the_die_size_is_measured_on_dice_read_surely_only(
     assert main(["calibrate", "--config", str(config), "--dice", str(picture)]) == 1
     assert "dice.png: no die read surely (3 doubtful)" in capsys.readouterr().err
     assert config.read_text() == "[vision]\ndoubt_threshold = 1.0\n"
+
+
+def test_picamera2_is_metered_and_locked_on_the_glass_once_it_is_cleared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the exposure was metered as the command started, on the hands and cups still
+    # on the glass (or the light still off), then locked for every reveal.
+    from tests.vision.test_sources import RecordingPicamera2
+
+    said: list[str] = []
+
+    class Camera(RecordingPicamera2):
+        def capture_metadata(self) -> dict[str, object]:
+            said.append("metered")
+            return super().capture_metadata()
+
+        def capture_array(self, stream: str) -> np.ndarray:
+            super().capture_array(stream)
+            return np.full((1520, 2028, 3), 120, np.uint8)  # the empty glass, lit
+
+    monkeypatch.setattr("vision.sources._picamera2_class", lambda: Camera)
+    monkeypatch.setattr("builtins.input", lambda prompt: said.append(prompt) or "s")
+    lines = calibrate(tmp_path / "dudo.toml", source_spec="picamera2", interactive=True)
+    assert said[0].startswith("Clear the glass") and said[1] == "metered", said
+    assert "exposure locked: 8000 us, gain 1.50, colour gains (1.9, 1.6)" in lines
