@@ -209,3 +209,14 @@ def take_control(page: Any) -> None:
     page.fill("#pin", PIN)
     page.click("#pin-form button[type=submit]")
     expect(page.locator("#lock")).to_have_class("lock on")
+
+
+def wait_until_held(phone: Any, held: list[Any]) -> None:
+    """Wait until the one request held by a route (its handler keeps the route in ``held``)
+    has reached the test: the page may have sent it before Playwright hands its route over,
+    which it does only while the test waits on it (seen in CI: the list still empty)."""
+    for _ in range(500):
+        if held:
+            break
+        phone.wait_for_timeout(20)
+    assert len(held) == 1

@@ -24,6 +24,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    wait_until_held,
 )
 
 pytestmark = pytest.mark.browser
@@ -289,17 +290,6 @@ def a_phone_holding_the_first(browser: Any, server: str, path: str) -> tuple[Any
     phone.route(f"**{path}", hold_the_first)
     phone.goto(server)
     return phone, held
-
-
-def wait_until_held(phone: Any, held: list[Any]) -> None:
-    """Wait until the held request's route has reached the test: the page may have sent it
-    (its ``historyAsked`` counted) before Playwright hands its route over, which it does only
-    while the test waits on it (seen in CI: the list still empty)."""
-    for _ in range(500):
-        if held:
-            break
-        phone.wait_for_timeout(20)
-    assert len(held) == 1
 
 
 def the_history(server: str) -> list[str]:

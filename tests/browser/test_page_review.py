@@ -32,6 +32,7 @@ from tests.browser.conftest import (
     stop_serve,
     take_control,
     wait_out_the_hold,
+    wait_until_held,
 )
 
 pytestmark = pytest.mark.browser
@@ -475,12 +476,14 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
     wait_out_the_hold(phone, bid)  # a key press does not wait for a held button
     undo = phone.locator("#undo")
     expect(undo).to_be_enabled()
+    sent: list[Any] = []
+    phone.route("**/api/actions", lambda route: sent.append(route))  # sent when let go
     undo.focus()
     phone.keyboard.press("Enter")
     # Held while it is sent and just after: it keeps the keyboard's focus then (a disabled
     # button lost it, and a screen reader went with it to the page's top), and a second
     # press in that time does nothing.
-    phone.wait_for_function("document.querySelector('#undo[data-held]')", polling="raf")
+    wait_until_held(phone, sent)
     assert phone.evaluate(
         "[document.activeElement.id, document.activeElement.getAttribute('aria-disabled'),"
         " (document.activeElement.click(), document.activeElement.id),"
@@ -488,10 +491,13 @@ def test_the_keyboard_s_focus_comes_back_to_a_button_once_its_action_is_answered
         " getComputedStyle(document.activeElement).outlineStyle]"
     ) == ["undo", "true", "undo", "0.6", "solid"]  # its ring less faded than the held buttons
     expect(undo).to_be_disabled()  # to Playwright and to a screen reader
+    assert len(sent) == 1  # the press while held sent nothing
+    sent[0].continue_()
+    phone.unroute("**/api/actions")
     expect(phone.locator("#round-bids li")).to_have_count(1)  # Ben's bid taken back
     expect(undo).to_be_enabled()  # released
     expect(undo).to_be_focused()
-    assert get_state(server)["bid"]["player"] == "Ana"  # the press while held sent nothing
+    assert get_state(server)["bid"]["player"] == "Ana"
     phone.keyboard.press("Enter")  # the focus is back: a second undo from the keyboard
     expect(phone.locator("#bid")).to_contain_text("no bid")
     assert get_state(server)["bid"] is None
