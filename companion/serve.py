@@ -479,6 +479,10 @@ def _open_camera(
     except ImportError as err:
         return None, None, f"the camera cannot be used ({err}): enter the reveal by hand", None
     spec = "sim" if sim else calibration.camera.source
+    if seed is not None and spec != "sim":
+        raise StartError(f"--seed {seed} makes the simulated rolls repeatable: give it with"
+                         f" --sim (or [camera] source = 'sim'), not for this table's camera"
+                         f" ({spec})")
     if spec == "none":
         return None, None, None, None
     unreadable = _models_unreadable(config, reader)

@@ -306,10 +306,12 @@ def run_serve(argv: list[str]) -> int:
          "[seats] first_angle = nan: must be a number"),
         (["--sim"], "[camera]\nsourc = 'none'\n", "unknown key(s) in [camera]: sourc"),
         (["--sim"], "[colours]\nAna = 'rouge'\n", "[colours] Ana = 'rouge'"),
+        (["--seed", "5"], "[camera]\nsource = 'none'\n", "--seed 5 makes the simulated rolls"
+                                                        " repeatable: give it with --sim"),
     ],
     ids=["bad pin", "bad port", "missing config", "unknown key", "bad TOML", "bad seats",
          "bad pin map", "unknown camera", "huge frame", "no angle", "sim: camera typo",
-         "sim: colour"],
+         "sim: colour", "seed: no sim"],
 )
 def test_a_bad_setting_stops_serve_at_once_with_a_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], config: str | None,
@@ -343,7 +345,7 @@ def test_a_missing_reader_model_is_said_at_start_and_the_reveal_is_typed_in(
                       "[vision]\nmodel_path = 'nope.onnx'\n")
     loaded = load_config(config, data=tmp_path / "data")
     with ExitStack() as stack:
-        companion = build(loaded, sim=sim, seed=1, stack=stack)
+        companion = build(loaded, sim=sim, seed=1 if sim else None, stack=stack)
         fault = companion.table.state()["faults"]["camera"]
         assert fault.startswith(f"{config}: [vision]: dice reader model missing: ")
         assert fault.endswith("nope.onnx: enter the reveal by hand")
@@ -560,7 +562,7 @@ def test_a_panel_output_that_cannot_start_is_said_and_the_buttons_still_play(
     config = tmp_path / "table.toml"
     config.write_text(f"[camera]\nsource = 'folder:{tmp_path / 'frames'}'\n")  # none there
     with ExitStack() as stack:
-        companion = build(load_config(config, data=tmp_path / "data"), sim=False, seed=1,
+        companion = build(load_config(config, data=tmp_path / "data"), sim=False, seed=None,
                           stack=stack)
         table = companion.table
         assert table.state()["faults"]["gpio"] == (
@@ -585,7 +587,7 @@ def test_a_camera_missing_at_start_is_opened_at_the_next_call_and_reads_its_reve
     config = tmp_path / "table.toml"
     config.write_text(f"[camera]\nsource = 'folder:{frames}'\n")
     with ExitStack() as stack:
-        table = build(load_config(config, data=tmp_path / "data"), sim=False, seed=1,
+        table = build(load_config(config, data=tmp_path / "data"), sim=False, seed=None,
                       stack=stack).table
         page = create_app(table, {"TABLE_PIN": PIN, "TESTING": True}).test_client()
         pin = {"X-Table-Pin": PIN}
