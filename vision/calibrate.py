@@ -22,6 +22,7 @@ import os
 import stat
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -121,8 +122,12 @@ def calibrate(
     empty_frame = _load(empty) if empty else None
     dice_frame = _load(dice) if dice else None
     if source_spec:
+        def check_empty(frame: np.ndarray) -> None:  # before the dice are asked for
+            _check_empty(frame, "the empty glass", camera, path,
+                         config_from_dict(vision, source=str(path)), [])
+
         empty_frame, dice_frame, camera = _from_source(
-            source_spec, camera, empty_frame, dice_frame, interactive, lines
+            source_spec, camera, empty_frame, dice_frame, interactive, lines, check_empty
         )
     frames = [f for f in (empty_frame, dice_frame) if f is not None]
     if len(frames) == 2 and frames[0].shape[:2] != frames[1].shape[:2]:
@@ -259,8 +264,10 @@ def _from_source(
     dice_frame: np.ndarray | None,
     interactive: bool,
     lines: list[str],
+    check_empty: Callable[[np.ndarray], None],
 ) -> tuple[np.ndarray | None, np.ndarray | None, CameraSettings]:
-    """Frames from a live source, and its exposure locked when it is a Picamera2."""
+    """Frames from a live source, and its exposure locked when it is a Picamera2; the empty
+    glass taken is checked (``check_empty``) before the dice are asked for."""
     kind, _, where = spec.partition(":")
     if kind in ("folder", "device") and where and not where.isdigit():
         # Written to the config, the path must not depend on the service's own directory.
@@ -285,6 +292,7 @@ def _from_source(
             )
         if empty_frame is None:
             empty_frame = source.capture()
+            check_empty(empty_frame)  # dice left on it are said now, not after a throw
         if dice_frame is None and interactive:
             # Thrown, the dice lie turned as at a reveal; the die size is the median of their
             # upright boxes, which dice lined up square make smaller.

@@ -307,6 +307,23 @@ def test_a_video_device_named_by_a_relative_path_is_written_whole(
     assert load_calibration(config).camera.source == f"device:{(tmp_path / 'glass.avi').resolve()}"
 
 
+def test_dice_left_on_the_glass_are_said_before_the_dice_are_asked_for(
+    tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before, the engineer was asked to throw the dice, and only then told the glass had
+    # not been empty.
+    folder = camera_folder(tmp_path, photos[1])  # the camera sees dice as the glass is taken
+    config = tmp_path / "dudo.toml"
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or "")
+    assert main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"]) == 1
+    assert "the empty glass shows 8 dice at" in capsys.readouterr().err
+    assert [text.split(" (")[0] for text in asked] == ["Clear the glass"]
+    assert not config.exists()
+
+
 @pytest.mark.parametrize("stop", [EOFError, KeyboardInterrupt], ids=["ctrl-d", "ctrl-c"])
 def test_stopping_at_a_prompt_writes_nothing_and_says_so(
     tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
