@@ -262,16 +262,16 @@ class Game:
             return {self._names[call.target]: self._dice[call.target]}
         return {self._names[i]: d for i, d in enumerate(self._dice) if d}
 
-    def legal_bids(self) -> list[Bid]:
-        """Every legal next bid of the player to act, ascending, quantities up to the dice
-        in play (see :mod:`companion.bidding` for the order)."""
+    def legal_bids(self, up_to: int | None = None) -> list[Bid]:
+        """Every legal next bid of the player to act, ascending, quantities up to ``up_to``
+        (default: the dice in play; see :mod:`companion.bidding` for the order)."""
         seat = self._turn
         if self.phase != "bidding" or seat is None:
             return []
         return bidding.generate(
             self.rules,
             (self._bid_q, self._bid_f) if self._bid_f else None,
-            dice_in_play=sum(self._dice),
+            dice_in_play=sum(self._dice) if up_to is None else up_to,
             wild=self._wild,
             locked_face=locked_face(self, seat),
             palifico_round=self._palifico is not None,

@@ -158,11 +158,17 @@ class Table:
             return {p["name"]: p["dice"] for p in self._game.state(referee=True)["players"]}
 
     def legal_bids(self) -> list[Bid]:
-        """Every legal next bid for the player to act, ascending (empty outside bidding)."""
+        """Every legal next bid for the player to act, ascending (empty outside bidding).
+
+        Quantities go up to the dice in play; at a table that hides how many remain
+        (``lost_dice_visible`` off), up to the dice at the start: the highest bid the page
+        and the dial offer would tell it."""
         with self._lock:
-            if self._game is None or self._game.phase != "bidding":
+            game = self._game
+            if game is None or game.phase != "bidding":
                 return []
-            return self._game.legal_bids()
+            hidden = not game.rules.lost_dice_visible
+            return game.legal_bids(up_to=game.rules.dice * len(game.players) if hidden else None)
 
     def record(self) -> str | None:
         """The current game's record (JSON Lines, as ``dudo replay`` reads), or None."""

@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from companion.game import Game
+from companion.record import replay
 from companion.table import Table
 from companion.web import create_app
 from tests.web.conftest import HEADER, PLAYERS
@@ -393,6 +394,13 @@ def test_where_the_counts_are_hidden_the_record_of_the_game_on_is_for_the_pin_ho
                    {"action": "reveal", "dice": {"Ana": [1, 2, 3, 5, 6], "Ben": [2] * 5}}):
         assert client.post("/api/actions", json=action, headers=pin).status_code == 200
     assert table.state()["players"][0]["dice"] is None  # the page is told no count
+    # Nor the bids offered: up to the ten dice of the start, not the nine in play (the highest
+    # quantity offered said how many dice remain).
+    offered = client.get("/api/bids").get_json()["bids"]
+    assert max(b["quantity"] for b in offered) == 10
+    assert all(b["odds"] is None for b in offered)
+    referee = replay((table.record() or "").splitlines())  # the referee's own account
+    assert max(b.quantity for b in referee.legal_bids()) == 9  # RULES.md: the dice in play
     # Replayed, the record would count Ana's four dice: a watching phone is refused it.
     for path in ("/api/record", f"/api/games/{game_id}/record"):
         refused = client.get(path)
