@@ -42,6 +42,18 @@ def _split(
     return known, dice_in_play - len(own)
 
 
+@lru_cache(maxsize=64)
+def _tails(n: int, sixths: int) -> tuple[int, ...]:
+    """For each k from 0 to n: in how many of the 6**n throws of n dice at least k count,
+    each die counting on ``sixths`` of its faces (one pass for every k: whole numbers, with
+    no fraction reduced at each term, so hundreds of dice take milliseconds)."""
+    ways = [comb(n, i) * sixths**i * (6 - sixths) ** (n - i) for i in range(n + 1)]
+    tails = [0] * (n + 2)
+    for i in range(n, -1, -1):
+        tails[i] = tails[i + 1] + ways[i]
+    return tuple(tails[: n + 1])
+
+
 @lru_cache(maxsize=4096)
 def _at_least(n: int, k: int, sixths: int) -> Fraction:
     """P(at least k of n dice count), each counting with chance sixths/6."""
@@ -49,9 +61,7 @@ def _at_least(n: int, k: int, sixths: int) -> Fraction:
         return Fraction(1)
     if k > n:
         return Fraction(0)
-    p = Fraction(sixths, 6)
-    q = 1 - p
-    return sum((comb(n, i) * p**i * q ** (n - i) for i in range(k, n + 1)), Fraction(0))
+    return Fraction(_tails(n, sixths)[k], 6**n)
 
 
 def chance_fraction(
