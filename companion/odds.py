@@ -36,6 +36,9 @@ def _split(
     if dice_in_play < 0:
         raise ValueError(f"dice in play {dice_in_play} (cannot be negative)")
     own = own or ()
+    if isinstance(own, (str, bytes)) or any(
+            type(d) is not int or not 1 <= d <= 6 for d in own):
+        raise ValueError(f"own dice {own!r}: a list of faces 1-6")
     if len(own) > dice_in_play:
         raise ValueError(f"{len(own)} own dice but only {dice_in_play} in play")
     known = sum(1 for d in own if d == face or (wild_aces and face != 1 and d == 1))

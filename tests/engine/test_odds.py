@@ -75,3 +75,7 @@ def test_bad_odds_questions_are_value_errors() -> None:
         odds.chance(1, 7, 10)
     with pytest.raises(ValueError, match="3 own dice but only 2 in play"):
         odds.chance(1, 3, 2, own=[1, 2, 3])
+    # Before, a die that is no face counted for none, and the chance was quietly wrong.
+    for own in ([7, 0], "3", [True], [3.0]):
+        with pytest.raises(ValueError, match="a list of faces 1-6"):
+            odds.chance(1, 3, 2, own=own)  # type: ignore[arg-type]
