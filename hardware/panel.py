@@ -552,12 +552,13 @@ class Panel:
         kinds = {a.kind for a in announcements}
         turn_moved = turn != self._turn
         self._turn = turn
+        # Each time the players' hands become needed, they are called once (kept up to date
+        # under a loud signal too: a game won, undone back into its reveal, calls them).
+        waiting, called = _waiting_for_the_players(state), self._players_called
+        self._players_called = waiting
         for kind, sound in LOUD:
             if kind in kinds:
                 return sound
-        # Each time the players' hands become needed, they are called once.
-        waiting, called = _waiting_for_the_players(state), self._players_called
-        self._players_called = waiting
         if waiting and not called:
             return "look"
         return "your_turn" if turn_moved and turn is not None else ""

@@ -276,6 +276,22 @@ def test_a_round_bid_by_dial_called_dudo_and_revealed(
     assert blinking_seats(panel) == []
 
 
+def test_a_won_game_undone_back_into_its_reveal_calls_the_players_to_a_phone_again(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    # Before, the game's won tune left the players marked as called: the undo back into the
+    # reveal, its dice to be typed in again, beeped once, as for any action.
+    new_game(table, ["Ana", "Ben"], dice=1)
+    driver.press("dial")  # Ana bids
+    assert heard(lambda: driver.press("dudo")) == LOOK  # no camera: type the dice in
+    assert table.state()["bid"]["quantity"] == 1 and table.state()["bid"]["face"] != 3
+    assert heard(lambda: reveal(table, Ana=[3], Ben=[3])) == 6  # no die for the bid: Ben wins
+    assert (table.state()["phase"], table.state()["winner"]) == ("over", "Ben")
+    assert heard(lambda: driver.press("undo", hold_s=UNDO_S * 4)) == LOOK
+    assert table.state()["phase"] == "reveal"
+
+
 def test_calza_from_another_seat_names_the_caller_by_the_seat_button(
     table: Table, panel: Panel, driver: MockPanelDriver,
     heard: Callable[[Callable[[], object]], int],
