@@ -338,8 +338,12 @@ def _spec(name: str, entry: object, where: str) -> PinSpec:
                else _BUZZER_KEYS if name == "buzzer" else _OUTPUT_KEYS)
     for key, value in fields.items():
         if key not in allowed:
+            hint = (f" (active_low = {str(value).lower()}: write active_high ="
+                    f" {str(not value).lower()})"
+                    if key == "active_low" and "active_high" in allowed
+                    and isinstance(value, bool) else "")
             raise ValueError(f"{where}: {name!r} has an unknown key {key!r}; "
-                             f"it takes {', '.join(sorted(allowed))}")
+                             f"it takes {', '.join(sorted(allowed))}{hint}")
         if key != "pin" and not isinstance(value, bool):
             raise ValueError(f"{where}: {name}.{key} must be true or false, got {value!r}")
     if "pin" not in fields:

@@ -82,6 +82,8 @@ def test_the_printed_map_gives_bcm_and_header_pins_for_the_builder() -> None:
         ({"dudo": {"pull_up": True}}, "'dudo' has no pin number"),
         ({"dudo": {"pin": 5, "pull_up": "yes"}}, "dudo.pull_up must be true or false"),
         ({"light": {"pin": 4, "pull_up": False}}, "'light' has an unknown key 'pull_up'"),
+        ({"light": {"pin": 4, "active_low": True}},
+         "(active_low = true: write active_high = false)"),
         ({"dudo": {"pin": 5, "tonal": True}}, "'dudo' has an unknown key 'tonal'"),
         ({"dial_a": {"pin": 17, "pull_up": False}, "dial_b": 27}, "unknown key 'pull_up'"),
         ({"dial_a": 17}, "the encoder needs both dial_a and dial_b; 'dial_b' is missing"),
