@@ -1,8 +1,9 @@
 """The virtual panel of ``dudo serve --sim``: the page presses gpiozero's mock pins.
 
 ``/api/sim/press`` and ``/api/sim/dial`` drive the pins through
-``hardware.sim.MockPanelDriver``, so the real panel code (debounce, dial, seat buttons,
-UNDO hold) turns them into table actions exactly as on the Pi. Registered only with --sim.
+``hardware.sim.MockPanelDriver``, so the real panel code (dial, seat buttons, UNDO hold,
+double presses) turns them into table actions as on the Pi; not the debounce, gpiozero's
+``bounce_time``, which its mock pins do not apply. Registered only with --sim.
 """
 
 from __future__ import annotations
