@@ -292,7 +292,8 @@ def _from_source(
             )
         if empty_frame is None:
             empty_frame = source.capture()
-            check_empty(empty_frame)  # dice left on it are said now, not after a throw
+            if interactive:  # dice left on it are said now, not after the throw
+                check_empty(empty_frame)
         if dice_frame is None and interactive:
             # Thrown, the dice lie turned as at a reveal; the die size is the median of their
             # upright boxes, which dice lined up square make smaller.
