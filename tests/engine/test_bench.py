@@ -22,4 +22,6 @@ def test_the_benchmark_prints_each_run_and_the_median(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("5 random games of 6 players x 5 dice (perudo), 3 runs")
     assert [line.split(":")[0] for line in out[1:4]] == ["run 1", "run 2", "run 3"]
-    assert re.fullmatch(r"median: [\d,]+ games/s, [\d,]+ actions/s.*", out[-1])
+    assert re.fullmatch(r"median: [\d,]+ games/s, [\d,]+ actions/s.*", out[-2])
+    assert re.fullmatch(r"odds of the 1,190 bids offered at a table of 200 dice: median"
+                        r" [\d.]+ ms \(max [\d.]+, 5 runs\)", out[-1])
