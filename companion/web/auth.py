@@ -121,44 +121,70 @@ class ControlSessions:
     ``pin_mark`` names the PIN they were opened with (a keyed hash, never the PIN): sessions
     kept under another PIN are dropped, so a PIN changed (or drawn afresh at a start) ends
     the control of every phone that had the old one.
+
+    A session opened in this run ages by ``running`` (the monotonic clock), not by the wall
+    clock: a Pi has no clock of its own, so one switched off for a week starts at the time
+    it stopped and jumps a week ahead once the network sets its clock, and a phone signed in
+    before that would lose control in the middle of a game. A session kept from an earlier
+    run ages by the wall clock (the days the table was off count), and is kept to the file at
+    the wall time it was opened as the wall clock now tells it.
     """
 
     def __init__(self, path: Path | None = None, keep: int = 256, *, pin_mark: str = "",
-                 days: float = 7.0, clock: Callable[[], float] = time.time) -> None:
+                 days: float = 7.0, clock: Callable[[], float] = time.time,
+                 running: Callable[[], float] = time.monotonic) -> None:
         self.path = path
         self.keep = keep
         self.pin_mark = pin_mark
         self.max_age_s = days * 86400.0
         self._clock = clock
+        self._running = running
         self._lock = threading.Lock()
+        # When each session was opened: kept ones at their wall time, this run's by the
+        # running clock (``_here`` names them).
         self._opened: dict[str, float] = self._load()
+        self._here: set[str] = set()
+        self._saved_offset = 0.0  # the wall clock less the running clock at the last save
         self._save()  # as loaded: sessions of another PIN gone for good, not back with it
 
     def open(self) -> str:
         """A new session's id."""
         sid = secrets.token_urlsafe(18)
         with self._lock:
-            self._opened[sid] = self._clock()
-            for old in sorted(self._opened, key=self._opened.__getitem__)[: -self.keep]:
-                del self._opened[old]
+            self._opened[sid] = self._running()
+            self._here.add(sid)
+            for old in sorted(self._opened, key=self._age, reverse=True)[: -self.keep]:
+                self._drop(old)
             self._save()
         return sid
 
     def close(self, sid: object) -> None:
         """End a session for good (any copy of its cookie has no control after)."""
         with self._lock:
-            if isinstance(sid, str) and self._opened.pop(sid, None) is not None:
+            if isinstance(sid, str) and sid in self._opened:
+                self._drop(sid)
                 self._save()
 
     def __contains__(self, sid: object) -> bool:
         with self._lock:
             if not isinstance(sid, str) or sid not in self._opened:
                 return False
-            if self._clock() - self._opened[sid] < self.max_age_s:
+            if self._age(sid) < self.max_age_s:
+                if abs(self._clock() - self._running() - self._saved_offset) > 60.0:
+                    self._save()  # the wall clock was set: kept at the time it gives now
                 return True
-            del self._opened[sid]  # too old: the PIN again
+            self._drop(sid)  # too old: the PIN again
             self._save()
             return False
+
+    def _age(self, sid: str) -> float:
+        """How long ago a session was opened (seconds)."""
+        now = self._running() if sid in self._here else self._clock()
+        return now - self._opened[sid]
+
+    def _drop(self, sid: str) -> None:
+        del self._opened[sid]
+        self._here.discard(sid)
 
     def _load(self) -> dict[str, float]:
         if self.path is None or not self.path.exists():
@@ -179,7 +205,10 @@ class ControlSessions:
             return
         part = self.path.with_name(self.path.name + ".part")
         try:
-            part.write_text(json.dumps({"pin": self.pin_mark, "opened": self._opened}),
+            now = self._clock()
+            self._saved_offset = now - self._running()
+            opened = {sid: now - self._age(sid) for sid in self._opened}
+            part.write_text(json.dumps({"pin": self.pin_mark, "opened": opened}),
                             encoding="utf-8")
             os.replace(part, self.path)
         except OSError as err:

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from companion.table import Table
 from companion.web import create_app
-from companion.web.auth import ControlSessions, PinLimiter
+from companion.web.auth import ControlSessions, PinLimiter, pin_mark
 from tests.web.conftest import HEADER, PIN
 
 BID = {"action": "bid", "player": "Ana", "quantity": 3, "face": 4}
@@ -255,14 +255,51 @@ def test_a_changed_pin_ends_the_control_of_every_phone_that_had_the_old_one(
 
 def test_a_control_session_lasts_a_week(table: Table) -> None:
     app = create_app(table, {"TABLE_PIN": PIN, "TESTING": True})
-    now = [1_000_000.0]
-    app.extensions["dudo"].sessions = ControlSessions(clock=lambda: now[0])
+    wall, running = [1_000_000.0], [50.0]
+    app.extensions["dudo"].sessions = ControlSessions(clock=lambda: wall[0],
+                                                      running=lambda: running[0])
     phone = app.test_client()
     assert login(phone).status_code == 200
-    now[0] += 6.9 * 86400
+    for clock in (wall, running):
+        clock[0] += 6.9 * 86400
     assert phone.get("/api/session").get_json()["control"] is True
-    now[0] += 0.2 * 86400
+    for clock in (wall, running):
+        clock[0] += 0.2 * 86400
     assert phone.get("/api/session").get_json()["control"] is False
+
+
+def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_control(
+    table: Table, game: dict[str, Any], tmp_path: Any
+) -> None:
+    # A Pi has no clock of its own: switched on after ten days off, it starts at the time it
+    # stopped, and a phone signs in before the network sets the clock ten days ahead.
+    config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
+              "SESSIONS_FILE": tmp_path / "sessions.json"}
+    wall, running = [1_000_000.0], [50.0]
+
+    def table_started() -> Flask:
+        app = create_app(table, config)
+        app.extensions["dudo"].sessions = ControlSessions(
+            config["SESSIONS_FILE"], pin_mark=pin_mark(app.config),
+            clock=lambda: wall[0], running=lambda: running[0])
+        return app
+
+    phone = table_started().test_client()
+    token = login(phone).get_json()["csrf"]
+    wall[0] += 10 * 86400
+    running[0] += 60
+    assert phone.post("/api/actions", json=BID, headers={"X-CSRF-Token": token}).status_code == 200
+    # Kept at the time the network's clock gives: the table restarted keeps it too...
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    again = table_started().test_client()
+    again.set_cookie("dudo_session", cookie.value)
+    assert again.get("/api/session").get_json()["control"] is True
+    # ...and, kept from an earlier run, it counts the days the table was off.
+    wall[0] += 7 * 86400
+    later = table_started().test_client()
+    later.set_cookie("dudo_session", cookie.value)
+    assert later.get("/api/session").get_json()["control"] is False
 
 
 def test_many_addresses_together_guess_no_faster_than_the_table_allows(app: Flask) -> None:
