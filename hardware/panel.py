@@ -149,6 +149,7 @@ class Panel:
         # press for the player to act just after it may have been meant for the one before.
         self._moved_at = -float("inf")
         self._event_turn: str | None = None
+        self._event_game: object = None  # the game_id of the last state the table sent
         # The game when UNDO went down: its game_id and moves (None: no game).
         self._undo_seen: tuple[int, int] | None = None
         # The button that starts another game once the game is over, held again_hold_s;
@@ -470,6 +471,13 @@ class Panel:
                     and turn != self._event_turn:
                 self._moved_at = time.monotonic()  # not by this panel's own press
             self._event_turn = turn
+            game_id = event.state.get("game_id")
+            if game_id != self._event_game:
+                # Another game (a phone started it, or an undo went back to the last): a
+                # seat pressed before names nobody in it (the panel's own start clears it too).
+                self._event_game = game_id
+                with self._lock:
+                    self._seat = None
             if collecting is not None:
                 collecting.append(event)
             else:

@@ -1030,6 +1030,19 @@ def test_a_short_push_after_the_game_says_nothing_of_it_once_a_phone_started_ano
     assert sounds(buzzer) != 3  # no reject signal
 
 
+def test_a_seat_pressed_at_the_game_s_end_names_nobody_in_the_game_a_phone_starts(
+    table: Table, panel: Panel, driver: MockPanelDriver
+) -> None:
+    finish_a_game(table)
+    driver.press("seat2")  # Ben won the roll-off, to open the next game from the panel...
+    new_game(table)  # ...but a phone starts it, Ana opening
+    assert blinking_seats(panel) == []
+    driver.press("dial")  # Ana bids, within the seat's window
+    calm(panel)
+    state = table.state()
+    assert state["bid"]["player"] == "Ana" and state["turn"] == "Ben"
+
+
 def test_without_a_seat_the_same_player_opens_the_next_game_as_the_last(
     table: Table, panel: Panel, driver: MockPanelDriver
 ) -> None:
