@@ -6,7 +6,8 @@ rejected 3, player out 4, the palifico tune 5, game won 6. A passive piezo (``to
 in the pin map) plays them as notes through gpiozero's ``TonalBuzzer``; an active
 buzzer beeps the same rhythm through ``Buzzer``. Both play in gpiozero's own background
 ``source`` thread, so nothing here ever blocks the caller; a new signal cuts the one
-playing.
+playing, but for a reject: that is heard whole, and the new signal follows it (cut after
+one beep by the next turn's two, it was heard as three: a reject again).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ class Signals:
         self._done = threading.Event()
         self._done.set()
         self._playing: tuple[str, ...] = ()
+        # The signal sounding now and its ticks still to come, as the buzzer takes them.
+        self._sounding: tuple[str, list[Any]] = ("", [])
         self._blinking: set[str] = set()
         self.buzzer: Buzzer | TonalBuzzer | None = None
         self.leds: dict[str, LED] = {}
@@ -119,9 +122,13 @@ class Signals:
         if self.buzzer is None or not names:
             return
         logger.debug("signal %s", " + ".join(names))
+        sounding, rest = self._sounding
+        whole = rest if sounding == "rejected" and not self._done.is_set() else []
+        # Sounding from now on, before the buzzer's thread takes its first tick.
+        self._sounding = ("rejected", whole) if whole else (names[0], self._ticks(names[0]))
         done = threading.Event()
         self._done, self._playing = done, names
-        self.buzzer.source = self._values(names, done)
+        self.buzzer.source = self._values(names, done, first=whole)
 
     def playing(self) -> tuple[str, ...]:
         """The signals still playing (one after another), or () when the buzzer is quiet."""
@@ -131,19 +138,32 @@ class Signals:
         """Wait for the signal playing to end; False if it is still playing."""
         return self._done.wait(timeout)
 
-    def _values(self, names: Sequence[str], done: threading.Event) -> Iterator[Any]:
+    def _values(self, names: Sequence[str], done: threading.Event,
+                first: Sequence[Any] = ()) -> Iterator[Any]:
         # One value per tick for gpiozero's source thread: a TonalBuzzer value is the
-        # note's pitch from -1 to 1 (None is silence), a Buzzer value is on/off.
+        # note's pitch from -1 to 1 (None is silence), a Buzzer value is on/off. ``first``:
+        # the ticks of a reject still to sound before them.
         try:
+            if first:
+                yield from self._sound_out("rejected", first)
+                yield from [self._silence()] * GAP
             for i, name in enumerate(names):
                 if i:
                     yield from [self._silence()] * GAP
-                for tone, ticks in SIGNALS[name]:
-                    value = self._silence() if tone is None else self._sound(tone)
-                    yield from [value] * ticks
+                yield from self._sound_out(name, self._ticks(name))
             yield self._silence()
         finally:
             done.set()
+
+    def _ticks(self, name: str) -> list[Any]:
+        """A signal's values, one a tick."""
+        return [self._silence() if tone is None else self._sound(tone)
+                for tone, length in SIGNALS[name] for _ in range(length)]
+
+    def _sound_out(self, name: str, ticks: Sequence[Any]) -> Iterator[Any]:
+        for k, value in enumerate(ticks):
+            self._sounding = (name, list(ticks[k + 1:]))
+            yield value
 
     def _sound(self, tone: str) -> float | int:
         if isinstance(self.buzzer, TonalBuzzer):

@@ -75,6 +75,24 @@ def test_signals_play_in_the_background_and_the_next_one_cuts_in(
         signals.close()
 
 
+@pytest.mark.parametrize("wait", [True, False], ids=["in its first beep", "at once"])
+def test_a_reject_is_heard_whole_before_the_signal_that_follows_it(
+    pin_factory: MockFactory, sounds: Callable[[Any], int], eventually: Callable[..., bool],
+    wait: bool,
+) -> None:
+    # Cut after one beep by the next turn's two, a reject was heard as three beeps: a reject.
+    signals = Signals(default_pin_map(), tick_s=0.02, pin_factory=pin_factory)
+    try:
+        pin = pin_factory.pin(18)
+        signals.play("rejected")
+        assert not wait or eventually(lambda: pin.state)
+        signals.play("your_turn")
+        assert signals.wait(timeout=5)
+        assert sounds(pin) == 3 + 2
+    finally:
+        signals.close()
+
+
 def test_signals_can_follow_one_another(
     pin_factory: MockFactory, sounds: Callable[[Any], int]
 ) -> None:
