@@ -499,9 +499,19 @@ class Table:
             elif phase != "reveal" and phase_before == "reveal":
                 self._reading = None  # the call was taken back: nothing may be shown
         elif phase == "reveal" and phase_before != "reveal":
-            # A call: the cups come up, the camera takes its one picture.
+            # A call: the cups come up, the camera takes its one picture. Not on a round
+            # whose reveal an undo took back: the call made again looks not at the dice
+            # rolled since, under the cups; the round's reading, as it was, waits to be
+            # confirmed (the call may settle on other dice: on the passer's alone).
             self._reading = None
-            if self.camera is not None:
+            if self._undone_into_reveal():
+                kept = self._last_reveal
+                if kept is not None and kept.round == round_now:
+                    must_show = self._game.expected_dice()
+                    self._reading = replace(
+                        kept, applied=False, confirmed=False,
+                        must_show=None if must_show == kept.expected else must_show)
+            elif self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
             elif self._reopen is not None:
                 self._open_camera_again()
@@ -623,9 +633,10 @@ class Table:
         return not self._undone_into_reveal()
 
     def _undone_into_reveal(self) -> bool:
-        """Whether the game is at a reveal whose dice a reveal showed that an undo took back
-        (whatever came since: a player leaving, its undo, until the next call): those dice may
-        have been rolled again since, for the next round, under the cups."""
+        """Whether the game is at a reveal of a round whose dice a reveal showed that an undo
+        took back (whatever came since: a player leaving, its undo, the call itself taken
+        back and made again): those dice may have been rolled again since, for the next
+        round, under the cups."""
         game = self._game
         if game is None or game.phase != "reveal":
             return False
@@ -636,9 +647,11 @@ class Table:
             elif in_force:
                 in_force.pop()
         kept = set(in_force)
-        call = max((i for i in in_force if game.actions[i].get("action") in _CALLS), default=-1)
+        # This round began after the last reveal that stands.
+        began = max((i for i in in_force if game.actions[i].get("action") == "reveal"),
+                    default=-1)
         return any(action.get("action") == "reveal" and i not in kept
-                   for i, action in enumerate(game.actions) if i > call)
+                   for i, action in enumerate(game.actions) if i > began)
 
     def _open_camera_again(self) -> None:
         """Open the camera the table has not got, on a thread of its own (the call is not kept

@@ -978,6 +978,35 @@ def test_a_retake_at_a_reveal_an_undo_went_back_to_waits_for_the_players_to_say_
         journal.close()
 
 
+def test_a_call_made_again_after_its_reveal_was_undone_looks_not_at_the_dice_rolled_since(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # The reveal and the call taken back once the next round's dice were rolled (a slip, or
+    # the call pressed for the wrong seat), and the call made again. Before, the camera
+    # looked 3 s later, at the next round's dice under the cups, and every phone was shown
+    # them.
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    looked, waiting = camera.last_scene, table.state()["reading"]
+    try:
+        assert table.submit({"action": "undo"}).ok  # the call
+        assert "reading" not in table.state()
+        assert table.submit(DUDO).ok
+        assert table.wait_idle(10)
+        state = table.state()
+        assert (state["phase"], state["round"], state["capturing"]) == ("reveal", 1, False)
+        assert state["undone_into_reveal"] is True  # Take again asks first, on the page
+        assert camera.last_scene is looked  # the camera did not look again
+        # The round's own reading, of the dice as they were, waits to be confirmed.
+        assert state["reading"]["dice"] == waiting["dice"] and not state["reading"]["applied"]
+        assert table.retake().ok is False
+        assert table.confirm_reading().ok
+        state = table.state()
+        assert state["round"] == 2 and state["last_result"]["dice"] == ROLLED
+    finally:
+        table.close()
+        journal.close()
+
+
 def test_a_player_leaving_at_a_reveal_an_undo_went_back_to_looks_not_at_the_dice_rolled_since(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
