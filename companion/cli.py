@@ -104,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="TOML config (the options above, given, win over it; default: none,"
                         " not even the dudo.toml dudo calibrate writes)")
-    p.add_argument("--seed", type=_seed, default=None, help="repeatable simulated rolls")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="repeatable simulated rolls (for tests: whoever knows N knows every roll)")
 
     p = sub.add_parser("panel-test", help="check the table's wiring on a real Pi")
     p.add_argument("--config", metavar="FILE", default=None,

@@ -6,8 +6,8 @@ still in, as many dice as the table says they hold, and puts them under the simu
 faces only from the camera's one picture at the reveal, exactly as with real cups.
 
 Each round's roll is a pure function of (seed, game, round, player, dice held), so ``--seed``
-makes a whole game repeatable, and an undo back into a round finds the same dice under the
-cups.
+makes a whole game repeatable (and known to whoever knows the seed: a seed is for tests and
+demonstrations), and an undo back into a round finds the same dice under the cups.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class SimulatedCups:
 
     def __init__(self, table: Table, camera: CupCamera, seed: int | None = None) -> None:
         self.camera = camera
-        self.seed = seed if seed is not None else secrets.randbits(32)
+        # Unseeded, 128 bits: one reveal's dice must not tell the seed, and so every later roll.
+        self.seed = seed if seed is not None else secrets.randbits(128)
         self._lock = threading.Lock()
         self._dice: dict[str, list[int]] = {}
         self._table = table
