@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.locate import Candidate
-from vision.nets import CROP_DIE_PX, CROP_PX, NOT_A_DIE, Nets, normalise
+from vision.nets import CROP_DIE_PX, CROP_PX, MOST_CROPS, NOT_A_DIE, Nets, normalise
 from vision.sure import settled
 
 # A doubtful die the second reader reads, as first seen, at least this surely (a face, or
@@ -59,9 +59,11 @@ def read_faces(image: np.ndarray, candidates: list[Candidate], nets: Nets) -> li
         readings[i] = [p]
     doubted = [i for i in unsure if readings[i][0].max() < SECOND_SURE]
     again = [(i, look) for i in doubted for look in _LOOKS]
-    looks = [_looked(_cut(image, candidates[i], zoom), turns) for i, (zoom, turns) in again]
-    for (i, _), p in zip(again, _probabilities(nets.read_again, looks), strict=True):
-        readings[i].append(p)
+    for start in range(0, len(again), MOST_CROPS):  # cut as read: a frame of hundreds of
+        part = again[start: start + MOST_CROPS]     # doubtful things holds no 1 GB of looks
+        looks = [_looked(_cut(image, candidates[i], zoom), turns) for i, (zoom, turns) in part]
+        for (i, _), p in zip(part, _probabilities(nets.read_again, looks), strict=True):
+            readings[i].append(p)
     reads = []
     for each in readings:
         mean = np.mean(each, axis=0)

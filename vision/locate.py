@@ -335,11 +335,21 @@ def _suppress_overlaps(found: list[Candidate]) -> list[Candidate]:
     Half a die of this photograph (the median size of its sure candidates) at most: the
     sizes of two dice pushed together come out too large, and would hide one of them.
     """
+    if not found:
+        return []
     sure = _sure(found)
     die = statistics.median(sure) if sure else math.inf
+    # The candidates kept, by cells of the farthest two may lie and still be one die: each
+    # is checked against its neighbours' cells only (a frame of thousands of things that look
+    # like dice, a chessboard, took seconds checking each against all).
+    cell = max(0.5 * min(max(c.size for c in found), die), 1e-6)
     kept: list[Candidate] = []
+    cells: dict[tuple[int, int], list[Candidate]] = {}
     for c in found:
+        cx, cy = int(c.x // cell), int(c.y // cell)
+        near = (k for i in (-1, 0, 1) for j in (-1, 0, 1) for k in cells.get((cx + i, cy + j), ()))
         if all(math.hypot(c.x - k.x, c.y - k.y) > 0.5 * min(max(c.size, k.size), die)
-               for k in kept):
+               for k in near):
             kept.append(c)
+            cells.setdefault((cx, cy), []).append(c)
     return kept

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -750,6 +751,67 @@ def test_a_die_the_face_reader_is_sure_of_at_a_glance_reads_alike_in_the_mirror(
                 checked += 1
                 assert seen == pytest.approx(both_ways, abs=1e-6)
     assert glanced >= 10 and checked >= 1, (glanced, checked)
+
+
+def chessboard(side: int, square: int) -> np.ndarray:
+    y, x = np.mgrid[0:side, 0:side]
+    board = ((x // square + y // square) % 2 * 255).astype(np.uint8)
+    return cv2.merge([board, board, board])
+
+
+def test_a_frame_of_hundreds_of_things_like_dice_reaches_the_nets_a_bounded_batch_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A chessboard's squares look like dice to the locator, hundreds of them, all doubtful:
+    # the second reader was given 3,472 crops at once, and the process took 1.4 GB (9.7 GB at
+    # 2028x1520, which a Pi's service would not survive, nor its restart, reading it again).
+    import vision.classify
+    import vision.nets
+    from vision.nets import MOST_CROPS, Nets
+
+    board = chessboard(640, 40)
+    given: list[int] = []
+    run = Nets._run
+
+    def counted(self: Nets, net: Any, blob: np.ndarray) -> np.ndarray:
+        given.append(len(blob))
+        return run(self, net, blob)
+
+    monkeypatch.setattr(Nets, "_run", counted)
+    reading = read_dice(board)
+    assert max(given) <= MOST_CROPS < sum(given) / 10
+    assert all(d.confidence < 0.8 for d in reading.dice)  # nothing taken for a die surely
+    # Read a bounded batch at a time, a crop reads as it read among all the others.
+    for module in (vision.nets, vision.classify):
+        monkeypatch.setattr(module, "MOST_CROPS", 10**6)
+    given.clear()
+    whole = read_dice(board)
+    assert max(given) > MOST_CROPS
+    assert [(d.face, d.x, d.y, round(d.confidence, 4)) for d in whole.dice] == [
+        (d.face, d.x, d.y, round(d.confidence, 4)) for d in reading.dice]
+
+
+def test_overlapping_candidates_are_suppressed_as_when_each_was_checked_against_all() -> None:
+    # Each candidate is checked against the kept ones near it only (a chessboard's thousands
+    # took seconds checked against all): the same candidates are kept.
+    from vision.locate import Candidate, _suppress_overlaps
+
+    rng = np.random.default_rng(64)
+    for trial in range(40):
+        n = int(rng.integers(1, 400))
+        found = sorted((Candidate(float(x), float(y), float(s), float(score))
+                        for x, y, s, score in zip(
+                            rng.uniform(-50, 700, n), rng.uniform(-50, 500, n),
+                            rng.uniform(5, 90, n), rng.uniform(0.05, 1.0, n), strict=True)),
+                       key=lambda c: -c.score)
+        sure = [c.size for c in found if c.score >= 0.5]
+        die = float(np.median(sure)) if sure else float("inf")
+        every: list[Candidate] = []
+        for c in found:
+            if all(np.hypot(c.x - k.x, c.y - k.y) > 0.5 * min(max(c.size, k.size), die)
+                   for k in every):
+                every.append(c)
+        assert _suppress_overlaps(found) == every, trial
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="glibc's heap (the Pi's and CI's)")
