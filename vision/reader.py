@@ -267,11 +267,21 @@ def load_image(path: str | Path) -> np.ndarray:
     except OSError as err:  # a folder on the way that cannot be opened
         raise UnreadableImage(f"{path}: cannot be read ({err.strerror})") from None
     try:
+        size = path.stat().st_size
+        if size > MOST_BYTES:  # read whole before a look at it, 3 GB named .jpg took 3 GB
+            raise UnreadableImage(f"{path}: {size / 1e6:.0f} MB, larger than any photograph"
+                                  f" the reader takes ({MOST_BYTES / 1e6:.0f} MB at most)")
         data = np.fromfile(str(path), np.uint8)
     except OSError as err:
         raise UnreadableImage(f"{path}: cannot be read ({err.strerror})") from None
     if data.size == 0:
         raise UnreadableImage(f"{path}: empty file")
+    declared = _declared_size(data[:65536].tobytes())
+    if declared is not None and declared[0] * declared[1] > MOST_PIXELS:
+        # A few MB of PNG may declare 30000x30000 pixels: 5 GB decoded, then read as no dice.
+        raise UnreadableImage(
+            f"{path}: {declared[0]}x{declared[1]} pixels, larger than any photograph the reader"
+            f" takes ({MOST_PIXELS / 1e6:.0f} megapixels at most)")
     try:
         with _decoder_messages() as messages:
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
@@ -334,6 +344,34 @@ def _decoder_messages() -> Iterator[list[str]]:
             messages.extend(sink.read().decode("utf-8", "replace").splitlines())
 
 
+# The largest photograph file the reader takes, and the most pixels it may declare: a phone's
+# 108-megapixel photograph (12000x9000) is read in about 700 MB.
+MOST_BYTES = 300_000_000
+MOST_PIXELS = 120_000_000
+
+
+def _declared_size(head: bytes) -> tuple[int, int] | None:
+    """The width and height a PNG or JPEG file's header declares (from its first bytes);
+    None for another format, or a header not found there (the decoder judges it)."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if not head.startswith(b"\xff\xd8"):
+        return None
+    at = 2
+    while at + 9 < len(head) and head[at] == 0xFF:
+        marker = head[at + 1]
+        if marker == 0xFF:
+            at += 1  # a fill byte before the marker
+        elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a frame's header
+            return (int.from_bytes(head[at + 7:at + 9], "big"),
+                    int.from_bytes(head[at + 5:at + 7], "big"))
+        elif 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            at += 2  # no segment
+        else:
+            at += 2 + int.from_bytes(head[at + 2:at + 4], "big")
+    return None
+
+
 def _truncated_jpeg(data: bytes) -> bool:
     """Whether a JPEG file stops before its end-of-image marker.
 
@@ -373,14 +411,21 @@ def _truncated_jpeg(data: bytes) -> bool:
 _NEXT_MARKER = re.compile(b"\xff[^\x00\xd0-\xd7\xff]")
 
 
+# The fewest pixels a side of a photograph may have.
+_LEAST_SIDE = 16
+
+
 def _as_bgr(image: object) -> np.ndarray:
     """The frame as a 3-channel uint8 BGR array, or UnreadableImage saying what is wrong."""
     import cv2
 
     if not isinstance(image, np.ndarray):
         raise UnreadableImage(f"frame is a {type(image).__name__}, not an image array")
-    if image.size == 0 or image.ndim not in (2, 3) or min(image.shape[:2]) < 16:
-        raise UnreadableImage(f"frame of shape {image.shape} is empty or too small to read")
+    if image.ndim not in (2, 3):
+        raise UnreadableImage(f"frame of shape {image.shape}: expected rows, columns and colours")
+    if image.size == 0 or min(image.shape[:2]) < _LEAST_SIDE:
+        raise UnreadableImage(f"{image.shape[1]}x{image.shape[0]} pixels: empty or too small to"
+                              f" read (each side at least {_LEAST_SIDE} px)")
     if image.dtype != np.uint8:
         if image.dtype == np.uint16:
             image = (image >> 8).astype(np.uint8)

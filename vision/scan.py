@@ -79,13 +79,20 @@ def scan_command(args: argparse.Namespace) -> int:
 def _folder_problem(folder: Path) -> str | None:
     """Why annotated copies cannot be written into ``folder``, made if missing; None if they
     can (as far as can be told before writing one)."""
-    if folder.exists():
-        if not folder.is_dir():
-            return "not a folder"
-        return None if os.access(folder, os.W_OK | os.X_OK) else "the folder is read-only"
-    made_in = folder.absolute().parent
-    while not made_in.exists():
-        made_in = made_in.parent
+    try:
+        if folder.exists():
+            if not folder.is_dir():
+                return "not a folder"
+            return None if os.access(folder, os.W_OK | os.X_OK) else "the folder is read-only"
+        if folder.is_symlink():
+            return "a link to nothing (or a loop of links)"
+        made_in = folder.absolute().parent
+        while not made_in.exists():
+            if made_in.is_symlink():
+                return f"cannot make the folder: {made_in} is a link to nothing"
+            made_in = made_in.parent
+    except OSError as err:  # a folder on the way that cannot be opened
+        return f"cannot make the folder: {err.strerror}"
     if not made_in.is_dir():
         return f"cannot make the folder: {made_in} is not a folder"
     if not os.access(made_in, os.W_OK | os.X_OK):

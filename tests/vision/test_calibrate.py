@@ -400,7 +400,8 @@ def test_a_picture_too_small_to_read_is_named_and_nothing_is_written(
     config = tmp_path / "dudo.toml"
     config.write_text(OTHER_TABLES)
     assert main(["calibrate", "--config", str(config), "--dice", str(dot)]) == 1
-    assert capsys.readouterr().err.startswith(f"dudo calibrate: {dot}: frame of shape")
+    assert capsys.readouterr().err.startswith(
+        f"dudo calibrate: {dot}: 1x1 pixels: empty or too small")
     assert config.read_text() == OTHER_TABLES
 
 

@@ -615,6 +615,35 @@ def test_a_photograph_cut_short_is_unreadable_not_read_in_part(
     assert load_image(path).shape == (640, 640, 3)
 
 
+@pytest.mark.parametrize("kind", ["png", "jpeg"])
+def test_a_photograph_declaring_more_pixels_than_any_camera_is_refused_before_decoding(
+    tmp_path: Path, kind: str
+) -> None:
+    # A few MB of PNG declaring 30000x30000 pixels took 5 GB and 43 s, read as no dice.
+    photo = cv2.imencode(f".{kind}", np.full((64, 48, 3), 90, np.uint8))[1].tobytes()
+    wide, high = (30000).to_bytes(4, "big"), (30000).to_bytes(4, "big")
+    if kind == "png":  # the header's width and height, as a huge picture's
+        photo = photo[:16] + wide + high + photo[24:]
+    else:  # the frame header's height and width
+        at = photo.index(b"\xff\xc0")
+        photo = photo[:at + 5] + high[2:] + wide[2:] + photo[at + 9:]
+    path = tmp_path / f"huge.{kind}"
+    path.write_bytes(photo)
+    with pytest.raises(UnreadableImage, match=r"huge\.\w+: 30000x30000 pixels, larger than any"):
+        load_image(path)
+
+
+def test_a_file_larger_than_any_photograph_is_refused_unread(tmp_path: Path) -> None:
+    # A 3 GB file named .jpg was read whole into memory before it was found no photograph.
+    from vision.reader import MOST_BYTES
+
+    path = tmp_path / "film.jpg"
+    with path.open("wb") as f:
+        f.truncate(MOST_BYTES + 1)  # sparse: nothing written, nothing to read
+    with pytest.raises(UnreadableImage, match="film.jpg: 300 MB, larger than any photograph"):
+        load_image(path)
+
+
 def test_a_missing_file_is_unreadable_and_named(tmp_path: Path) -> None:
     with pytest.raises(UnreadableImage, match="nowhere.jpg: no such file"):
         load_image(tmp_path / "nowhere.jpg")
@@ -624,11 +653,12 @@ def test_a_missing_file_is_unreadable_and_named(tmp_path: Path) -> None:
     "frame, reason",
     [
         (np.zeros((0, 0, 3), np.uint8), "empty or too small"),
+        (np.zeros((10, 10000, 3), np.uint8), r"10000x10 pixels: .* at least 16 px"),
         (np.zeros((480, 640, 3), np.float32), "8-bit"),
         (np.zeros((480, 640, 2), np.uint8), "2 channels"),
         (None, "not an image array"),
     ],
-    ids=["empty", "float", "two channels", "none"],
+    ids=["empty", "a strip", "float", "two channels", "none"],
 )
 def test_a_malformed_frame_is_unreadable_with_the_reason(frame: object, reason: str) -> None:
     with pytest.raises(UnreadableImage, match=reason):

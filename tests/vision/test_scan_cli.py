@@ -220,6 +220,39 @@ def test_an_annotate_folder_that_cannot_be_made_stops_the_scan_before_it_reads(
                    f" {path} is not a folder\n")
 
 
+@pytest.mark.parametrize("kind", ["a link to nothing", "a loop of links", "a locked folder"])
+def test_an_annotate_folder_behind_a_broken_link_or_a_locked_folder_is_said_before_reading(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, kind: str,
+) -> None:
+    # Before: the links were found only once the first image was read and printed ("File
+    # exists"), and a folder on the way that cannot be entered gave a traceback.
+    path, _ = table
+    out_dir = tmp_path / "marked"
+    if kind == "a link to nothing":
+        out_dir.symlink_to(tmp_path / "gone")
+    elif kind == "a loop of links":
+        out_dir.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(out_dir)
+    else:
+        locked = tmp_path / "locked"
+        out_dir = locked / "marked"
+        exists = Path.exists
+
+        def denied(self: Path) -> bool:  # as Python 3.11 does where it may not look
+            if self == out_dir:
+                raise PermissionError(13, "Permission denied", str(self))
+            return exists(self)
+
+        monkeypatch.setattr(Path, "exists", denied)
+    code, lines, err = scan(capsys, str(path), "--annotate", str(out_dir))
+    assert (code, lines) == (2, [])
+    assert err.startswith(f"dudo scan: --annotate {out_dir}: ") and err.count("\n") == 1
+    assert {"a link to nothing": "a link to nothing (or a loop of links)",
+            "a loop of links": "a link to nothing (or a loop of links)",
+            "a locked folder": "cannot make the folder: Permission denied"}[kind] in err
+
+
 def test_an_annotate_folder_refused_when_made_stops_the_scan_with_one_clear_line(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -284,7 +317,7 @@ def test_images_that_cannot_be_read_are_named_and_the_others_still_read(
 ) -> None:
     path, _ = table
     huge = tmp_path / "huge.png"
-    huge.write_bytes(png_declaring(40_000, 30_000))  # over OpenCV's pixel limit
+    huge.write_bytes(png_declaring(40_000, 30_000))  # over any camera's, and OpenCV's
     locked = tmp_path / "locked.jpg"
     locked.write_bytes(b"\xff\xd8")
     real_fromfile = np.fromfile
@@ -299,7 +332,8 @@ def test_images_that_cannot_be_read_are_named_and_the_others_still_read(
     assert code == 1
     assert [json.loads(line)["image"] for line in lines] == [str(path)]
     assert err.splitlines() == [
-        f"dudo scan: {huge}: not an image OpenCV can decode (larger than OpenCV decodes)",
+        f"dudo scan: {huge}: 40000x30000 pixels, larger than any photograph the reader takes"
+        " (120 megapixels at most)",
         f"dudo scan: {locked}: cannot be read (Permission denied)",
     ]
 
@@ -588,21 +622,23 @@ def test_annotate_passes_over_a_loop_of_links_in_the_folder_and_writes_beside_it
 def test_a_photograph_too_large_for_the_memory_is_said_so_not_called_corrupt(
     tmp_path: Path,
 ) -> None:
-    resource = pytest.importorskip("resource")
+    pytest.importorskip("resource")
     ok, encoded = cv2.imencode(".jpg", np.full((64, 64, 3), 128, np.uint8))
     data = bytearray(encoded.tobytes())
-    frame = data.index(b"\xff\xc0")  # its header says 20000 x 20000 pixels: 1.2 GB decoded
-    data[frame + 5:frame + 9] = (20000).to_bytes(2, "big") * 2
+    frame = data.index(b"\xff\xc0")  # its header says 10900 x 10900 pixels: 356 MB decoded
+    data[frame + 5:frame + 9] = (10900).to_bytes(2, "big") * 2
     big = tmp_path / "big.jpg"
     big.write_bytes(bytes(data))
-
-    def little_memory() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
-
-    result = subprocess.run(
-        [sys.executable, "-m", "companion.cli", "scan", str(big)],
-        capture_output=True, text=True, preexec_fn=little_memory, check=False,
-    )
+    # The scan given 200 MB more than it holds once its libraries are loaded.
+    little_memory = (
+        "import resource, sys, cv2, numpy\n"
+        "from companion.cli import main\n"
+        "held = next(int(line.split()[1]) * 1024 for line in open('/proc/self/status')\n"
+        "            if line.startswith('VmSize:'))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (held + 200_000_000,) * 2)\n"
+        "sys.exit(main(['scan', sys.argv[1]]))\n")
+    result = subprocess.run([sys.executable, "-c", little_memory, str(big)],
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
         f"dudo scan: {big}: too large to decode in the memory available")
