@@ -311,8 +311,11 @@ def check_undo(game: Game, action: Mapping[str, Any]) -> Checked:
 
 
 def do_undo(game: Game) -> list[Announcement]:
+    ended_round, over = game.round, game.phase == "over"
     snapshot, undone = game._history.pop()
     game._restore(snapshot)
+    if game.round < ended_round or over and game.phase != "over":
+        game.reopened |= {game.round}  # the end of this round taken back
     player = undone.get("player")
     kind = undone["action"]
     if kind == "calza":  # the record's name for the table's exact call

@@ -78,7 +78,8 @@ _POSITION = (
 class Game:
     """One game at the table: players in seat order, the rules, and the position."""
 
-    __slots__ = ("rules", "_names", "_seat", "_n", "header", "actions", "_history", *_POSITION)
+    __slots__ = ("rules", "_names", "_seat", "_n", "header", "actions", "_history", "reopened",
+                 *_POSITION)
 
     rules: Rules
     _names: tuple[str, ...]
@@ -87,6 +88,9 @@ class Game:
     header: dict[str, Any]
     actions: list[dict[str, Any]]
     _history: list[tuple[tuple[Any, ...], dict[str, Any]]]
+    # The rounds an undo took back the end of (a reveal, a void call, the game won): their
+    # dice may have been rolled again since. Not part of the position: an undo adds to it.
+    reopened: frozenset[int]
     _dice: tuple[int, ...]
     _left: frozenset[int]
     _palifico_used: frozenset[int]
@@ -133,6 +137,7 @@ class Game:
         }
         self.actions = []
         self._history = []
+        self.reopened = frozenset()
         self._dice = (rules.dice,) * self._n
         self._left = self._palifico_used = self._lifted = self._given = frozenset()
         self.phase = "bidding"

@@ -35,9 +35,6 @@ from companion.rounds import opening
 
 logger = logging.getLogger(__name__)
 
-# The record's actions that call a bid (or a pass) and lift the cups: the reveal is theirs.
-_CALLS = ("dudo", "calza")
-
 # The state a table shows before its first game: the same keys as a game's, all empty.
 _NO_GAME: dict[str, Any] = {
     "rules": None,
@@ -479,39 +476,28 @@ class Table:
         if reading is not None:
             # The camera's (or the confirmed) reading became the reveal.
             self._reading = replace(reading, applied=True)
+        elif phase == "reveal" and self._undone_into_reveal():
+            # At a reveal of a round whose end an undo took back (the undo itself, the call
+            # made again, a player leaving there or its undo): no picture, the next round's
+            # dice may be under the cups; the round's reading, of the dice as they were,
+            # waits to be confirmed again, or the players type the dice in (or ask for a
+            # picture once the cups show these dice again).
+            kept = self._reading or self._last_reveal
+            self._reading = None if kept is None else self._waiting_again(kept)
         elif kind in ("leave", "undo") and phase == phase_before == "reveal":
             # A player left while the cups are up, or such a leave was taken back: the dice
             # that must show have changed, so a picture under way or a reading waiting no
-            # longer holds. Look again, at once; not where this reveal's dice were shown and
-            # taken back by an undo: the next round's may be under the cups, and the players
-            # type the dice in (or ask for a picture, once the cups show these again).
+            # longer holds. Look again, at once.
             self._reading = None
-            if self.camera is not None and not self._undone_into_reveal():
+            if self.camera is not None:
                 self._start_capture()
         elif kind == "undo":
-            if phase == "reveal" and phase_before != "reveal":
-                # The reveal was taken back (maybe with the next round's bids): its reading,
-                # of the dice still on the glass, waits to be confirmed again; without one,
-                # the dice are typed in. (No new picture: the dice may be rolled again.)
-                kept = self._reading or self._last_reveal
-                self._reading = (replace(kept, applied=False, confirmed=False)
-                                 if kept is not None and kept.round == round_now else None)
-            elif phase != "reveal" and phase_before == "reveal":
+            if phase != "reveal" and phase_before == "reveal":
                 self._reading = None  # the call was taken back: nothing may be shown
         elif phase == "reveal" and phase_before != "reveal":
-            # A call: the cups come up, the camera takes its one picture. Not on a round
-            # whose reveal an undo took back: the call made again looks not at the dice
-            # rolled since, under the cups; the round's reading, as it was, waits to be
-            # confirmed (the call may settle on other dice: on the passer's alone).
+            # A call: the cups come up, the camera takes its one picture.
             self._reading = None
-            if self._undone_into_reveal():
-                kept = self._last_reveal
-                if kept is not None and kept.round == round_now:
-                    must_show = self._game.expected_dice()
-                    self._reading = replace(
-                        kept, applied=False, confirmed=False,
-                        must_show=None if must_show == kept.expected else must_show)
-            elif self.camera is not None:
+            if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
             elif self._reopen is not None:
                 self._open_camera_again()
@@ -520,8 +506,8 @@ class Table:
             # a player left, and with them the reveal (the game won, a called pass void): a
             # reading that never counted is shown no more either (kept for an undo).
             self._last_reveal, self._reading = self._reading, None
-        elif kind == "bid":
-            self._reading = None  # the next round's first bid: the last reveal is over
+        elif kind in ("bid", "pass"):
+            self._reading = None  # the next round's first say: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
             self._reading = replace(self._reading, round=round_now)
         if reading is not None and self._reading is not None:
@@ -531,6 +517,24 @@ class Table:
                 self._last_reveal = self._reading  # for an undo back into this reveal
             if self.camera is not None:
                 self._set_fault("camera", None)  # this reveal's camera fault is over
+
+    def _waiting_again(self, kept: CameraReading) -> CameraReading | None:
+        """A reading of this round's dice, taken before an undo took the round's end back, as
+        it waits to be confirmed again for the call that stands now; None if it is another
+        round's, or the dice under the glass have changed since (a player left)."""
+        assert self._game is not None
+        if kept.round != self._game.round or kept.expected != self._under_glass():
+            return None
+        must_show = self._game.expected_dice()
+        return replace(kept, applied=False, confirmed=False,
+                       must_show=None if must_show == kept.expected else must_show)
+
+    def _under_glass(self) -> dict[str, int]:
+        """The dice each player in the game has on the glass, every one of which the camera
+        sees (even when the call is settled on the passer's alone)."""
+        assert self._game is not None
+        game = self._game
+        return {player: game.dice(player) for player in game.players if game.dice(player)}
 
     def _take_back(
         self, action: dict[str, Any], accepted_before: list[dict[str, Any]], reason: str
@@ -633,25 +637,12 @@ class Table:
         return not self._undone_into_reveal()
 
     def _undone_into_reveal(self) -> bool:
-        """Whether the game is at a reveal of a round whose dice a reveal showed that an undo
-        took back (whatever came since: a player leaving, its undo, the call itself taken
-        back and made again): those dice may have been rolled again since, for the next
-        round, under the cups."""
+        """Whether the game is at a reveal of a round whose end an undo took back (a reveal,
+        a call void once the passer left, the game won; whatever came since: a player
+        leaving, its undo, the call itself taken back and made again): its dice may have
+        been rolled again since, for the next round, under the cups."""
         game = self._game
-        if game is None or game.phase != "reveal":
-            return False
-        in_force: list[int] = []  # the indexes of the record's actions no undo took back
-        for i, action in enumerate(game.actions):
-            if action.get("action") != "undo":
-                in_force.append(i)
-            elif in_force:
-                in_force.pop()
-        kept = set(in_force)
-        # This round began after the last reveal that stands.
-        began = max((i for i in in_force if game.actions[i].get("action") == "reveal"),
-                    default=-1)
-        return any(action.get("action") == "reveal" and i not in kept
-                   for i, action in enumerate(game.actions) if i > began)
+        return game is not None and game.phase == "reveal" and game.round in game.reopened
 
     def _open_camera_again(self) -> None:
         """Open the camera the table has not got, on a thread of its own (the call is not kept
@@ -700,9 +691,9 @@ class Table:
         # Each player's own seat: after a player left, the others play again on theirs, and
         # the calibration's seat zones are the glass's places, not the players' order.
         seats = dict(zip(game.players, game.seats, strict=True))
-        # The camera sees every die on the glass, even when the call is settled on the
-        # passer's alone: whose die is whose is told from all of them.
-        under_glass = {player: game.dice(player) for player in game.players if game.dice(player)}
+        # Whose die is whose is told from all of them, even when the call is settled on the
+        # passer's alone.
+        under_glass = self._under_glass()
         if not self._photographer.take(
             token, under_glass, seats,
             started=self._capture_started, ended=self._capture_ended, done=self._capture_done,
@@ -803,11 +794,18 @@ class Table:
         except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
             return None, None
-        since = self._game.actions[kept.moves:]
-        if all(a.get("action") in ("leave", "palifico") for a in since):
-            return reading, reading  # still shown, until the next round's first bid
-        if (self._game.phase == "reveal" and self._game.round == reading.round
-                and since[-1].get("action") == "undo"):
+        standing: list[str] = []  # the actions since it that stand (none undone)
+        for action in self._game.actions[kept.moves:]:
+            if action.get("action") != "undo":
+                standing.append(action["action"])
+            elif standing:
+                standing.pop()
+            else:
+                standing = ["undo"]  # the reveal itself taken back
+                break
+        if all(kind in ("leave", "palifico") for kind in standing):
+            return reading, reading  # still shown, until the next round's first say
+        if self._undone_into_reveal():
             # The reveal was taken back: its reading waits to be confirmed again.
-            return replace(reading, applied=False, confirmed=False), reading
+            return self._waiting_again(reading), reading
         return None, reading

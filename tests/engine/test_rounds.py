@@ -32,6 +32,25 @@ def test_rounds_count_from_one_and_end_at_their_reveal(play: Script) -> None:
     assert (game.round, game.phase) == (2, "bidding")
 
 
+@pytest.mark.parametrize(("preset", "script", "ended"), [
+    ("perudo", "Ana 2x3; Ben dudo; reveal Ana:22222 Ben:22222 Caro:22222", "a reveal"),
+    ("dudo", "Ana pass; Ana leave; Ben dudo", "a call void once the passer left"),
+    ("perudo", "Ana 2x3; Ben dudo; Ana leave; Ben leave", "the game won"),
+])
+def test_an_undo_that_takes_back_the_end_of_a_round_reopens_it(
+    play: Script, preset: str, script: str, ended: str
+) -> None:
+    # The table's camera must not look at a reopened round unasked: its dice may have been
+    # rolled again since, under the cups.
+    game = game_of(preset)
+    play(game, script)
+    assert game.reopened == frozenset()
+    play(game, "undo")
+    assert game.round == 1 and game.reopened == {1}, ended
+    play(game, "undo")  # an undo within the round reopens nothing more
+    assert game.reopened == {1} and game.copy().reopened == {1}
+
+
 def test_the_first_player_named_in_the_header_opens() -> None:
     assert Game(make_rules("perudo"), THREE, first="Caro").turn == "Caro"
     assert Game(make_rules("jinto"), THREE).turn == "Ana"

@@ -1007,6 +1007,128 @@ def test_a_call_made_again_after_its_reveal_was_undone_looks_not_at_the_dice_rol
         journal.close()
 
 
+DUDO_TABLE = {"game": "dudo-record/1", "rules": "dudo", "players": ["Ana", "Ben", "Caro"]}
+PASS = {"action": "pass", "player": "Ana"}
+
+
+def test_a_call_after_a_void_call_was_undone_looks_not_at_the_dice_rolled_since(
+    tmp_path: Path,
+) -> None:
+    # Ana passed and left: Ben's call on her pass is void, a new round is rolled. The void
+    # call undone, Ben bids and Caro calls: before, the camera looked at once, at the dice
+    # rolled for the next round under the cups, and settled this round on them.
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert table.new_game(DUDO_TABLE).ok
+        for action in (PASS, {"action": "leave", "player": "Ana"}, {"action": "dudo",
+                                                                    "player": "Ben"}):
+            assert table.submit(action).ok, action
+        assert table.state()["round"] == 2  # void: nobody lost a die
+        camera.set_dice({p: ROLLED_AGAIN[p] for p in ("Ben", "Caro")})  # rolled, under the cups
+        assert table.submit({"action": "undo"}).ok
+        assert table.submit({"action": "bid", "player": "Ben", "quantity": 2, "face": 3}).ok
+        assert table.submit({"action": "dudo", "player": "Caro"}).ok and table.wait_idle(10)
+        state = table.state()
+        assert (state["phase"], state["round"], state["capturing"]) == ("reveal", 1, False)
+        assert state["undone_into_reveal"] is True  # Take again asks first, on the page
+        assert camera.last_scene is None and "reading" not in state  # the dice are typed in
+    finally:
+        table.close()
+        journal.close()
+
+
+@pytest.mark.parametrize("then", ["Take again", "a player leaves", "a restart"])
+def test_at_a_reveal_a_void_call_was_undone_into_the_camera_looks_not_unasked(
+    tmp_path: Path, then: str
+) -> None:
+    # Ana's pass called, her cups up; she leaves before the picture: the call is void, a new
+    # round is rolled; the leave undone, the table is back at the reveal with the cups down.
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    table.cups_up_s = 1.0  # she leaves within it: no picture yet
+    try:
+        assert table.new_game(DUDO_TABLE).ok
+        for action in (PASS, {"action": "dudo", "player": "Ben"},
+                       {"action": "leave", "player": "Ana"}):
+            assert table.submit(action).ok, action
+        table.cups_up_s = 0.0
+        camera.set_dice(ROLLED_AGAIN)  # the next round's dice, under the cups
+        assert table.submit({"action": "undo"}).ok and table.wait_idle(10)
+        assert table.state()["undone_into_reveal"] is True
+        if then == "Take again":
+            assert "taken back by an undo" in (table.retake().error or "")
+        elif then == "a player leaves":
+            assert table.submit({"action": "leave", "player": "Caro"}).ok
+        else:
+            table.close()
+            journal.close()
+            table, journal = restarted(camera, tmp_path)
+            assert not table.resume_reveal()
+        assert table.wait_idle(10) and camera.last_scene is None  # the camera did not look
+        assert table.state()["round"] == 1 and table.state()["last_result"] is None
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_call_made_again_after_its_reveal_was_undone_keeps_its_reading_through_a_restart(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Before, the restart lost the round's only reading (its dice rolled again since): the
+    # players had to type them in from memory.
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    assert table.submit({"action": "undo"}).ok and table.submit(DUDO).ok
+    waiting = table.state()["reading"]
+    table.close()
+    journal.close()
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert table.state()["reading"] == waiting and not waiting["applied"]
+        assert table.confirm_reading().ok
+        assert table.state()["last_result"]["dice"] == ROLLED
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_player_leaving_and_back_at_an_undone_reveal_keeps_its_reading_waiting(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Before, the leave dropped the round's only reading (no new picture may be taken there),
+    # and its undo did not bring it back, though a restart did.
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    try:
+        waiting = table.state()["reading"]
+        assert table.submit({"action": "leave", "player": "Caro"}).ok
+        assert "reading" not in table.state()  # Caro's dice no longer count: typed in
+        assert table.submit({"action": "undo"}).ok
+        assert table.state()["reading"] == waiting
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_pass_opening_the_next_round_ends_the_last_reveal_s_reading_as_a_bid_does(
+    tmp_path: Path,
+) -> None:
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert table.new_game(DUDO_TABLE).ok
+        for action in ({"action": "bid", "player": "Ana", "quantity": 3, "face": 4},
+                       {"action": "dudo", "player": "Ben"}):
+            assert table.submit(action).ok
+        assert table.wait_idle(60) and table.state()["reading"]["applied"]
+        opener = table.state()["turn"]
+        assert table.submit({"action": "pass", "player": opener}).ok
+        assert "reading" not in table.state()  # before: shown on, a restart dropped it
+    finally:
+        table.close()
+        journal.close()
+
+
 def test_a_player_leaving_at_a_reveal_an_undo_went_back_to_looks_not_at_the_dice_rolled_since(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
