@@ -794,17 +794,20 @@ class Table:
         except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
             return None, None
-        standing: list[str] = []  # the actions since it that stand (none undone)
-        for action in self._game.actions[kept.moves:]:
+        since = self._game.actions[kept.moves:]
+        standing = 0  # how many of the actions since it stand
+        for action in since:
             if action.get("action") != "undo":
-                standing.append(action["action"])
+                standing += 1
             elif standing:
-                standing.pop()
+                standing -= 1
             else:
-                standing = ["undo"]  # the reveal itself taken back
-                break
-        if all(kind in ("leave", "palifico") for kind in standing):
-            return reading, reading  # still shown, until the next round's first say
+                break  # the reveal itself taken back
+        else:
+            if all(a.get("action") in ("leave", "palifico", "undo") for a in since):
+                # Still shown, as before the restart: until the next round's first say (even
+                # if an undo took that back) or an undo back into the reveal.
+                return reading, reading
         if self._undone_into_reveal():
             # The reveal was taken back: its reading waits to be confirmed again.
             return self._waiting_again(reading), reading

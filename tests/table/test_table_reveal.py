@@ -1110,6 +1110,32 @@ def test_a_player_leaving_and_back_at_an_undone_reveal_keeps_its_reading_waiting
         journal.close()
 
 
+@pytest.mark.parametrize(("between", "shown"), [
+    ({"action": "leave", "player": "Caro"}, True),
+    ({"action": "bid", "player": "Ben", "quantity": 2, "face": 3}, False),
+])
+def test_the_last_reveal_s_reading_shows_the_same_after_a_restart_as_before(
+    tmp_path: Path, header: dict[str, Any], between: dict[str, Any], shown: bool
+) -> None:
+    # An action of the next round and its undo: a leave leaves the reading shown, a bid ends
+    # it (even taken back). Before, a restart dropped it after the leave and its undo.
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+        assert table.wait_idle(60) and table.state()["reading"]["applied"]
+        assert table.submit(between).ok and table.submit({"action": "undo"}).ok
+        before = table.state().get("reading")
+        assert (before is not None) is shown
+        table.close()
+        journal.close()
+        table, journal = restarted(camera, tmp_path)
+        assert table.state().get("reading") == before
+    finally:
+        table.close()
+        journal.close()
+
+
 def test_a_pass_opening_the_next_round_ends_the_last_reveal_s_reading_as_a_bid_does(
     tmp_path: Path,
 ) -> None:
