@@ -294,6 +294,8 @@ def evaluate_folder(
     for path in images:
         label_path = root / "labels" / (path.stem + ".txt")
         labelled = label_path.is_file()
+        if not labelled and label_path.exists():  # scored as a table with no dice, before
+            raise ValueError(f"{path.name}: its label file {label_path} is not a file")
         if not labelled and listed.get(path.name, 0):
             raise ValueError(
                 f"{path.name}: no label file {label_path}, but counts.csv lists"

@@ -227,6 +227,8 @@ def _load(locator_path: str, face_path: str, second_path: str | None, runtime: s
         if not Path(path).is_file():
             if Path(path).is_dir():
                 raise FileNotFoundError(f"dice reader model {path}: a folder, not a model file")
+            if Path(path).exists():  # /dev/null, a pipe: it was said to be missing
+                raise FileNotFoundError(f"dice reader model {path}: not a file")
             raise FileNotFoundError(f"dice reader model missing: {path}")
         nets.append(_checked(load(path), path, role))
     locator, face, second = nets

@@ -509,6 +509,16 @@ def test_an_image_without_a_label_file_is_a_table_with_no_dice(
     assert row["exact"] == "0"
 
 
+def test_a_label_path_that_is_a_folder_is_named_not_taken_for_a_table_with_no_dice(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    label.unlink()
+    label.mkdir()  # before: its photograph's dice all scored as extra, exit 0
+    assert main([str(small_folder)]) == 2
+    assert f"its label file {label} is not a file" in capsys.readouterr().err
+
+
 def test_labels_and_counts_saved_with_a_byte_order_mark_are_read(
     small_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

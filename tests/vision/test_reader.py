@@ -862,6 +862,8 @@ def test_a_missing_model_file_is_named(tmp_path: Path, key: str) -> None:
     missing = tmp_path / "missing.onnx"
     with pytest.raises(FileNotFoundError, match=f"model missing: {missing}"):
         read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(**{key: str(missing)}))
+    with pytest.raises(FileNotFoundError, match="model /dev/null: not a file"):  # not missing
+        read_dice(np.zeros((64, 64, 3), np.uint8), ReaderConfig(**{key: "/dev/null"}))
 
 
 def test_a_broken_model_file_is_named(tmp_path: Path) -> None:
