@@ -344,9 +344,10 @@ def _decoder_messages() -> Iterator[list[str]]:
             messages.extend(sink.read().decode("utf-8", "replace").splitlines())
 
 
-# The largest photograph file the reader takes, and the most pixels it may declare: a phone's
-# 108-megapixel photograph (12000x9000) is read in about 700 MB.
-MOST_BYTES = 300_000_000
+# The largest photograph file the reader takes (120 megapixels of 16-bit colour, uncompressed,
+# fit), and the most pixels it may declare: a phone's 108-megapixel photograph (12000x9000) is
+# read in about 700 MB.
+MOST_BYTES = 800_000_000
 MOST_PIXELS = 120_000_000
 
 
