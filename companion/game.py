@@ -71,7 +71,7 @@ _POSITION = (
     "_dice", "_left", "_palifico_used", "phase", "round", "_turn", "_direction",
     "_bid_q", "_bid_f", "_bidder", "_bids", "_passed", "_passer", "_palifico",
     "_palifico_mode", "_call", "_winner", "_last_result", "_dice_lost", "_dice_regained",
-    "_dice_left", "_wild", "_lifted", "_given",
+    "_dice_left", "_wild", "_lifted", "_given", "began",
 )  # fmt: skip
 
 
@@ -115,6 +115,10 @@ class Game:
     _wild: bool
     _lifted: frozenset[int]  # lifted off one die by a calza: no palifico at their next fall
     _given: frozenset[int]  # a die of theirs went into another player's cup (dice_held_by_others)
+    # Where this round began: the index in ``actions`` of the action that ended the last one
+    # (-1 in the first round). A round played again after an undo took its start back began
+    # elsewhere: its dice were rolled afresh.
+    began: int
 
     def __init__(self, rules: Rules | str, players: Iterable[str], first: str | None = None):
         if isinstance(rules, str):
@@ -140,6 +144,7 @@ class Game:
         self.reopened = frozenset()
         self._dice = (rules.dice,) * self._n
         self._left = self._palifico_used = self._lifted = self._given = frozenset()
+        self.began = -1
         self.phase = "bidding"
         self.round = 1
         self._turn = self._seat[first]
@@ -342,10 +347,20 @@ class Game:
         kind = action.get("action") if type(action) is dict else None
         check = CHECKS.get(kind) if type(kind) is str else None
         effect, args, record = (check or _checker(action))(self, action)
-        if check is not check_undo:  # an undo pops the stack, it pushes nothing
-            self._history.append((self._snapshot(), record))
+        if check is check_undo:  # an undo pops the stack, it pushes nothing
+            self.actions.append(record)
+            return effect(*args)
+        self._history.append((self._snapshot(), record))
         self.actions.append(record)
-        return effect(*args)
+        round_before = self.round
+        said = effect(*args)
+        if self.round > round_before:
+            # A new round, its dice rolled afresh: where it began, and no round from it on
+            # is one an undo reopened (an undo back to it reopens it again).
+            self.began = len(self.actions) - 1
+            if self.reopened:
+                self.reopened = frozenset(r for r in self.reopened if r < self.round)
+        return said
 
     def _next_active(self, seat: int, step: int) -> int:
         """The next seat with dice after ``seat`` going ``step`` (+1 clockwise)."""
@@ -361,7 +376,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild, self._lifted, self._given,
+            self._wild, self._lifted, self._given, self.began,
         )  # fmt: skip
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
@@ -370,7 +385,7 @@ class Game:
             self._direction, self._bid_q, self._bid_f, self._bidder, self._bids, self._passed,
             self._passer, self._palifico, self._palifico_mode, self._call, self._winner,
             self._last_result, self._dice_lost, self._dice_regained, self._dice_left,
-            self._wild, self._lifted, self._given,
+            self._wild, self._lifted, self._given, self.began,
         ) = snapshot  # fmt: skip
 
 

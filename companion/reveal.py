@@ -110,7 +110,10 @@ class CameraReading:
     to take it again, in words. ``confirmed``: the players confirmed it on the page;
     ``applied``: it became the round's reveal.
     ``picture``: which picture of the table it is (each picture taken has a new number), so
-    that a correction made on one picture is never applied to another.
+    that a correction made on one picture is never applied to another. ``began``: where the
+    round it was taken in began (``Game.began``; -2: not known), so that a reading of a round
+    played before an undo took that round's start back is never offered for the dice of the
+    round played again.
     """
 
     dice: tuple[SeenDie, ...]
@@ -125,6 +128,7 @@ class CameraReading:
     corrections: Mapping[int, int] = field(default_factory=dict)
     must_show: Mapping[str, int] | None = None
     picture: int = 0
+    began: int = -2
 
     @property
     def doubtful(self) -> tuple[SeenDie, ...]:
@@ -224,12 +228,14 @@ class CameraReading:
             "corrections": [[i, f] for i, f in self.corrections.items()],
             "must_show": None if self.must_show is None else dict(self.must_show),
             "picture": self.picture,
+            "began": self.began,
+            "applied": self.applied,
         }
 
     @classmethod
     def from_saved(cls, saved: Mapping[str, Any], jpeg: bytes) -> CameraReading:
-        """The applied reading :meth:`to_saved` wrote, with its picture; ValueError, KeyError
-        or TypeError where it was not written so."""
+        """The reading :meth:`to_saved` wrote, with its picture; ValueError, KeyError or
+        TypeError where it was not written so."""
         return cls(
             dice=tuple(SeenDie(**d) for d in saved["dice"]),
             expected=dict(saved["expected"]),
@@ -239,10 +245,11 @@ class CameraReading:
             round=int(saved["round"]),
             ms=float(saved["ms"]),
             confirmed=bool(saved["confirmed"]),
-            applied=True,
+            applied=bool(saved.get("applied", True)),  # before session 64 only applied ones
             corrections={int(i): int(f) for i, f in saved["corrections"]},
             must_show=None if saved["must_show"] is None else dict(saved["must_show"]),
             picture=int(saved["picture"]),
+            began=int(saved.get("began", -2)),
         )
 
     def to_state(self) -> dict[str, object]:

@@ -504,12 +504,14 @@ class Table:
         elif kind == "reveal" or kind == "leave" and phase_before == "reveal":
             # The dice were typed in: a reading the players passed over is shown no more. Or
             # a player left, and with them the reveal (the game won, a called pass void): a
-            # reading that never counted is shown no more either (kept for an undo).
-            self._last_reveal, self._reading = self._reading, None
+            # reading that never counted is shown no more either (kept for an undo, as the
+            # one before it where there is none: a reopened round's, a player left before).
+            self._last_reveal = self._reading or self._last_reveal
+            self._reading = None
         elif kind in ("bid", "pass"):
             self._reading = None  # the next round's first say: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
-            self._reading = replace(self._reading, round=round_now)
+            self._reading = replace(self._reading, round=round_now, began=self._game.began)
         if reading is not None and self._reading is not None:
             self._keep_reveal(self._reading)
         if phase_before == "reveal" and phase != "reveal":
@@ -523,9 +525,11 @@ class Table:
         it waits to be confirmed again for the call that stands now; None if it is another
         round's, or the dice under the glass have changed since (a player left)."""
         assert self._game is not None
-        if kept.round != self._game.round or kept.expected != self._under_glass():
+        game = self._game
+        if (kept.round, kept.began) != (game.round, game.began) \
+                or kept.expected != self._under_glass():
             return None
-        must_show = self._game.expected_dice()
+        must_show = game.expected_dice()
         return replace(kept, applied=False, confirmed=False,
                        must_show=None if must_show == kept.expected else must_show)
 
@@ -731,6 +735,7 @@ class Table:
                 reading = replace(
                     reading,
                     round=game.round,
+                    began=game.began,
                     must_show=None if must_show == reading.expected else must_show,
                     picture=token[2],
                 )
@@ -742,6 +747,7 @@ class Table:
                         reading, disagreements=(*reading.disagreements, outcome.error or "")
                     )
                 self._reading = reading
+                self._keep_reveal(reading)  # waiting: a restart shows it again
             self._publish()
             self._emit("state")
 
@@ -760,9 +766,10 @@ class Table:
         self._publish()
 
     def _keep_reveal(self, reading: CameraReading) -> None:
-        """Keep the camera's applied reading and its picture in the journal, so that after a
-        restart they are shown as before it (until the next round's first bid, as ever; and
-        again by an undo back into the reveal)."""
+        """Keep the camera's last reading and its picture in the journal, applied or waiting
+        for the players, so that after a restart they are shown as before it (an applied one
+        until the next round's first say, as ever; and again by an undo back into the
+        reveal)."""
         if self.journal is None or self._game_id is None or self._game is None:
             return
         kept = KeptReveal(self._game_id, len(self._game.actions), encode(reading.to_saved()),
@@ -794,6 +801,12 @@ class Table:
         except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
             return None, None
+        if not reading.applied:
+            # It waited for the players at its reveal: it waits again there (a retake's, or
+            # a reopened round's), if it is still that round's and the dice under the glass
+            # are still those; elsewhere it was passed over, or its call taken back.
+            at_it = self._game.phase == "reveal"
+            return (self._waiting_again(reading) if at_it else None), reading
         since = self._game.actions[kept.moves:]
         standing = 0  # how many of the actions since it stand
         for action in since:

@@ -1105,6 +1105,11 @@ def test_a_player_leaving_and_back_at_an_undone_reveal_keeps_its_reading_waiting
         assert "reading" not in table.state()  # Caro's dice no longer count: typed in
         assert table.submit({"action": "undo"}).ok
         assert table.state()["reading"] == waiting
+        # Two leaving, the second winning the game for Ana, and both taken back.
+        for action in ({"action": "leave", "player": "Caro"}, {"action": "leave", "player": "Ben"},
+                       {"action": "undo"}, {"action": "undo"}):
+            assert table.submit(action).ok, action
+        assert table.state()["reading"] == waiting
     finally:
         table.close()
         journal.close()
@@ -1131,6 +1136,98 @@ def test_the_last_reveal_s_reading_shows_the_same_after_a_restart_as_before(
         journal.close()
         table, journal = restarted(camera, tmp_path)
         assert table.state().get("reading") == before
+    finally:
+        table.close()
+        journal.close()
+
+
+def rolled_now(table: Table, face: int) -> dict[str, list[int]]:
+    """Every die of every player in the game showing ``face``."""
+    return {p: [face] * n for p, n in table.dice_under_cups().items() if n}
+
+
+def back_to_round_one_and_round_two_rolled_again(
+    tmp_path: Path, header: dict[str, Any]
+) -> tuple[SimulatedCamera, Table, Journal]:
+    """Rounds 1 and 2 read by the camera; undone back to round 1's reveal, whose dice are
+    typed in again; round 2 rolled afresh (all 5s), and bid on: its dice are new dice."""
+    camera = glass_with(ROLLED)
+    table, journal = restarted(camera, tmp_path)
+    assert table.new_game(header).ok and table.submit(BID).ok and table.submit(DUDO).ok
+    assert table.wait_idle(60) and table.state()["round"] == 2
+    camera.set_dice(rolled_now(table, 2))
+    opener = table.state()["turn"]
+    assert table.submit({"action": "bid", "player": opener, "quantity": 20, "face": 2}).ok
+    caller = table.state()["turn"]
+    assert table.submit({"action": "dudo", "player": caller}).ok and table.wait_idle(60)
+    assert table.state()["round"] == 3
+    for _ in range(4):
+        assert table.submit({"action": "undo"}).ok
+    assert (table.state()["phase"], table.state()["round"]) == ("reveal", 1)
+    assert table.submit({"action": "reveal", "dice": ROLLED}).ok
+    camera.set_dice(rolled_now(table, 5))
+    assert table.submit({"action": "bid", "player": opener, "quantity": 20, "face": 2}).ok
+    return camera, table, journal
+
+
+def test_a_round_played_again_from_its_start_is_photographed_as_any_other(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Before, a round whose end an undo had once taken back stayed so for the rest of the
+    # game: played again from its start, with dice rolled afresh, its call took no picture.
+    camera, table, journal = back_to_round_one_and_round_two_rolled_again(tmp_path, header)
+    try:
+        assert table.submit({"action": "dudo", "player": table.state()["turn"]}).ok
+        assert table.wait_idle(60)
+        state = table.state()
+        assert state["round"] == 3 and state["reading"]["applied"]
+        assert {f for dice in state["last_result"]["dice"].values() for f in dice} == {5}
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_restart_never_offers_a_reading_of_a_round_played_before_it_was_played_again(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Round 2 played again, its dice typed in before the camera looked, then undone: the
+    # journal still held the first play's reading of round 2, and a restart offered it to
+    # confirm, for dice rolled since.
+    camera, table, journal = back_to_round_one_and_round_two_rolled_again(tmp_path, header)
+    table.cups_up_s = 1.0  # typed in within it: no picture
+    assert table.submit({"action": "dudo", "player": table.state()["turn"]}).ok
+    assert table.submit({"action": "reveal", "dice": rolled_now(table, 5)}).ok
+    assert table.submit({"action": "undo"}).ok and table.wait_idle(10)
+    assert "reading" not in table.state()
+    table.close()
+    journal.close()
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert "reading" not in table.state()  # the dice are typed in again
+    finally:
+        table.close()
+        journal.close()
+
+
+def test_a_picture_taken_again_at_a_reopened_reveal_waits_through_a_restart(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    # Only applied readings were kept: taken again once the cups were up, a reading waiting
+    # for the players was lost at a restart, and there no picture is taken of its own.
+    camera, table, journal = a_reveal_undone_the_next_round_rolled(tmp_path, header)
+    # Every cup lifted on this round's dice again, but for a die of Caro's under her hand:
+    # the reading waits for the players.
+    camera.set_dice({**ROLLED, "Caro": ROLLED["Caro"][:4]})
+    assert table.retake(cups_up=True).ok and table.wait_idle(60)
+    waiting = table.state()["reading"]
+    assert not waiting["applied"]
+    table.close()
+    journal.close()
+    table, journal = restarted(camera, tmp_path)
+    try:
+        assert not table.resume_reveal() and table.wait_idle(10)
+        assert table.state()["reading"] == waiting
     finally:
         table.close()
         journal.close()
