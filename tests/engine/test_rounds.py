@@ -51,6 +51,18 @@ def test_an_undo_that_takes_back_the_end_of_a_round_reopens_it(
     assert game.reopened == {1} and game.copy().reopened == {1}
 
 
+def test_a_round_played_again_from_its_start_is_no_longer_reopened(play: Script) -> None:
+    game = game_of("perudo")
+    assert game.began == -1
+    play(game, "Ana 2x3; Ben dudo; reveal Ana:22222 Ben:22222 Caro:22222")
+    first = game.began
+    play(game, "Ben 2x3; Caro dudo; reveal Ana:22222 Ben:22222 Caro:2222")
+    play(game, "undo; undo; undo; undo")  # back into round 1's reveal
+    assert (game.round, game.phase, game.reopened) == (1, "reveal", {1, 2})
+    play(game, "reveal Ana:22222 Ben:22222 Caro:22222")  # round 2 begins again, new dice
+    assert game.round == 2 and game.reopened == frozenset() and game.began > first
+
+
 def test_the_first_player_named_in_the_header_opens() -> None:
     assert Game(make_rules("perudo"), THREE, first="Caro").turn == "Caro"
     assert Game(make_rules("jinto"), THREE).turn == "Ana"
