@@ -56,7 +56,7 @@ def test_a_round_played_again_from_its_start_is_no_longer_reopened(play: Script)
     assert game.began == -1
     play(game, "Ana 2x3; Ben dudo; reveal Ana:22222 Ben:22222 Caro:22222")
     first = game.began
-    play(game, "Ben 2x3; Caro dudo; reveal Ana:22222 Ben:22222 Caro:2222")
+    play(game, "Ana 2x3; Ben dudo; reveal Ana:2222 Ben:22222 Caro:22222")
     play(game, "undo; undo; undo; undo")  # back into round 1's reveal
     assert (game.round, game.phase, game.reopened) == (1, "reveal", {1, 2})
     play(game, "reveal Ana:22222 Ben:22222 Caro:22222")  # round 2 begins again, new dice
