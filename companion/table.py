@@ -493,7 +493,10 @@ class Table:
                 self._start_capture()
         elif kind == "undo":
             if phase != "reveal" and phase_before == "reveal":
-                self._reading = None  # the call was taken back: nothing may be shown
+                # The call was taken back: nothing may be shown (kept for the call made
+                # again, where the round was reopened: no new picture may be taken there).
+                self._last_reveal = self._reading or self._last_reveal
+                self._reading = None
         elif phase == "reveal" and phase_before != "reveal":
             # A call: the cups come up, the camera takes its one picture.
             self._reading = None

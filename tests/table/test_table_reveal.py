@@ -1222,6 +1222,10 @@ def test_a_picture_taken_again_at_a_reopened_reveal_waits_through_a_restart(
     assert table.retake(cups_up=True).ok and table.wait_idle(60)
     waiting = table.state()["reading"]
     assert not waiting["applied"]
+    # The call taken back and made again: the same reading waits (no picture may be taken).
+    assert table.submit({"action": "undo"}).ok and "reading" not in table.state()
+    assert table.submit(DUDO).ok and table.wait_idle(10)
+    assert table.state()["reading"] == waiting
     table.close()
     journal.close()
     table, journal = restarted(camera, tmp_path)
