@@ -356,8 +356,8 @@ def test_a_history_answered_after_a_later_move_is_asked_for_again(
     phone.wait_for_function("page.historyAsked === page.historyAnswered")
     lines = the_history(server)
     expect(phone.locator("#history li")).to_have_text(lines[::-1])
-    # Numbered as the whole history (waited for: a run on a busy host read the number 0 once
-    # the lines were there, the answer asked for again still on its way).
+    # Numbered as the whole history (waited for: a run on a busy host read the number 0 just
+    # after the lines were there; why is not known, the number settled right in every other run).
     phone.wait_for_function(f"document.getElementById('history').start === {len(lines)}")
     phone.context.close()
 
