@@ -106,9 +106,9 @@ class CameraReading:
     ``must_show``: when a call is settled on some players' dice only (a called pass: the
     passer's), those players' dice; None: everyone's.
     ``doubt_threshold``: a die below this confidence is doubtful. ``disagreements``: what
-    the owners stage reported (counts per player that differ), and a smeared picture's plea
-    to take it again, in words. ``confirmed``: the players confirmed it on the page;
-    ``applied``: it became the round's reveal.
+    the owners stage reported (counts per player that differ), and why every die of the
+    picture is doubted (smeared, dice too small), in words. ``confirmed``: the players
+    confirmed it on the page; ``applied``: it became the round's reveal.
     ``picture``: which picture of the table it is (each picture taken has a new number), so
     that a correction made on one picture is never applied to another. ``began``: where the
     round it was taken in began (``Game.began``; -2: not known), so that a reading of a round
@@ -368,7 +368,6 @@ class VisionReader:
 
         from vision.annotate import annotate
         from vision.owners import assign_owners
-        from vision.reading import SMEARED
 
         reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
@@ -385,8 +384,7 @@ class VisionReader:
             disagreements = tuple(ownership.disagreements)
             if self._zones_sized:
                 disagreements += _size_mismatch(frame, calibration)
-        if reading.smeared:
-            disagreements += (SMEARED,)
+        disagreements += reading.pleas
         dice = tuple(
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
             for i, d in enumerate(reading.dice)

@@ -36,7 +36,8 @@ from vision.calibration import (
     calibration_tables,
     sector_zones,
 )
-from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml, within_die_sizes
+from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml
+from vision.reader import SMALLEST_SURE_DIE
 from vision.reading import UnreadableImage
 from vision.simulate import SimulatedCamera
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
@@ -158,12 +159,13 @@ def calibrate(
         # Measured on pictures of the old size: the same dice, seen as much larger or smaller.
         scale = math.sqrt(camera.width / before.width * camera.height / before.height)
         size = round(reader.die_size * scale, 1)
-        if size != within_die_sizes(size):
-            low, high = DIE_SIZES
+        if not _READ_SURELY[0] <= size <= _READ_SURELY[1]:
+            low, high = _READ_SURELY
             raise CalibrationError(
                 f"the die size {reader.die_size:g} px of {before.width}x{before.height} pictures"
                 f" is {size:g} px at {camera.width}x{camera.height}, where the reader reads dice"
-                f" {low:g}..{high:g} px: give a dice picture (--dice) to measure it again")
+                f" surely at {low:g}..{high:g} px: give a dice picture (--dice) to measure it"
+                " again")
         vision["die_size"] = size
         reader = dataclasses.replace(reader, die_size=size)
         lines.append(f"die size: {size:g} px, scaled from {before.width}x{before.height}"
@@ -373,6 +375,10 @@ def measured_sizes(
     return [d.size for d in dice if not sure_only or d.confidence >= reader.doubt_threshold]
 
 
+# The die sizes a calibration may measure: those the reader reads dice at surely.
+_READ_SURELY = (max(DIE_SIZES[0], SMALLEST_SURE_DIE), DIE_SIZES[1])
+
+
 def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
     """The median side of the dice read surely, in pixels (a doubtful "die" may be the tray
     itself, or a die on its edge)."""
@@ -381,15 +387,18 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
     except UnreadableImage as err:  # decoded, but too small to be a picture of dice
         raise CalibrationError(f"{name}: {err}") from None
     if not sizes:
-        found = len(measured_sizes(frame, reader))
-        raise CalibrationError(f"{name}: no dice found: put a few dice on the glass" if not found
-                               else f"{name}: no die read surely ({found} doubtful): put a few"
-                               " dice, face down, on the glass in good light")
+        found = measured_sizes(frame, reader)
+        if not found:
+            raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
+        if statistics.median(found) >= SMALLEST_SURE_DIE:  # else each is doubted for its size
+            raise CalibrationError(f"{name}: no die read surely ({len(found)} doubtful): put a"
+                                   " few dice, face down, on the glass in good light")
+        sizes = found
     size = round(float(statistics.median(sizes)), 1)
-    if size != within_die_sizes(size):
-        low, high = DIE_SIZES
+    low, high = _READ_SURELY
+    if not low <= size <= high:
         raise CalibrationError(f"{name}: the dice measure {size:g} px across, where the reader"
-                               f" reads dice {low:g}..{high:g} px: move the camera"
+                               f" reads dice surely at {low:g}..{high:g} px: move the camera"
                                f" {'closer' if size < low else 'farther away'}")
     spread = (max(sizes) - min(sizes)) / size if size else 0.0
     lines.append(

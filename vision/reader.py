@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from vision.classify import FaceRead
     from vision.locate import Candidate
 
-__all__ = ["Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
+__all__ = ["SMALLEST_SURE_DIE", "Die", "Reading", "UnreadableImage", "load_image", "read_dice"]
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +81,12 @@ _LOCATED_AGAIN_BELOW = 15.0 / 16.0
 # foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 25 and 103 are.
 # Held out, a 7 px smear cost 35-44 dice, 8-14 of them misread surely; 3 px, none.
 _SMEARED = 0.45
+# Dice smaller than this in the photograph (the median size of those read, px) have every one
+# doubted: their pips are a pixel or two, and more of them are misread surely. Held out (the
+# dev photographs scaled by 0.2-0.5, by the median size read), dice misread surely or seen
+# where none is: 7 px 6.9% of the dice, 8 px 3.5%, 9-10 px 2.0%, 11-12 px 0.9%, 13-18 px
+# 0.7%, the photographs as they are (about 41 px) 0.6%. (Session 65, the log.)
+SMALLEST_SURE_DIE = 11.0
 # A die whose centre lies nearer the frame's edge than this share of the table's die size
 # (an upright box, about 1.3 times a thrown die's side) is cut by the edge: part of its face
 # is not in the picture, and the pips seen may be a part of them (an ace seen from below,
@@ -202,13 +208,15 @@ def read_dice(
     # Judged on the dice read, each at the size the locator gave it (not brought within the
     # table's die size: a die seen close, its first pass's pips set that size).
     smeared = smear(source, places) > _SMEARED
-    if smeared:
+    too_small = bool(places) and statistics.median(c.size for c in places) < (
+        SMALLEST_SURE_DIE * shrink)
+    if smeared or too_small:
         dice = [replace(d, confidence=min(d.confidence, 0.5)) for d in dice]
     t = _lap(ms, "smear", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
-    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold, smeared)
+    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold, smeared, too_small)
 
 
 def _a_speck(

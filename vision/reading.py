@@ -10,6 +10,8 @@ VIEWS = ("above", "below")
 DEFAULT_DOUBT_THRESHOLD = 0.8
 # Why every die of a smeared photograph is doubted, in the players' words.
 SMEARED = "the picture is smeared (the camera or the table moved): take it again"
+# Why every die of a photograph whose dice are too small to read surely is doubted.
+TOO_SMALL = "the dice are too small in the picture to read surely: take it closer"
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -59,7 +61,8 @@ class Reading:
     """Every die seen in one photograph, the view it was read from, and stage times in ms.
 
     ``smeared``: the photograph is smeared one way (the camera or the table moved as it was
-    taken), so every die is doubted: another picture would read better.
+    taken), so every die is doubted: another picture would read better. ``too_small``: its
+    dice are too few pixels across to be read surely, so every die is doubted too.
     """
 
     dice: tuple[Die, ...]
@@ -69,6 +72,13 @@ class Reading:
     height: int = 0
     doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
     smeared: bool = False
+    too_small: bool = False
+
+    @property
+    def pleas(self) -> tuple[str, ...]:
+        """Why every die is doubted, in the players' words (none where each die is judged
+        on its own)."""
+        return (SMEARED,) * self.smeared + (TOO_SMALL,) * self.too_small
 
     @property
     def counts(self) -> dict[int, int]:

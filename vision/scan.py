@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vision.config import ReaderConfig, calibrated_size, load_config
-from vision.reading import SMEARED, Reading, UnreadableImage
+from vision.reading import Reading, UnreadableImage
 
 # The formats an annotated copy is written in; any other image is annotated as a PNG.
 _WRITABLE = (".jpg", ".jpeg", ".png")
@@ -141,7 +141,7 @@ def scan_one(
 
 def describe(name: str, reading: Reading) -> str:
     """One line for a person: the total, each face's count, the time, doubtful dice (and
-    why, where the photograph is smeared)."""
+    why, where every die is doubted: a smeared photograph, dice too small in it)."""
     counts = " ".join(f"{face}:{n}" for face, n in reading.counts.items())
     noun = "die" if reading.total == 1 else "dice"
     line = f"{name}: {reading.total} {noun}  {counts}  ({reading.ms.get('total', 0.0):.1f} ms)"
@@ -149,8 +149,8 @@ def describe(name: str, reading: Reading) -> str:
     if doubtful:
         spots = ", ".join(f"{d.face}? at ({d.x}, {d.y}) {d.confidence:.2f}" for d in doubtful)
         line += f"  doubtful: {spots}"
-    if reading.smeared:
-        line += f"  ({SMEARED})"
+    for plea in reading.pleas:
+        line += f"  ({plea})"
     return line
 
 

@@ -28,7 +28,7 @@ from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
 from companion.web import create_app
-from vision.reading import SMEARED, Die, Reading
+from vision.reading import SMEARED, TOO_SMALL, Die, Reading
 from vision.simulate import RenderOptions, SimulatedCamera
 from vision.sources import FolderSource
 
@@ -1340,6 +1340,23 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
     said = reader.read(smaller, expected).disagreements
     assert ("the picture is 640x480, the seat zones were calibrated on 1280x960 pictures:"
             " calibrate again (dudo calibrate)") in said
+
+
+def test_a_picture_whose_dice_are_too_small_to_read_surely_waits_for_the_players() -> None:
+    # A camera set to a low resolution, or far off: dice about 10 px across are all doubted,
+    # and the page says why, rather than apply a reading some of whose dice may be misread.
+    from vision.simulate import RenderOptions, SimulatedCamera
+
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5, 3], "Ben": [6, 1]})
+    reader = VisionReader(None, calibration=camera.calibration)
+    expected = {"Ana": 3, "Ben": 2}
+    frame = camera.capture()
+    for width, too_small in [(1280, False), (200, True)]:
+        picture = cv2.resize(frame, (width, width * 3 // 4), interpolation=cv2.INTER_AREA)
+        reading = reader.read(picture, expected)
+        assert (TOO_SMALL in reading.disagreements) is too_small, width
+        assert (len(reading.doubtful) == len(reading.dice) == 5) is too_small, width
 
 
 def test_seat_zones_of_a_config_naming_no_picture_size_are_of_its_pictures_own_size(

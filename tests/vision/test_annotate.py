@@ -76,12 +76,15 @@ def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray
     assert rows.size and rows.max() < 40  # only the banner at the top
 
 
-def test_a_smeared_picture_says_so_in_its_banner(table: np.ndarray) -> None:
+@pytest.mark.parametrize("why", ["smeared", "too_small"])
+def test_a_picture_whose_every_die_is_doubted_says_why_in_its_banner(
+    table: np.ndarray, why: str
+) -> None:
     from dataclasses import replace
 
     dice = [Die(4, 3, 300, 240, 40, 0.5, "red")]
-    sharp, smeared = reading_of(dice), replace(reading_of(dice), smeared=True)
-    banner = [np.any(annotate(table, r)[:30] != table[:30], axis=(0, 2)) for r in (sharp, smeared)]
+    judged, doubted = reading_of(dice), replace(reading_of(dice), **{why: True})
+    banner = [np.any(annotate(table, r)[:30] != table[:30], axis=(0, 2)) for r in (judged, doubted)]
     # The same words, and more after them: the banner reaches further along.
     assert np.nonzero(banner[1])[0].max() > np.nonzero(banner[0])[0].max() + 100
 

@@ -545,12 +545,13 @@ def test_the_die_size_follows_a_new_picture_size_when_no_dice_are_photographed(
 def test_a_die_size_scaled_past_what_the_reader_reads_is_refused_with_nothing_written(
     tmp_path: Path, photos: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    written = "[camera]\nwidth = 16000\nheight = 12000\n\n[vision]\ndie_size = 60.0\n"
+    # 9.6 px: a size a config may give, but every die would be doubted at it.
+    written = "[camera]\nwidth = 8000\nheight = 6000\n\n[vision]\ndie_size = 60.0\n"
     config = tmp_path / "table.toml"
     config.write_text(written)
     assert main(["calibrate", "--config", str(config), "--empty", str(photos[0])]) == 1
-    assert ("the die size 60 px of 16000x12000 pictures is 4.8 px at 1280x960, where the"
-            " reader reads dice 8..1000 px: give a dice picture (--dice) to measure it again"
+    assert ("the die size 60 px of 8000x6000 pictures is 9.6 px at 1280x960, where the reader"
+            " reads dice surely at 11..1000 px: give a dice picture (--dice) to measure it again"
             in capsys.readouterr().err)
     assert config.read_text() == written
 
@@ -662,7 +663,8 @@ def test_dice_too_small_for_a_config_are_refused_not_written_as_a_config_that_ca
     config = tmp_path / "dudo.toml"
     assert main(["calibrate", "--config", str(config), "--dice", str(dice)]) == 1
     err = capsys.readouterr().err
-    assert "far.png: the dice measure 7 px across, where the reader reads dice 8..1000 px" in err
+    assert ("far.png: the dice measure 7 px across, where the reader reads dice surely at"
+            " 11..1000 px" in err)
     assert "move the camera closer" in err
     assert not config.exists()
 
