@@ -4,12 +4,15 @@ A doubtful die (confidence below the threshold) is drawn differently, in orange 
 dashed outline and a question mark, so the eye goes to it first. A band at the top gives
 the counts the referee would apply (at the bottom where dice lie under the top; no label is
 written under it). Numbered, each die also carries its number in the
-reading (from 1), so that a list of the dice can point at it.
+reading (from 1), so that a list of the dice can point at it. Dice too small for their
+labels (a photograph of a few hundred pixels) are drawn on a copy enlarged by a whole number.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -21,6 +24,12 @@ _DOUBT = (0, 140, 255)  # BGR orange
 _INK = (255, 255, 255)
 _NUMBER = (40, 40, 40)
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
+# A picture whose dice measure less than this (their median, px) is drawn enlarged by the
+# whole number that brings them to it, each pixel a square (a label is at least about 12 px
+# tall: on dice of 8 px it hid them and their neighbours), as long as its longer side stays
+# within _MOST_ENLARGED.
+_LEGIBLE_DIE = 30
+_MOST_ENLARGED = 2048
 
 
 def annotate(
@@ -33,9 +42,10 @@ def annotate(
 
     ``doubtful_threshold``: dice below it are marked doubtful (default: the reading's own
     threshold). ``numbered``: each die also shows its place in ``reading.dice``, from 1.
-    The image is not changed.
+    The image is not changed; the copy is enlarged where the dice are small in it.
     """
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    out, reading = _enlarged(out, reading)
     threshold = reading.doubt_threshold if doubtful_threshold is None else doubtful_threshold
     doubtful = [d for d in reading.dice if d.confidence < threshold]
     # Sure dice first, so a doubtful die's mark is never hidden under a neighbour's.
@@ -46,6 +56,21 @@ def annotate(
         _mark(out, die, die.confidence < threshold, i + 1 if numbered else None, banner.box)
     banner.draw(out)
     return out
+
+
+def _enlarged(image: np.ndarray, reading: Reading) -> tuple[np.ndarray, Reading]:
+    """The picture and its reading enlarged so that the dice measure ``_LEGIBLE_DIE``."""
+    if not reading.dice:
+        return image, reading
+    size = statistics.median(d.size for d in reading.dice)
+    times = min(math.ceil(_LEGIBLE_DIE / max(size, 1)), _MOST_ENLARGED // max(image.shape[:2]))
+    if times <= 1:
+        return image, reading
+    big = cv2.resize(image, None, fx=times, fy=times, interpolation=cv2.INTER_NEAREST)
+    middle = times // 2  # a pixel's middle, enlarged
+    dice = tuple(replace(d, x=d.x * times + middle, y=d.y * times + middle, size=d.size * times)
+                 for d in reading.dice)
+    return big, replace(reading, dice=dice, width=big.shape[1], height=big.shape[0])
 
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1

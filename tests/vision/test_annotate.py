@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -80,8 +82,6 @@ def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray
 def test_a_picture_whose_every_die_is_doubted_says_why_in_its_banner(
     table: np.ndarray, why: str
 ) -> None:
-    from dataclasses import replace
-
     dice = [Die(4, 3, 300, 240, 40, 0.5, "red")]
     judged, doubted = reading_of(dice), replace(reading_of(dice), **{why: True})
     banner = [np.any(annotate(table, r)[:30] != table[:30], axis=(0, 2)) for r in (judged, doubted)]
@@ -182,3 +182,21 @@ def test_no_face_is_written_under_the_banner(table: np.ndarray) -> None:
         half = int(round(die.size * 0.6))
         under = (die.x - half, die.y + half, die.x + half, die.y + half + 20)
         assert share_of(out, GREEN, under) > 0.2
+
+
+def test_a_picture_of_small_dice_is_drawn_enlarged_so_its_labels_leave_them_seen() -> None:
+    # Dice 10 px across in a 160x120 picture: a label (at least 12 px tall) on each hid the
+    # die and its neighbours. Drawn three times as large, every pixel a square of 3x3.
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    die = Die(4, 3, 80, 70, 10, 0.99, "red")
+    out = annotate(frame, reading_of([die]))
+    assert out.shape == (360, 480, 3)
+    assert share_of(out, GREEN, outline_box(replace(die, x=241, y=211, size=30))) > 0.05
+    untouched = out[300:, 300:]  # far from the die and the banner: the picture, enlarged
+    assert (untouched == 200).all()
+
+
+def test_a_large_picture_of_small_dice_is_enlarged_no_further_than_2048_px() -> None:
+    frame = np.full((1520, 2028, 3), 200, np.uint8)
+    out = annotate(frame, reading_of([Die(4, 3, 800, 700, 10, 0.99, "red")]))
+    assert out.shape == frame.shape
