@@ -82,6 +82,18 @@ def _noise(image: np.ndarray) -> np.ndarray:
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
+def _colour_noise(image: np.ndarray) -> np.ndarray:
+    """A small sensor's colour noise in dim light: blotches 2-3 px across in the colour alone
+    (YCrCb's Cr and Cb, sigma 4 of 255), the lightness untouched."""
+    rng = _seeded(image)
+    ycc = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb).astype(np.float32)
+    for channel in (1, 2):
+        blotches = cv2.GaussianBlur(rng.normal(0.0, 1.0, image.shape[:2]).astype(np.float32),
+                                    (0, 0), 1.2)
+        ycc[:, :, channel] += blotches * (4.0 / blotches.std())
+    return cv2.cvtColor(np.clip(ycc, 0, 255).astype(np.uint8), cv2.COLOR_YCrCb2BGR)
+
+
 def _swapped(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, ::-1])
 
@@ -272,6 +284,10 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     "jpeg": ("JPEG at quality 25", _photo(_jpeg(25))),
     "jpeg-50": ("JPEG at quality 50 (as shared photographs often are)", _photo(_jpeg(50))),
     "noise": ("sensor noise (sigma 12 of 255)", _photo(_noise)),
+    "colour-noise": (
+        "a phone's blotchy colour noise in dim light (2-3 px, sigma 4 of 255 in colour alone)",
+        _photo(_colour_noise),
+    ),
     "swapped": ("red and blue swapped (other colours of dice and table)", _photo(_swapped)),
     "warm": (
         "a warmer white balance (indoor light: red x1.15, blue x0.65)",

@@ -392,6 +392,11 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     for name in ("sharpened", "denoised", "upscaled"):
         assert seen[name].shape == photo.shape
         assert 0.5 < np.abs(seen[name].astype(int) - photo).mean() < 20.0, name
+    # Colour noise changes the colour in blotches and leaves the lightness as it was.
+    ycc = [cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb).astype(int)
+           for image in (photo, seen["colour-noise"])]
+    assert np.abs(ycc[1][:, :, 0] - ycc[0][:, :, 0]).mean() < 1.0
+    assert 2.0 < np.abs(ycc[1][:, :, 1:] - ycc[0][:, :, 1:]).mean() < 6.0
     # Vignetting darkens the corners, not the middle.
     assert seen["vignette"].shape == photo.shape
     corner, middle = (slice(0, h // 8), slice(0, w // 8)), (slice(h // 2 - 20, h // 2 + 20),
