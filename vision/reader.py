@@ -313,7 +313,11 @@ def load_image(path: str | Path) -> np.ndarray:
             f" takes ({MOST_PIXELS / 1e6:.0f} megapixels at most)")
     try:
         with _decoder_messages() as messages:
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+            if image is not None and image.dtype == np.uint16:
+                image = _eight_bits(image)
+            elif image is not None and image.dtype != np.uint8:  # floats: OpenCV's own way
+                image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error as err:  # a header declaring more pixels than OpenCV decodes, and worse
         if "Insufficient memory" in str(err):
             raise UnreadableImage(f"{path}: too large to decode in the memory available"
@@ -332,6 +336,14 @@ def load_image(path: str | Path) -> np.ndarray:
         # OpenCV paints the missing part grey and goes on: the dice there would be lost.
         raise UnreadableImage(f"{path}: the JPEG data ends early (the file is cut short)")
     return np.asarray(image)
+
+
+def _eight_bits(image: np.ndarray) -> np.ndarray:
+    """A 16-bit photograph in 8 bits, by the bits its values use: a camera of 10 or 12 bits
+    saves its values in the low bits of a 16-bit PNG or TIFF, which OpenCV's 8-bit decoding
+    (the top 8 of 16) turns black, its dice unseen."""
+    used = int(image.max()).bit_length()
+    return np.asarray(image >> max(0, used - 8), dtype=np.uint8)
 
 
 # libjpeg's warning for damaged coded data, and the one case of it that leaves every pixel

@@ -547,6 +547,21 @@ def test_a_phone_photograph_is_read_as_it_is_shown_turned_by_its_exif_tag(
                for e in expected.dice)
 
 
+@pytest.mark.parametrize("bits", [16, 12, 10])
+def test_a_16_bit_photograph_is_read_by_the_bits_its_camera_gives(
+    tmp_path: Path, bits: int
+) -> None:
+    # A machine-vision camera of 10 or 12 bits saves its values in the low bits of a 16-bit
+    # PNG: OpenCV's 8-bit decoding kept the top 8 of 16, a black photograph, no dice read.
+    path = DEV_SLICE[5]
+    photo = load_image(path)
+    deep = tmp_path / "deep.png"
+    assert cv2.imwrite(str(deep), photo.astype(np.uint16) << (bits - 8))
+    loaded = load_image(deep)
+    assert loaded.dtype == np.uint8 and (loaded == photo).all()
+    assert read_dice(loaded, view="above").counts == read_dice(photo, view="above").counts
+
+
 def test_a_die_size_from_the_config_is_used_instead_of_guessing() -> None:
     path = DEV_SLICE[2]
     image = load_image(path)
