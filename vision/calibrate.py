@@ -38,7 +38,7 @@ from vision.calibration import (
 )
 from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml
 from vision.reader import SMALLEST_SURE_DIE
-from vision.reading import UnreadableImage
+from vision.reading import Reading, UnreadableImage
 from vision.simulate import SimulatedCamera
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
@@ -362,17 +362,16 @@ def _check_empty(
     return camera, marks
 
 
-def measured_sizes(
-    frame: np.ndarray, reader: ReaderConfig, view: str = "below", *, sure_only: bool = False
-) -> list[int]:
-    """The sizes of the dice read in ``frame`` with no die size given, in pixels: what a
-    calibration measures (its die size is their median); ``sure_only``: of the dice read
-    surely (not doubtful)."""
+def measured_sizes(frame: np.ndarray, reader: ReaderConfig, view: str = "below") -> list[int]:
+    """The sizes of the dice read in ``frame`` with no die size given, in pixels."""
+    return [d.size for d in _unsized_reading(frame, reader, view).dice]
+
+
+def _unsized_reading(frame: np.ndarray, reader: ReaderConfig, view: str = "below") -> Reading:
+    """The dice in ``frame`` read with no die size given, as a calibration measures them."""
     from vision.reader import read_dice
 
-    unsized = dataclasses.replace(reader, die_size=None)
-    dice = read_dice(frame, unsized, view=view).dice
-    return [d.size for d in dice if not sure_only or d.confidence >= reader.doubt_threshold]
+    return read_dice(frame, dataclasses.replace(reader, die_size=None), view=view)
 
 
 # The die sizes a calibration may measure: those the reader reads dice at surely.
@@ -383,17 +382,20 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
     """The median side of the dice read surely, in pixels (a doubtful "die" may be the tray
     itself, or a die on its edge)."""
     try:
-        sizes = measured_sizes(frame, reader, sure_only=True)
+        reading = _unsized_reading(frame, reader)
     except UnreadableImage as err:  # decoded, but too small to be a picture of dice
         raise CalibrationError(f"{name}: {err}") from None
+    if not reading.dice:
+        raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
+    if reading.too_small:  # every die doubted for its size, whatever the light
+        size = float(statistics.median(d.size for d in reading.dice))
+        raise CalibrationError(f"{name}: the dice measure {size:g} px across, too small to read"
+                               f" surely (at least {SMALLEST_SURE_DIE:g} px): move the camera"
+                               " closer")
+    sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
     if not sizes:
-        found = measured_sizes(frame, reader)
-        if not found:
-            raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
-        if statistics.median(found) >= SMALLEST_SURE_DIE:  # else each is doubted for its size
-            raise CalibrationError(f"{name}: no die read surely ({len(found)} doubtful): put a"
-                                   " few dice, face down, on the glass in good light")
-        sizes = found
+        raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): put a"
+                               " few dice, face down, on the glass in good light")
     size = round(float(statistics.median(sizes)), 1)
     low, high = _READ_SURELY
     if not low <= size <= high:
