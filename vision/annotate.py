@@ -30,6 +30,8 @@ _FONT = cv2.FONT_HERSHEY_SIMPLEX
 # within _MOST_ENLARGED.
 _LEGIBLE_DIE = 30
 _MOST_ENLARGED = 2048
+# The banner's letters shrink to fit a narrow picture down to this scale (about 9 px tall).
+_SMALLEST_BANNER = 0.3
 
 
 def annotate(
@@ -161,6 +163,10 @@ class _Banner:
         self.scale = max(0.45, width / 1400)
         self.weight = max(1, int(round(self.scale * 1.6)))
         (tw, th), self.base = cv2.getTextSize(self.text, _FONT, self.scale, self.weight)
+        if tw + 12 > width:  # a narrow picture: smaller letters, rather than the words cut off
+            self.scale = max(_SMALLEST_BANNER, self.scale * (width - 12) / tw)
+            self.weight = max(1, int(round(self.scale * 1.6)))
+            (tw, th), self.base = cv2.getTextSize(self.text, _FONT, self.scale, self.weight)
         tall = th + self.base + 10
         right = min(width, tw + 12)
         top, bottom = (0, 0, right, tall), (0, height - tall, right, height)

@@ -197,6 +197,21 @@ def test_a_picture_of_small_dice_is_drawn_enlarged_so_its_labels_leave_them_seen
 
 
 def test_a_large_picture_of_small_dice_is_enlarged_no_further_than_2048_px() -> None:
+    frame = np.full((750, 1000, 3), 200, np.uint8)  # dice of 5 px: 6 times, but 2 at most
+    assert annotate(frame, reading_of([Die(4, 3, 500, 400, 5, 0.99, "red")])).shape == (
+        1500, 2000, 3)
     frame = np.full((1520, 2028, 3), 200, np.uint8)
     out = annotate(frame, reading_of([Die(4, 3, 800, 700, 10, 0.99, "red")]))
     assert out.shape == frame.shape
+
+
+def test_the_banner_of_a_narrow_picture_fits_its_words_in_smaller_letters() -> None:
+    # 128x96, five dice of 8 px, too small to read surely: drawn four times as large (512
+    # px), the counts and "dice too small: take it closer" took 563 px and were cut off.
+    frame = np.full((96, 128, 3), 200, np.uint8)
+    dice = [Die(f, f, 30 + 15 * f, 60, 8, 0.5, "red") for f in range(1, 6)]
+    out = annotate(frame, replace(reading_of(dice), too_small=True))
+    assert out.shape == (384, 512, 3)
+    band = out[:20]  # the band is about 22 rows tall
+    assert (band[:, :, 2] > 100).any()  # the words, in orange on the darkened band
+    assert not (band[:, -5:, 2] > 100).any()  # none of them running off the picture
