@@ -55,7 +55,7 @@ _SURELY_A_DIE = 0.97
 _SPECK_CONFIDENCE = 0.8
 _SPECK_DIE = 0.9
 _SPECK = 0.7
-# So too a place of up to the table's die size (_FAINT_SIZE) read no better than even
+# So too a place of up to the table's die size (_FAINT_SIZE) read less surely than even
 # (_FAINT) and taken for a die less surely than _FAINT_DIE: a round hole in the table, given
 # a die's texture by a phone's blotchy colour noise. Held out over 26 sets of the dev
 # photographs (the bare tray, 18 of `vision.degrade`'s changes, colour noise, casts,
@@ -239,8 +239,8 @@ def _a_speck(
     frame: tuple[int, int],
 ) -> bool:
     """Whether a place is a speck or a hole in the table, not a die: read doubtfully, not
-    surely a die at all, smaller than the table's die (``table_die``), or no larger, read no
-    better than even and lying wholly in the ``frame`` (height, width: a die the frame cuts
+    surely a die at all, smaller than the table's die (``table_die``), or no larger, read less
+    surely than even and lying wholly in the ``frame`` (height, width: a die the frame cuts
     shows a part of itself), and lying alone, more than a table's die from any of ``dice`` (a
     die squeezed between its neighbours may come out as small)."""
     height, width = frame
@@ -340,10 +340,11 @@ def load_image(path: str | Path) -> np.ndarray:
 
 def _eight_bits(image: np.ndarray) -> np.ndarray:
     """A 16-bit photograph in 8 bits, by the bits its values use: a camera of 10 or 12 bits
-    saves its values in the low bits of a 16-bit PNG or TIFF, which OpenCV's 8-bit decoding
-    (the top 8 of 16) turns black, its dice unseen."""
+    saves its values in the low bits of a 16-bit PNG or TIFF (or frame), which OpenCV's 8-bit
+    decoding (the top 8 of 16) turns black, its dice unseen. ``image`` is shifted in place."""
     used = int(image.max()).bit_length()
-    return np.asarray(image >> max(0, used - 8), dtype=np.uint8)
+    np.right_shift(image, max(0, used - 8), out=image)
+    return image.astype(np.uint8)
 
 
 # libjpeg's warning for damaged coded data, and the one case of it that leaves every pixel
@@ -470,7 +471,7 @@ def _as_bgr(image: object) -> np.ndarray:
                               f" read (each side at least {_LEAST_SIDE} px)")
     if image.dtype != np.uint8:
         if image.dtype == np.uint16:
-            image = (image >> 8).astype(np.uint8)
+            image = _eight_bits(image.copy())
         else:
             raise UnreadableImage(f"frame of type {image.dtype}: expected 8-bit pixels")
     if image.ndim == 2:

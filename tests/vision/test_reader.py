@@ -559,7 +559,12 @@ def test_a_16_bit_photograph_is_read_by_the_bits_its_camera_gives(
     assert cv2.imwrite(str(deep), photo.astype(np.uint16) << (bits - 8))
     loaded = load_image(deep)
     assert loaded.dtype == np.uint8 and (loaded == photo).all()
-    assert read_dice(loaded, view="above").counts == read_dice(photo, view="above").counts
+    expected = read_dice(photo, view="above").counts
+    assert read_dice(loaded, view="above").counts == expected
+    # So too a frame of such a camera given to the reader as it is.
+    frame = photo.astype(np.uint16) << (bits - 8)
+    assert read_dice(frame, view="above").counts == expected
+    assert (frame >> (bits - 8) == photo).all()  # the caller's frame left as it was
 
 
 def test_a_die_size_from_the_config_is_used_instead_of_guessing() -> None:
