@@ -179,6 +179,11 @@ def _read_held_out(name: str, degradation: str, view: str) -> tuple[Reading, lis
     return read_dice(image, _models_that_never_saw(name), view=view), labels
 
 
+def counts_of(labels: list) -> dict[int, int]:
+    """How many labelled dice show each face, as ``Reading.counts`` gives them."""
+    return {face: sum(lab.face == face for lab in labels) for face in range(1, 7)}
+
+
 @pytest.mark.parametrize("view", ["above", "below"])
 @pytest.mark.parametrize(
     ("name", "share"),
@@ -259,7 +264,7 @@ def test_a_speck_on_an_overexposed_table_is_not_read_as_a_die(name: str) -> None
     path = DEV / "images" / f"IMG_20191208_{name}.jpg"
     labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
     reading = read_dice(degrade(load_image(path), "bright"), view="above")
-    assert reading.counts == {f: sum(lab.face == f for lab in labels) for f in range(1, 7)}
+    assert reading.counts == counts_of(labels)
 
 
 @pytest.mark.parametrize("view", ["above", "below"])
@@ -269,7 +274,7 @@ def test_a_speck_a_phone_has_sharpened_is_not_read_as_a_die(name: str, view: str
     # read doubtfully as a die (an ace, or once a 2, at 0.39-0.62 by the models that never
     # saw the photograph): no die, under 0.7 of the table's dice across and alone.
     reading, labels = _read_held_out(f"IMG_20191208_{name}.jpg", "sharpened", view)
-    assert reading.counts == {f: sum(lab.face == f for lab in labels) for f in range(1, 7)}
+    assert reading.counts == counts_of(labels)
 
 
 @pytest.mark.parametrize("view", ["above", "below"])
@@ -281,7 +286,7 @@ def test_a_hole_in_the_table_a_phone_s_colour_noise_has_textured_is_not_read_as_
     # about a die across, a die's texture: read as a 4 or a 6 at 0.3-0.5, a die at 0.6-0.8
     # (a die read so doubtfully at that size is a die at 0.94 or more), alone. No die.
     reading, labels = _read_held_out(f"IMG_20191208_{name}.jpg", "colour-noise", view)
-    assert reading.counts == {f: sum(lab.face == f for lab in labels) for f in range(1, 7)}
+    assert reading.counts == counts_of(labels)
 
 
 @pytest.mark.parametrize("view", ["above", "below"])
@@ -514,7 +519,7 @@ def test_a_camera_turned_on_its_mount_reads_the_same(turn: int) -> None:
     path = DEV_SLICE[5]
     image = load_image(path)
     labels = load_labels(DEV / "labels" / (path.stem + ".txt"), 640, 640, "above")
-    truth = {face: sum(lab.face == face for lab in labels) for face in range(1, 7)}
+    truth = counts_of(labels)
     assert read_dice(np.ascontiguousarray(cv2.rotate(image, turn)), view="above").counts == truth
 
 
