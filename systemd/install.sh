@@ -71,8 +71,17 @@ rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # root in the pi user's checkout, git asks to be told the folder is safe.
 git -c safe.directory="$SOURCE" -C "$SOURCE" log -1 --format='%h %cs' \
     > "$release/dudo-commit" 2>/dev/null || rm -f "$release/dudo-commit"
-"$release/bin/python" -c 'import cv2, picamera2, lgpio' \
-    || echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
+# The camera's and the pins' libraries (from apt): where the venv the table runs on imports
+# them, the new one must too, or the update stops here and the table keeps its camera (a
+# package pip brought in can break them: a numpy newer than apt's OpenCV was built for, say).
+if ! "$release/bin/python" -c 'import cv2, picamera2, lgpio'; then
+    if "$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' >/dev/null 2>&1; then
+        echo "install: cv2, picamera2 or lgpio does not import in the new venv (see the" \
+             "messages above), where the venv the table runs on imports them" >&2
+        false  # set -e: the trap above removes the new venv
+    fi
+    echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
+fi
 "$release/bin/dudo" rules >/dev/null  # the new venv runs, or the install stops here (set -e)
 sync
 # An install before this layout left a venv folder where the link goes: set aside first.

@@ -124,3 +124,28 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert sorted(p.name for p in prefix.iterdir()) == running
     calls = (pi / "calls.log").read_text()
     assert "systemctl restart dudo-companion.service" in calls
+
+
+def test_an_update_whose_venv_loses_the_camera_stops_and_the_table_keeps_its_own(pi: Path) -> None:
+    # The venv the table runs on imports OpenCV, Picamera2 and lgpio: a stand-in for one, whose
+    # python answers every import. This machine has no Picamera2, so the new venv cannot
+    # import it, as when a package pip brings in breaks apt's OpenCV on the Pi.
+    if subprocess.run([sys._base_executable, "-c", "import picamera2"],
+                      capture_output=True, timeout=60).returncode == 0:
+        pytest.skip("this machine's python imports picamera2: no venv here lacks it")
+    prefix = pi / "root" / "opt" / "dudo-companion"
+    running = prefix / "venv-20260101000000"
+    (running / "bin").mkdir(parents=True)
+    (running / "bin" / "python").write_text("#!/bin/sh\nexit 0\n")
+    (running / "bin" / "python").chmod(0o755)
+    (prefix / "venv").symlink_to(running)
+
+    update = install(pi)
+    assert update.returncode != 0
+    assert ("cv2, picamera2 or lgpio does not import in the new venv (see the messages above),"
+            " where the venv the table runs on imports them") in update.stderr
+    assert ("install: stopped before switching to the new venv: the version installed before"
+            " still runs") in update.stderr
+    assert (prefix / "venv").resolve() == running
+    assert sorted(p.name for p in prefix.iterdir()) == ["venv", running.name]
+    assert "systemctl restart" not in (pi / "calls.log").read_text()
