@@ -10,6 +10,7 @@ the lamp gives each cut die a hard shadow of its own shape.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import cv2
@@ -56,6 +57,27 @@ def smeared(image: np.ndarray, length: int, angle: float) -> np.ndarray:
     turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle, 1.0)
     kernel = np.asarray(cv2.warpAffine(kernel, turn, (length, length)), np.float32)
     return np.asarray(cv2.filter2D(image, -1, kernel / kernel.sum()))
+
+
+def turned(image: np.ndarray, pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photograph as a camera turned ``pitch`` degrees about its own centre sees it (a
+    phone tilted as it is held; focal length the photograph's width): the far side squashed,
+    the near side stretched, and the whole of it in a frame its edges fill. Also the
+    homography taking a point of the photograph to the frame (for its labels)."""
+    h, w = image.shape[:2]
+    camera = np.array([[w, 0.0, w / 2], [0.0, w, h / 2], [0.0, 0.0, 1.0]])
+    p = math.radians(pitch)
+    turn = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(p), -math.sin(p)],
+                     [0.0, math.sin(p), math.cos(p)]])
+    seen = camera @ turn @ np.linalg.inv(camera)
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0]], [[w, 0]], [[w, h]], [[0, h]]], np.float64), seen)
+    (x0, y0), (x1, y1) = corners.min(axis=(0, 1)), corners.max(axis=(0, 1))
+    seen = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]]) @ seen
+    size = (int(math.ceil(x1 - x0)), int(math.ceil(y1 - y0)))
+    frame = cv2.warpPerspective(image, seen, size, flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(frame), seen
 
 
 def _shaken(image: np.ndarray) -> np.ndarray:

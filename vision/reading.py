@@ -12,6 +12,8 @@ DEFAULT_DOUBT_THRESHOLD = 0.8
 SMEARED = "the picture is smeared (the camera or the table moved): take it again"
 # Why every die of a photograph whose dice are too small to read surely is doubted.
 TOO_SMALL = "the dice are too small in the picture to read surely: take it closer"
+# Why the dice a slantwise picture squashes most are doubted.
+SLANTED = "the picture is taken slantwise (some dice squashed): take it square to the table"
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -63,6 +65,7 @@ class Reading:
     ``smeared``: the photograph is smeared one way (the camera or the table moved as it was
     taken), so every die is doubted: another picture would read better. ``too_small``: its
     dice are too few pixels across to be read surely, so every die is doubted too.
+    ``slanted``: taken slantwise, the dice it squashes most are doubted (not all of them).
     """
 
     dice: tuple[Die, ...]
@@ -73,12 +76,14 @@ class Reading:
     doubt_threshold: float = DEFAULT_DOUBT_THRESHOLD
     smeared: bool = False
     too_small: bool = False
+    slanted: bool = False
 
     @property
     def pleas(self) -> tuple[str, ...]:
-        """Why every die is doubted, in the players' words (none where each die is judged
-        on its own)."""
-        return (SMEARED,) * self.smeared + (TOO_SMALL,) * self.too_small
+        """Why the picture's dice are doubted, in the players' words (none where each die is
+        judged on its own)."""
+        return ((SMEARED,) * self.smeared + (TOO_SMALL,) * self.too_small
+                + (SLANTED,) * self.slanted)
 
     @property
     def counts(self) -> dict[int, int]:

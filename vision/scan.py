@@ -141,7 +141,7 @@ def scan_one(
 
 def describe(name: str, reading: Reading) -> str:
     """One line for a person: the total, each face's count, the time, doubtful dice (and
-    why, where every die is doubted: a smeared photograph, dice too small in it)."""
+    why, where the picture is to blame: smeared, its dice too small, taken slantwise)."""
     counts = " ".join(f"{face}:{n}" for face, n in reading.counts.items())
     noun = "die" if reading.total == 1 else "dice"
     line = f"{name}: {reading.total} {noun}  {counts}  ({reading.ms.get('total', 0.0):.1f} ms)"
