@@ -232,13 +232,12 @@ def read_dice(
     smeared = leaning.frame > _SMEARED
     too_small = bool(places) and statistics.median(c.size for c in places) < (
         SMALLEST_SURE_DIE * shrink)
-    if smeared or too_small:
-        dice = [replace(d, confidence=min(d.confidence, 0.5)) for d in dice]
-    slanted = not (smeared or too_small) and leaning.frame > _SLANTED and any(
+    every_die = smeared or too_small
+    slanted = not every_die and leaning.frame > _SLANTED and any(
         alone > _SLANTED_DIE for alone in leaning.dice)
-    if slanted:
-        dice = [replace(d, confidence=min(d.confidence, 0.5)) if alone > _SLANTED_DIE else d
-                for d, alone in zip(dice, leaning.dice, strict=True)]
+    dice = [replace(d, confidence=min(d.confidence, 0.5))
+            if every_die or slanted and alone > _SLANTED_DIE else d
+            for d, alone in zip(dice, leaning.dice, strict=True)]
     t = _lap(ms, "smear", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
