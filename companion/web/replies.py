@@ -32,6 +32,9 @@ def read_json() -> tuple[Any, str | None]:
         return None, f"the body holds {err}"
     except RecursionError:
         return None, "the body is nested too deeply to read"
+    except UnicodeDecodeError as err:  # a ValueError too: named as a record's line is
+        return None, (f"the body is not UTF-8 text (byte 0x{err.object[err.start]:02x},"
+                      f" byte {err.start + 1} of the body)")
     except ValueError:
         return None, "the body is not valid JSON"
 
@@ -72,6 +75,6 @@ def number_arg(name: str, default: int, low: int, high: int | None) -> int | Res
         return default
     value = whole(text)
     if value is None or value < low or (high is not None and value > high):
-        upto = f" to {high}" if high is not None else " or more"
-        return error(f"{name}={shown(text)}: a whole number from {low}{upto}", 400)
+        wanted = f"from {low} to {high}" if high is not None else f"{low} or more"
+        return error(f"{name}={shown(text)}: a whole number, {wanted}", 400)
     return value

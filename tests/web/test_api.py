@@ -132,6 +132,8 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
         ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 415,
          "send JSON"),
         ("/api/game", b"{players: [Ana]}", "application/json", 400, "not valid JSON"),
+        ("/api/actions", b'{"action": "bid", "player": "Ren\xe9e"}', "application/json", 400,
+         "the body is not UTF-8 text (byte 0xe9, byte 33 of the body)"),
         ("/api/actions", b'{"action": "bid", "player": "Ana", "quantity": 1%s, "face": 4}'
          % (b"0" * 4300), "application/json", 400,
          "the body holds a number of 4,301 digits: a record holds numbers of at most 4,300"),
@@ -341,6 +343,10 @@ def test_a_table_with_many_games_lists_them_a_page_at_a_time(
         answer = client.get(f"/api/games?{query}")
         assert answer.status_code == 400
         assert reason in answer.get_json()["error"] and "whole number" in answer.get_json()["error"]
+    assert client.get("/api/games?before=abc").get_json()["error"] == (
+        "before='abc': a whole number, 1 or more")
+    assert client.get("/api/games?limit=0").get_json()["error"] == (
+        "limit='0': a whole number, from 1 to 500")
     huge = client.get("/api/games/9223372036854775808/record")  # past SQLite's integers
     assert huge.status_code == 404 and "no game 9223372036854775808" in huge.get_json()["error"]
 
