@@ -580,6 +580,8 @@ def _read_pin_map(config: Config) -> tuple[Any, str | None]:
 def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | None]:
     """The panel (and, with ``--sim``, its mock-pin driver) and the fault of any output left
     out of it, or (None, None, the fault)."""
+    from hardware.pins import PinFault
+
     try:
         from hardware.panel import Panel
 
@@ -592,7 +594,10 @@ def _open_panel(table: Table, pins: Any, *, sim: bool) -> tuple[Any, Any, str | 
         panel = Panel(table, pins)
         return panel, None, _left_out(panel)
     except Exception as err:
-        logger.exception("the panel's GPIO did not start")
+        if isinstance(err, PinFault):  # named already (no GPIO library, a pin in use): no trace
+            logger.error("the panel's GPIO did not start: %s", err)
+        else:
+            logger.exception("the panel's GPIO did not start")
         return (
             None,
             None,

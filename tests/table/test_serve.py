@@ -267,6 +267,9 @@ def test_without_camera_or_gpio_the_page_says_so_and_a_reveal_is_typed_in(
         status, state = served.request("/api/state")
         assert "no camera" in state["faults"]["camera"] and not state["camera"]
         assert "buttons and lights are not working" in state["faults"]["gpio"]
+        # The log says it in one line, as the page does: a fault named, no traceback.
+        assert "the panel's GPIO did not start: no GPIO library" in served.output()
+        assert "Traceback" not in served.output()
         header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"],
                   "options": {"dice": 1}}
         assert served.request("/api/game", header)[0] == 201
