@@ -505,18 +505,29 @@ function renderBid(state) {
   const passer = standingPass(state);
   // One line while a game is played, so that the buttons below never move as it changes: a
   // long name is cut short (the players' list shows it whole), and the words after it kept.
-  const oneLine = (who, what) => sayOnce(turn, "1" + who + what, () => {
+  // On a narrow phone the words are said shorter rather than the name cut to a letter or two
+  // ("M" read as "I must raise or call the pass"): it keeps five letters' width at least.
+  const oneLine = (who, ...whats) => sayOnce(turn, "1" + who + whats[0] + "@" + turn.clientWidth, () => {
     turn.classList.add("one-line");
-    turn.title = who + what;
-    turn.replaceChildren(h("span", {class: "who", text: who}), h("span", {class: "what", text: what}));
+    turn.title = who + whats[0];
+    const name = h("span", {class: "who", text: who});
+    const words = h("span", {class: "what", text: whats[0]});
+    turn.replaceChildren(name, words);
+    const least = 5 * parseFloat(getComputedStyle(name).fontSize);
+    for (const shorter of whats.slice(1)) {
+      if (name.clientWidth >= Math.min(name.scrollWidth, least)) break;
+      words.textContent = shorter;
+    }
   });
   const says = (text) => sayOnce(turn, "0" + text, () => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; });
   if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");
   else if (lookingAgain(state)) oneLine("Cups up:", " the camera looks again");
   else if (state.phase === "reveal" && state.reading && !state.reading.applied) oneLine("Cups up:", " check the reading");
   else if (state.phase === "reveal") oneLine("Cups up:", " type the dice in");
-  else if (state.turn && passer) oneLine(state.turn, " must " + (bid ? "raise" : "bid") + " or call the pass");
-  else if (state.turn) oneLine(state.turn, " to " + (bid ? "raise or call" : "open"));
+  else if (state.turn && passer) {
+    const move = bid ? "raise" : "bid";
+    oneLine(state.turn, " must " + move + " or call the pass", " must " + move + " or call", " to play");
+  } else if (state.turn) oneLine(state.turn, ...(bid ? [" to raise or call", " to play"] : [" to open"]));
   else if (state.phase === "over") says("");
   // Only a phone with the PIN can start one: the others are told who can.
   else says(page.control ? "Start a game below" : "Whoever has the table PIN starts a game");

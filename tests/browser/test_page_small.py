@@ -328,6 +328,40 @@ def test_the_bid_and_the_calls_stay_put_as_the_turn_goes_to_a_long_name_and_a_pa
     page.context.close()
 
 
+def test_on_a_narrow_phone_a_long_name_is_not_cut_to_a_letter_the_words_are_said_shorter(
+    browser: Any, server: str
+) -> None:
+    # Before, at 320 px, "Maximiliana Rosales must raise or call the pass" showed as
+    # "I must raise or call the pass": the name cut to 5 px, its "M" read as "I".
+    players = ["Ana", "Ben", "Maximiliana Rosales"]
+    state = new_game(server, players, rules="dudo")
+    page = open_page(browser, server, {"width": 320, "height": 568}, "light")
+    state = act(server, action="bid", player="Ana", quantity=2, face=3)
+    state = act(server, action="pass", player="Ben")
+    wait_out_the_hold(page, state)
+    turn = page.locator("#turn")
+    expect(turn.locator(".what")).to_have_text(" must raise or call")
+    expect(turn).to_have_attribute("title", "Maximiliana Rosales must raise or call the pass")
+    who = turn.locator(".who")
+    assert who.evaluate("e => e.clientWidth >= 5 * parseFloat(getComputedStyle(e).fontSize)")
+    assert turn.evaluate("e => e.scrollHeight <= 1.6 * parseFloat(getComputedStyle(e).fontSize)")
+    shot(page, "60-long-name-320")
+    # At 320 px even a short name was cut ("B… must raise or call the pass"): whole now.
+    state = act(server, action="bid", player="Maximiliana Rosales", quantity=3, face=3)
+    state = act(server, action="pass", player="Ana")
+    wait_out_the_hold(page, state)
+    expect(turn).to_have_text("Ben must raise or call")
+    assert who.evaluate("e => e.scrollWidth <= e.clientWidth")
+    # A bid with no pass standing: the whole sentence fits beside a short name.
+    state = act(server, action="bid", player="Ben", quantity=4, face=3)
+    wait_out_the_hold(page, state)
+    expect(turn).to_have_text("Maximiliana Rosales to raise or call")
+    wait_out_the_hold(page, act(server, action="bid", player="Maximiliana Rosales", quantity=5,
+                                face=3))
+    expect(turn).to_have_text("Ana to raise or call")
+    page.context.close()
+
+
 def test_a_phone_that_did_not_start_the_game_sees_what_is_played(
     browser: Any, server: str
 ) -> None:
