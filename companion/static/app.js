@@ -517,7 +517,10 @@ function renderBid(state) {
     for (const shorter of whats.slice(1)) {
       if (name.clientWidth >= Math.min(name.scrollWidth, least)) break;
       words.textContent = shorter;
+      words.setAttribute("aria-hidden", "true");
     }
+    // A screen reader still says the whole line.
+    if (words.hasAttribute("aria-hidden")) turn.append(h("span", {class: "sr-only", text: whats[0]}));
   });
   const says = (text) => sayOnce(turn, "0" + text, () => { turn.classList.remove("one-line"); turn.title = ""; turn.textContent = text; });
   if (cupsUpBeforeTheCamera(state)) oneLine("Cups up:", " the camera looks");

@@ -342,6 +342,7 @@ def test_on_a_narrow_phone_a_long_name_is_not_cut_to_a_letter_the_words_are_said
     turn = page.locator("#turn")
     expect(turn.locator(".what")).to_have_text(" must raise or call")
     expect(turn).to_have_attribute("title", "Maximiliana Rosales must raise or call the pass")
+    expect(turn.locator(".sr-only")).to_have_text(" must raise or call the pass")  # said whole
     who = turn.locator(".who")
     assert who.evaluate("e => e.clientWidth >= 5 * parseFloat(getComputedStyle(e).fontSize)")
     assert turn.evaluate("e => e.scrollHeight <= 1.6 * parseFloat(getComputedStyle(e).fontSize)")
@@ -350,7 +351,8 @@ def test_on_a_narrow_phone_a_long_name_is_not_cut_to_a_letter_the_words_are_said
     state = act(server, action="bid", player="Maximiliana Rosales", quantity=3, face=3)
     state = act(server, action="pass", player="Ana")
     wait_out_the_hold(page, state)
-    expect(turn).to_have_text("Ben must raise or call")
+    expect(turn.locator(".what")).to_have_text(" must raise or call")
+    expect(who).to_have_text("Ben")
     assert who.evaluate("e => e.scrollWidth <= e.clientWidth")
     # A bid with no pass standing: the whole sentence fits beside a short name.
     state = act(server, action="bid", player="Ben", quantity=4, face=3)
