@@ -29,6 +29,7 @@ const page = {
   announced: [],     // keys of the announcement batches shown, so each shows once
   historyLines: 0,   // the lines of the game's history so far (the page shows the newest)
   historyHas: null,  // the game and moves the history loaded from the table holds ({game_id, moves})
+  awayFrom: null,    // the game and history lines the page had when its feed went down
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
@@ -1203,12 +1204,23 @@ function announce(list, state) {
   // turn it is): on a small phone "Last reveal" is below the controls. Not over a refusal or
   // a warning still shown: they are said nowhere else, where each announcement is in the
   // history.
+  tell(list);
+  if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
+}
+function tell(list) {
   if ($("notice").hidden || !$("notice").classList.contains("error")) {
     const told = list.filter((a, i) => TOLD.has(a.kind) || i === list.length - 1);
     notice(told.map((a) => a.text).join(" \u00b7 "), list.some((a) => a.kind === "palifico") ? "palifico" : "",
       list.some((a) => a.kind === "reveal") ? 8000 : undefined);
   }
-  if (list.some((a) => a.kind === "palifico" || a.kind === "winner")) buzz([200, 100, 200]);
+}
+
+// The last reveal made while the page's feed was down (the phone offline, or the table
+// started again in the middle of a reveal, which it settles as it starts), told as the
+// phones that followed it were told: else "Ben is out" was in the history alone.
+function tellMissedReveal(lines) {
+  const at = lines.map((a) => a.kind).lastIndexOf("reveal");
+  if (at >= 0) tell(lines.slice(at));
 }
 
 // The newest lines the history shows (a long game's page stays light): as the page opens too.
@@ -1234,6 +1246,9 @@ async function loadHistory() {
   page.historyLines = data.announcements.length;
   page.historyHas = {game_id: data.game_id, moves: data.moves};
   numberHistory();
+  const away = page.awayFrom;
+  page.awayFrom = null;
+  if (away && away.game_id === data.game_id) tellMissedReveal(data.announcements.slice(away.lines));
 }
 function numberHistory() {
   $("history").start = page.historyLines;
@@ -1274,7 +1289,12 @@ function connect(lostAlready) {
     $("live").textContent = "live"; $("live").classList.add("on");
     setOffline(false);  // shows the last state again, with its controls enabled
     // The table may have restarted, or moved on: the next state is shown whatever its version.
-    if (lost) { page.floor = -Infinity; loadHistory(); recheckControl(); }  // what was announced while the feed was down, and the PIN
+    if (lost) {  // what was announced while the feed was down, and the PIN
+      page.floor = -Infinity;
+      page.awayFrom = page.state ? {game_id: page.state.game_id, lines: page.historyLines} : null;
+      loadHistory();
+      recheckControl();
+    }
     lost = false;
   });
   es.addEventListener("error", () => {

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import (
     PHONE,
     act,
+    finish_the_reveal,
     free_port,
     get_state,
     new_game,
@@ -138,6 +139,65 @@ def test_a_phone_that_goes_offline_says_so_holds_its_buttons_and_comes_back(
     expect(phone.locator("#live")).to_have_text("live")
     expect(phone.locator("#bid-by")).to_have_text("by Ana")  # the bid made while it was away
     ready_to_bid(phone, server)
+
+
+def test_a_reveal_made_while_a_phone_was_away_is_told_when_it_comes_back(
+    phone: Any, server: str
+) -> None:
+    # Before, a phone whose feed was down for a reveal (offline, or the table started again in
+    # the middle of one, which settles it as it starts) went from "Cups up" to the next round
+    # silently: who lost a die was in the history alone.
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=9, face=4)
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")
+    phone.context.set_offline(True)
+    expect(phone.locator("#live")).to_have_text("offline")
+    act(server, action="dudo", player="Ben")
+    state = finish_the_reveal(server)
+    assert state["round"] == 2
+    with urllib.request.urlopen(server + "/api/history", timeout=5) as answer:
+        said = json.load(answer)["announcements"]
+    reveal = [a["text"] for a in said if a["kind"] == "reveal"][-1]
+    lost = [a["text"] for a in said if a["kind"] == "lose"][-1]
+    phone.context.set_offline(False)
+    expect(phone.locator("#live")).to_have_text("live")
+    notice = phone.locator("#notice")
+    expect(notice).to_contain_text(reveal)
+    expect(notice).to_contain_text(lost)
+    # Back for a bid only: nothing is told again.
+    phone.evaluate("document.getElementById('notice').hidden = true")
+    phone.context.set_offline(True)
+    expect(phone.locator("#live")).to_have_text("offline")
+    act(server, action="bid", player=state["turn"], quantity=1, face=6)
+    phone.context.set_offline(False)
+    expect(phone.locator("#live")).to_have_text("live")
+    expect(phone.locator("#bid-by")).to_have_text(f"by {state['turn']}")
+    phone.wait_for_timeout(500)  # the history's answer comes after the feed's state
+    assert phone.locator("#notice").is_hidden()
+
+
+def test_a_table_started_again_in_the_middle_of_a_reveal_tells_the_phones_how_it_ended(
+    browser: Any, tmp_path: Any
+) -> None:
+    # The table settles a reveal it was stopped in as it starts, before the phones are back.
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = start_serve(tmp_path, port)
+    phone = open_page(browser, base, PHONE, "light")
+    try:
+        new_game(base, ["Ana", "Ben"], rules="perudo", dice=1)
+        act(base, action="bid", player="Ana", quantity=2, face=6)
+        act(base, action="dudo", player="Ben")  # the cups up: the camera looks in 3 s
+        expect(phone.locator("#turn")).to_have_text("Cups up: the camera looks")
+        stop_serve(process)
+        process = start_serve(tmp_path, port)
+        expect(phone.locator("#live")).to_have_text("live", timeout=20_000)
+        state = finish_the_reveal(base)
+        assert state["phase"] == "over"
+        expect(phone.locator("#notice")).to_contain_text(f"{state['winner']} wins")
+    finally:
+        phone.context.close()
+        stop_serve(process)
 
 
 def test_a_long_games_page_shows_the_same_newest_history_opened_or_followed(
