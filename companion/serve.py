@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -235,7 +237,7 @@ def build(
     if camera_fault:
         table.set_fault("camera", camera_fault)
     if sim and camera is not None:
-        companion.cups = SimulatedCups(table, camera, seed=seed)
+        companion.cups = SimulatedCups(table, camera, seed=_cups_seed(data, seed))
         stack.callback(companion.cups.close)
     if pins is not None:
         panel, driver, gpio_fault = _open_panel(table, pins, sim=sim)
@@ -730,6 +732,16 @@ def _secret_key(data: Path) -> bytes:
     except OSError as err:
         logger.warning("cannot keep the session key in %s (%s): phones sign in again", path, err)
     return key
+
+
+def _cups_seed(data: Path, seed: int | None) -> int:
+    """The simulated cups' seed: ``--seed``, else one kept with the data directory (drawn from
+    its session key), so that a table started again finds the same dice under the cups (a
+    fresh one rolled them anew: a restart in the middle of a reveal changed the dice shown)."""
+    if seed is not None:
+        return seed
+    kept = hmac.new(_secret_key(data), b"the simulated cups", hashlib.sha256).digest()
+    return int.from_bytes(kept[:16], "big")
 
 
 def page_addresses(config: Config) -> list[str]:

@@ -649,6 +649,31 @@ def built(data: Path, stack: ExitStack) -> Any:
     return build(config, sim=True, seed=1, stack=stack)
 
 
+def test_a_simulated_table_started_again_finds_the_same_dice_under_the_cups(
+    tmp_path: Path,
+) -> None:
+    # Before, with no --seed the cups rolled anew at each start: a table stopped in the middle
+    # of a reveal (before its picture) showed other dice once started again.
+    data = tmp_path / "data"
+    config = load_config(None, host="127.0.0.1", port=free_port(), pin=PIN, data=str(data))
+    header = {"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben", "Caro"]}
+    with ExitStack() as stack:
+        first = build(config, sim=True, seed=None, stack=stack)
+        assert first.table.new_game(header).ok
+        assert first.table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 3}).ok
+        under = first.cups.dice()
+    assert sorted(under) == ["Ana", "Ben", "Caro"] and all(len(d) == 5 for d in under.values())
+    with ExitStack() as stack:
+        assert build(config, sim=True, seed=None, stack=stack).cups.dice() == under
+    # Another table (another data directory) rolls its own.
+    other = load_config(None, host="127.0.0.1", port=free_port(), pin=PIN,
+                        data=str(tmp_path / "other"))
+    with ExitStack() as stack:
+        again = build(other, sim=True, seed=None, stack=stack)
+        assert again.table.new_game(header).ok
+        assert again.cups.dice() != under
+
+
 def a_game_in(data: Path) -> dict[str, Any]:
     """A journal holding a game of three bids, as a table left it; that game's state."""
     from companion.journal import Journal
