@@ -412,6 +412,8 @@ function release() {
 function setOffline(on) {
   if (page.offline === on) return;
   page.offline = on;
+  // The last move's notice lay over the banner saying the table cannot be reached.
+  if (on && !$("notice").classList.contains("error")) $("notice").hidden = true;
   if (on) renderHeld(); else release();
 }
 // One action of this phone at a time: a tap while the last is on its way, or just answered,

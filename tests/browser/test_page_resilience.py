@@ -150,8 +150,13 @@ def test_a_reveal_made_while_a_phone_was_away_is_told_when_it_comes_back(
     new_game(server, ["Ana", "Ben"], rules="perudo")
     act(server, action="bid", player="Ana", quantity=9, face=4)
     expect(phone.locator("#bid-by")).to_have_text("by Ana")
+    notice = phone.locator("#notice")
+    expect(notice).to_contain_text("Ana bids nine 4s")
     phone.context.set_offline(True)
     expect(phone.locator("#live")).to_have_text("offline")
+    # The bid's notice no longer lies over the banner saying the table cannot be reached.
+    expect(phone.locator("#offline")).to_be_visible()
+    assert notice.is_hidden()  # at once, not once its time is up
     act(server, action="dudo", player="Ben")
     state = finish_the_reveal(server)
     assert state["round"] == 2
@@ -161,7 +166,6 @@ def test_a_reveal_made_while_a_phone_was_away_is_told_when_it_comes_back(
     lost = [a["text"] for a in said if a["kind"] == "lose"][-1]
     phone.context.set_offline(False)
     expect(phone.locator("#live")).to_have_text("live")
-    notice = phone.locator("#notice")
     expect(notice).to_contain_text(reveal)
     expect(notice).to_contain_text(lost)
     # Back for a bid only: nothing is told again.
