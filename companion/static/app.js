@@ -330,6 +330,10 @@ function render(state) {
   if (page.anotherGame && state.game_id !== page.anotherFor) page.anotherGame = false;
   const setup = page.control && (noGameOn || page.anotherGame);
   if (setup && (page.state.game_id ?? null) !== page.formFor) fillForm();
+  // The form this phone was filling closed as another phone started a game: the new game's
+  // bid and buttons are at the top, where the form's phone is taken (it was left at the list
+  // of players, the buttons out of view).
+  const formClosed = newGame && !setup && !$("setup").hidden;
   $("setup").hidden = !setup;
   // A game set up wrong (players, rules, dice) is left unfinished for a new one, on purpose.
   $("another-game").hidden = !page.control || noGameOn;
@@ -340,7 +344,7 @@ function render(state) {
   // game is on (the record would count them; the table refuses it).
   if (state.dice_in_play === null && state.phase !== "over" && !page.control) $("record-link").hidden = true;
   renderHeld();
-  keepPlace(place);
+  if (formClosed) window.scrollTo(0, 0); else keepPlace(place);
   // The picture comes after: its place is kept then too, unless the reader has scrolled since.
   page.place = placeInView();
   page.placeAt = window.scrollY;

@@ -137,6 +137,21 @@ def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened
     assert names(phone) == ["Eva", "Finn"]
 
 
+def test_a_form_closed_by_a_game_another_phone_started_takes_its_phone_to_the_top(
+    phone: Any, server: str
+) -> None:
+    # Before, the phone stayed where its form had been, at the list of players: the new game's
+    # bid and buttons were out of view.
+    open_form(phone)
+    phone.locator("#seats input[type=text]").last.scroll_into_view_if_needed()
+    assert phone.evaluate("window.scrollY") > 300
+    state = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")  # another phone's
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert phone.evaluate("window.scrollY") == 0
+    expect(phone.locator("#place-bid")).to_be_in_viewport()
+
+
 def test_a_name_cut_at_the_field_s_limit_is_said_so(phone: Any, server: str) -> None:
     # Before, a longer name typed or pasted was cut at 24 characters without a word.
     open_form(phone)
