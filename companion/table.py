@@ -351,12 +351,9 @@ class Table:
                 return self._reject("there is no reveal to confirm now")
             if reading is None or reading.applied:
                 return self._reject("there is no reading to confirm: retake it or enter the dice")
-            if picture is not None and picture < reading.picture:
+            if picture is not None and picture != reading.picture:
                 return self._reject("the picture was taken again since: check the new reading, "
                                     "then confirm it")
-            if picture is not None and picture != reading.picture:
-                return self._reject(f"there is no picture {picture}: the reading waiting is of"
-                                    f" picture {reading.picture}")
             try:
                 reading = reading.corrected(dict(corrections or {}))
             except ValueError as err:
