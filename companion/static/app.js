@@ -605,7 +605,8 @@ function rulesInWords(state) {
     o.wild_aces ? "aces wild" : "aces not wild",
     o.exact_call === "none" ? "no exact call" : exactCall(state) + " played",
     o.pass ? "pass played" : "no pass",
-    o.palifico === "none" ? "no palifico" : "palifico " + (o.palifico === "once" ? "once" : "every time")];
+    o.palifico === "none" ? "no palifico" : "palifico " + (o.palifico === "once" ? "once" : "every time")
+      + (o.palifico_choice ? ", open or closed" : "")];
   if (o.loss === "difference") said.push("the difference is lost");
   if (o.cruzado) said.push("dudo cruzado");
   if (o.direction === "alternating") said.push("the direction alternates");

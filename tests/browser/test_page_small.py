@@ -372,7 +372,7 @@ def test_a_phone_that_did_not_start_the_game_sees_what_is_played(
     watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
     expect(watcher.locator("#rules-line")).to_have_text(
         "Rules: dudo \u00b7 1 die each \u00b7 aces wild \u00b7 spot on played \u00b7 pass played"
-        " \u00b7 palifico once \u00b7 the difference is lost")
+        " \u00b7 palifico once, open or closed \u00b7 the difference is lost")
     watcher.context.close()
 
 
