@@ -137,6 +137,9 @@ class Panel:
         self.dial = BidDial()
         self._lock = threading.Lock()
         self._seat: tuple[int, float] | None = None  # last seat pressed, and when
+        # A seat whose named press the table refused, and when it was pressed: the next press
+        # in its window may be its player's or the player to act's (``_in_doubt``).
+        self._doubt: tuple[int, float] | None = None
         self._local = threading.local()
         self._queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self._game_key: str | None = None
@@ -194,7 +197,7 @@ class Panel:
         if name.startswith("seat"):
             now = time.monotonic()
             with self._lock:
-                self._seat = (int(name[4:]), now)
+                self._seat, self._doubt = (int(name[4:]), now), None
             logger.info("seat %s pressed", name[4:])
             self._show_seat_window(now)
         elif name == self._again and self._after_the_game():
@@ -234,7 +237,7 @@ class Panel:
             self._again_from = _game_key(state) if over else None
             if over:
                 self._again_named = self._seat if seat is not None else None
-                self._seat = None
+                self._seat = self._doubt = None
         return over
 
     def _take_again(self) -> str | None:
@@ -283,7 +286,7 @@ class Panel:
     def _held(self, name: str) -> None:
         if name == "undo":
             with self._lock:
-                self._seat = None  # a seat pressed before an undo names nobody after it
+                self._seat = self._doubt = None  # a seat pressed before an undo names no one after
             seen = self._undo_seen
             if _seen(self._state()) != seen:
                 # Another hand changed the game meanwhile (a phone's Undo for the same slip?).
@@ -303,7 +306,7 @@ class Panel:
                 # A seat pressed while the button was held names the opener too; either way
                 # the new game starts with no seat pressed.
                 named = self._again_named or self._seat
-                self._seat = None
+                self._seat = self._doubt = None
             first, why = (None, "") if named is None else _seat_player(named[0], state, name)
             if why:
                 self._queue.put(("refused", why))
@@ -364,7 +367,7 @@ class Panel:
         if not self._submit(f"{button.upper()} {bid} by {player}", {
             "action": "bid", "player": player, "quantity": bid.quantity, "face": bid.face,
         }):
-            self._name_again(named)
+            self._in_doubt(named)
 
     def _call(self, name: str) -> None:
         with self._lock:
@@ -374,7 +377,7 @@ class Panel:
             self._queue.put(("refused", why))
             return
         if not self._submit(f"{name.upper()} by {player}", {"action": name, "player": player}):
-            self._name_again(named)
+            self._in_doubt(named)
 
     def _name_again(self, named: tuple[int, float] | None) -> None:
         """A press a seat named was refused: the seat still names the next press, within its
@@ -385,6 +388,19 @@ class Panel:
         with self._lock:
             if self._seat is None:
                 self._seat = named
+        self._show_seat_window(named[1])
+
+    def _in_doubt(self, named: tuple[int, float] | None) -> None:
+        """A press a seat named was refused: whose was it? Its player's (Ana pressed her seat,
+        then DUDO, not hers to call) or the player to act's, pressed just after that seat
+        (Caro, to act, pushed the dial as Ana reached for CALZA). The next press in the seat's
+        window is refused, not given to either: Caro's CALZA had gone to Ana, or Ana's to
+        Caro. A seat pressed again names the next press as ever."""
+        if named is None or time.monotonic() - named[1] > self.seat_window_s:
+            return
+        with self._lock:
+            if self._seat is None:
+                self._doubt = named
         self._show_seat_window(named[1])
 
     def _show_seat_window(self, since: float) -> None:
@@ -398,9 +414,9 @@ class Panel:
         timer.start()
 
     def _armed_seat(self) -> int | None:
-        """The seat pressed for the next press, within its window; else None."""
+        """The seat pressed for the next press (or in doubt), within its window; else None."""
         with self._lock:
-            seat = self._seat
+            seat = self._seat or self._doubt
         if seat is None or time.monotonic() - seat[1] > self.seat_window_s:
             return None
         return seat[0]
@@ -410,10 +426,15 @@ class Panel:
         the player to act; or None and why not."""
         with self._lock:
             seat, self._seat = self._seat, None
-        if seat is not None:
+            doubt, self._doubt = self._doubt, None
+        if seat is not None or doubt is not None:
             self._queue.put(("seats",))  # used up: its LED stops blinking
         if seat is not None and time.monotonic() - seat[1] <= self.seat_window_s:
             return _seat_player(seat[0], state, button)
+        if doubt is not None and time.monotonic() - doubt[1] <= self.seat_window_s:
+            return None, (f"{button.upper()}: whose press? The last one, after seat {doubt[0]}"
+                          f" was pressed, was refused: press your own seat, then"
+                          f" {button.upper()} again")
         player = state.get("turn")
         if player is not None and time.monotonic() - self._moved_at < self.repeat_s:
             # The turn moved by another hand just now: this press may be for the turn before.
@@ -477,7 +498,7 @@ class Panel:
                 # seat pressed before names nobody in it (the panel's own start clears it too).
                 self._event_game = game_id
                 with self._lock:
-                    self._seat = None
+                    self._seat = self._doubt = None
             if collecting is not None:
                 collecting.append(event)
             else:

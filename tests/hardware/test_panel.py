@@ -839,7 +839,7 @@ def test_a_press_refused_while_the_table_calls_the_players_does_not_silence_the_
 
 
 @pytest.mark.parametrize("first", ["dial", "dudo"])
-def test_a_seat_named_for_a_call_is_not_spent_by_another_players_refused_press(
+def test_after_a_refused_press_a_seat_named_the_next_press_goes_to_nobody_it_may_not_be(
     table: Table, panel: Panel, driver: MockPanelDriver, first: str,
     heard: Callable[[Callable[[], object]], int],
 ) -> None:
@@ -849,10 +849,33 @@ def test_a_seat_named_for_a_call_is_not_spent_by_another_players_refused_press(
     # Before Caro reaches CALZA, Ben pushes his own button: it is taken as Caro's, and refused.
     assert heard(lambda: driver.press(first)) == 3
     assert "by Caro: not Caro's turn: Ben acts" in table.state()["display"]["panel"]
-    assert blinking_seats(panel) == [3]  # Caro's seat still names her call
-    driver.press("calza")
+    assert blinking_seats(panel) == [3]  # Caro's seat: the next press is in doubt
+    # Caro's CALZA now is not given to Ben, who never called (before session 45), nor to Caro:
+    # the same press after Ana's own refused one was Caro's (below).
+    assert heard(lambda: driver.press("calza")) == 3
+    assert table.state()["call"] is None
+    assert "CALZA: whose press? The last one, after seat 3 was pressed, was refused: press" \
+        " your own seat, then CALZA again" == table.state()["display"]["panel"]
+    assert blinking_seats(panel) == []
+    driver.press("calza", seat=3)
     call = table.state()["call"]
-    assert (call["call"], call["caller"]) == ("calza", "Caro")  # not Ben's, who never called
+    assert (call["call"], call["caller"]) == ("calza", "Caro")
+
+
+def test_a_call_after_another_players_refused_call_is_not_taken_as_theirs(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    # Before, Ana's seat then DUDO (not hers to call: Ben acts) was refused, and Ben's CALZA a
+    # moment later was recorded as Ana's, her seat still naming the next press.
+    new_game(table, ["Ana", "Ben", "Caro", "Dan"])
+    driver.press("dial")  # Ana bids; Ben is to act
+    assert heard(lambda: driver.press("dudo", seat=1)) == 3
+    assert heard(lambda: driver.press("calza")) == 3  # Ben's, or Ana's again? Neither
+    assert table.state()["call"] is None
+    driver.press("calza")  # once more, as the player to act: Ben's
+    call = table.state()["call"]
+    assert (call["call"], call["caller"]) == ("calza", "Ben")
 
 
 @pytest.mark.parametrize(
