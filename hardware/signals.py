@@ -6,8 +6,10 @@ rejected 3, player out 4, the palifico tune 5, game won 6. A passive piezo (``to
 in the pin map) plays them as notes through gpiozero's ``TonalBuzzer``; an active
 buzzer beeps the same rhythm through ``Buzzer``. Both play in gpiozero's own background
 ``source`` thread, so nothing here ever blocks the caller; a new signal cuts the one
-playing, but for a reject: that is heard whole, and the new signal follows it (cut after
-one beep by the next turn's two, it was heard as three: a reject again).
+playing, but for a reject and the two short counts (accepted, your turn): those are heard
+whole, and the new signal follows them. Cut after one beep by the next turn's two, a reject
+was heard as three beeps: a reject again; a turn's two cut after one by a reject, as four:
+a player out.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ SIGNALS: Mapping[str, tuple[Note, ...]] = {
 }
 # A pause between signals played one after the other (ticks).
 GAP = 4
+# Heard whole before the signal that follows: cut, their beeps and the next one's would
+# count as another signal.
+HEARD_WHOLE = frozenset({"rejected", "accepted", "your_turn"})
 # The tonal buzzer's middle note: a piezo is loudest around 1-3 kHz, so A5 (880 Hz)
 # with one octave either side (440-1760 Hz) holds every note above.
 MID_TONE = "A5"
@@ -123,12 +128,13 @@ class Signals:
             return
         logger.debug("signal %s", " + ".join(names))
         sounding, rest = self._sounding
-        whole = rest if sounding == "rejected" and not self._done.is_set() else []
+        whole = sounding in HEARD_WHOLE and bool(rest) and not self._done.is_set()
         # Sounding from now on, before the buzzer's thread takes its first tick.
-        self._sounding = ("rejected", whole) if whole else (names[0], self._ticks(names[0]))
+        first = (sounding, rest) if whole else (names[0], self._ticks(names[0]))
+        self._sounding = first
         done = threading.Event()
         self._done, self._playing = done, names
-        self.buzzer.source = self._values(names, done, first=whole)
+        self.buzzer.source = self._values(names, done, first=first if whole else None)
 
     def playing(self) -> tuple[str, ...]:
         """The signals still playing (one after another), or () when the buzzer is quiet."""
@@ -139,13 +145,13 @@ class Signals:
         return self._done.wait(timeout)
 
     def _values(self, names: Sequence[str], done: threading.Event,
-                first: Sequence[Any] = ()) -> Iterator[Any]:
+                first: tuple[str, Sequence[Any]] | None = None) -> Iterator[Any]:
         # One value per tick for gpiozero's source thread: a TonalBuzzer value is the
         # note's pitch from -1 to 1 (None is silence), a Buzzer value is on/off. ``first``:
-        # the ticks of a reject still to sound before them.
+        # a signal heard whole and its ticks still to sound before them.
         try:
             if first:
-                yield from self._sound_out("rejected", first)
+                yield from self._sound_out(*first)
                 yield from [self._silence()] * GAP
             for i, name in enumerate(names):
                 if i:

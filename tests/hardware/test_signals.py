@@ -76,19 +76,25 @@ def test_signals_play_in_the_background_and_the_next_one_cuts_in(
 
 
 @pytest.mark.parametrize("wait", [True, False], ids=["in its first beep", "at once"])
-def test_a_reject_is_heard_whole_before_the_signal_that_follows_it(
+@pytest.mark.parametrize(("first", "then"), [
+    ("rejected", "your_turn"), ("your_turn", "rejected"), ("accepted", "rejected"),
+    ("your_turn", "accepted"),
+])
+def test_a_reject_and_the_short_counts_are_heard_whole_before_the_signal_that_follows(
     pin_factory: MockFactory, sounds: Callable[[Any], int], eventually: Callable[..., bool],
-    wait: bool,
+    wait: bool, first: str, then: str,
 ) -> None:
     # Cut after one beep by the next turn's two, a reject was heard as three beeps: a reject.
+    # A turn's two cut after one by a reject (a press refused just after a phone's bid) were
+    # heard as four: a player out.
     signals = Signals(default_pin_map(), tick_s=0.02, pin_factory=pin_factory)
     try:
         pin = pin_factory.pin(18)
-        signals.play("rejected")
+        signals.play(first)
         assert not wait or eventually(lambda: pin.state)
-        signals.play("your_turn")
+        signals.play(then)
         assert signals.wait(timeout=5)
-        assert sounds(pin) == 3 + 2
+        assert sounds(pin) == SOUNDS[first] + SOUNDS[then]
     finally:
         signals.close()
 
