@@ -367,7 +367,7 @@ class Panel:
         if not self._submit(f"{button.upper()} {bid} by {player}", {
             "action": "bid", "player": player, "quantity": bid.quantity, "face": bid.face,
         }):
-            self._in_doubt(named)
+            self._name_again(named, in_doubt=True)
 
     def _call(self, name: str) -> None:
         with self._lock:
@@ -377,30 +377,23 @@ class Panel:
             self._queue.put(("refused", why))
             return
         if not self._submit(f"{name.upper()} by {player}", {"action": name, "player": player}):
-            self._in_doubt(named)
+            self._name_again(named, in_doubt=True)
 
-    def _name_again(self, named: tuple[int, float] | None) -> None:
-        """A press a seat named was refused: the seat still names the next press, within its
-        window. (Ana presses her seat to call CALZA; Caro, to act, pushes the dial first: the
-        push is refused as Ana's, and Ana's CALZA must not then go to Caro.)"""
+    def _name_again(self, named: tuple[int, float] | None, *, in_doubt: bool = False) -> None:
+        """A press a seat named was refused. The seat still names the next press within its
+        window (its player's own refused hold, the again button's short push); or, ``in_doubt``
+        (a refused bid or call), the next press in that window is refused, not given to anyone:
+        was the refused press the seat's player's (Ana pressed her seat, then DUDO, not hers to
+        call) or the player to act's, just after that seat (Caro, to act, pushed the dial as
+        Ana reached for CALZA)? Caro's CALZA had gone to Ana, or, before that, Ana's to Caro. A
+        seat pressed again names the next press as ever."""
         if named is None or time.monotonic() - named[1] > self.seat_window_s:
             return
         with self._lock:
-            if self._seat is None:
-                self._seat = named
-        self._show_seat_window(named[1])
-
-    def _in_doubt(self, named: tuple[int, float] | None) -> None:
-        """A press a seat named was refused: whose was it? Its player's (Ana pressed her seat,
-        then DUDO, not hers to call) or the player to act's, pressed just after that seat
-        (Caro, to act, pushed the dial as Ana reached for CALZA). The next press in the seat's
-        window is refused, not given to either: Caro's CALZA had gone to Ana, or Ana's to
-        Caro. A seat pressed again names the next press as ever."""
-        if named is None or time.monotonic() - named[1] > self.seat_window_s:
-            return
-        with self._lock:
-            if self._seat is None:
+            if self._seat is None and in_doubt:
                 self._doubt = named
+            elif self._seat is None:
+                self._seat = named
         self._show_seat_window(named[1])
 
     def _show_seat_window(self, since: float) -> None:
