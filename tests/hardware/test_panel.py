@@ -854,8 +854,9 @@ def test_after_a_refused_press_a_seat_named_the_next_press_goes_to_nobody_it_may
     # the same press after Ana's own refused one was Caro's (below).
     assert heard(lambda: driver.press("calza")) == 3
     assert table.state()["call"] is None
-    assert "CALZA: whose press? The last one, after seat 3 was pressed, was refused: press" \
-        " your own seat, then CALZA again" == table.state()["display"]["panel"]
+    assert table.state()["display"]["panel"] == (
+        "CALZA: whose press? The last one, after seat 3 was pressed, was refused: press your own"
+        " seat, then CALZA again")
     assert blinking_seats(panel) == []
     driver.press("calza", seat=3)
     call = table.state()["call"]
