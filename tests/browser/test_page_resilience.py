@@ -238,6 +238,11 @@ def test_a_move_the_history_was_read_with_is_not_put_in_it_again_when_the_feed_b
     new_game(server, ["Ana", "Ben"], rules="perudo")
     act(server, action="bid", player="Ana", quantity=2, face=4)
     expect(phone.locator("#history li").first).to_have_text("Ana bids two 4s")
+    # Every line of the history so far is in (on a busy host the history the new game asked
+    # for came after the count below, which was of the feed's lines alone: 1 where it holds 2).
+    with urllib.request.urlopen(server + "/api/history", timeout=5) as answer:
+        said = len(json.load(answer)["announcements"])
+    expect(phone.locator("#history li")).to_have_count(said)
     lines = ("[document.getElementById('history').start,"
              " document.querySelectorAll('#history li').length]")
     before = phone.evaluate(lines)
