@@ -138,7 +138,7 @@ class Panel:
         self._lock = threading.Lock()
         self._seat: tuple[int, float] | None = None  # last seat pressed, and when
         # A seat whose named press the table refused, and when it was pressed: the next press
-        # in its window may be its player's or the player to act's (``_in_doubt``).
+        # in its window may be its player's or the player to act's (``_name_again``).
         self._doubt: tuple[int, float] | None = None
         self._local = threading.local()
         self._queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
