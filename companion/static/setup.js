@@ -29,6 +29,7 @@ function seatRow(name, colour) {
       }}, "\u00d7")));
   const text = row.querySelector('input[type="text"]');
   text.addEventListener("input", () => { refreshFirst(); sayNameLimit(); });
+  for (const input of row.querySelectorAll("input")) input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
   // Enter (a phone keyboard's "next") goes to the next name, never starts the game.
   text.addEventListener("keydown", (ev) => {
     if (ev.key !== "Enter") return;
@@ -59,6 +60,14 @@ function seatRows() {
     seat: row.dataset.seat, name: cleanName(row.querySelector("input[type=text]").value),
     colour: row.querySelector("input[type=color]").value,
   })).filter((r) => r.name);
+}
+// A form refused for one seat's field: that field is marked and focused (before, only the
+// notice said which), its mark gone once it is changed.
+function refuseField(row, part, message) {
+  const input = document.querySelector('#seats .seat-row[data-seat="' + row.seat + '"] ' + part);
+  input.setAttribute("aria-invalid", "true");
+  input.focus();
+  notice(message, "error");
 }
 function refreshFirst() {
   nameRows();
@@ -195,10 +204,15 @@ async function startGame() {
   const rows = seatRows();
   const names = rows.map((r) => r.name);
   const colours = Object.fromEntries(rows.map((r) => [r.name, r.colour]));
+  const twice = rows.find((r, i) => rows.findIndex((o) => o.name === r.name) !== i);
+  if (twice) {
+    refuseField(twice, ".seat-name", twice.name + " is in two seats: give one of them another name");
+    return;
+  }
   const same = rows.find((r, i) => rows.findIndex((o) => o.colour.toLowerCase() === r.colour.toLowerCase()) !== i);
   if (same) {
     const first = rows.find((o) => o.colour.toLowerCase() === same.colour.toLowerCase());
-    notice(first.name + " and " + same.name + " have the same colour: pick another for one of them", "error");
+    refuseField(same, ".seat-colour", first.name + " and " + same.name + " have the same colour: pick another for one of them");
     return;
   }
   const preset = page.rules.presets[$("preset").value] || {};

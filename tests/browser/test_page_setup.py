@@ -213,6 +213,33 @@ def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     phone.click("#new-game button[type=submit]")
     expect(phone.locator("#notice")).to_contain_text("have the same colour")
     assert len(games(server)) == before
+    # The colour to change is marked and has the focus; changed, its mark goes.
+    expect(colours.nth(1)).to_have_attribute("aria-invalid", "true")
+    expect(colours.nth(1)).to_be_focused()
+    expect(colours.nth(0)).not_to_have_attribute("aria-invalid", "true")
+    colours.nth(1).fill("#123456")
+    expect(colours.nth(1)).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_two_seats_with_one_name_are_refused_at_the_second_name(
+    phone: Any, server: str
+) -> None:
+    open_form(phone)
+    fields = phone.locator("#seats input[type=text]")
+    first = fields.first.input_value()
+    fields.nth(2).fill("  " + first + " ")  # as the table takes it: the spaces go
+    before = len(games(server))
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#notice")).to_contain_text(f"{first} is in two seats")
+    expect(fields.nth(2)).to_have_attribute("aria-invalid", "true")
+    expect(fields.nth(2)).to_be_focused()
+    shot(phone, "61-two-seats-one-name")
+    assert len(games(server)) == before
+    fields.nth(2).fill("Zoe")
+    expect(fields.nth(2)).not_to_have_attribute("aria-invalid", "true")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert get_state(server)["players"][2]["name"] == "Zoe"
 
 
 def colour_gap(a: str, b: str) -> float:
