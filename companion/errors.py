@@ -13,7 +13,15 @@ from collections.abc import Iterable
 
 
 class MalformedAction(ValueError):
-    """The action or header is not well-formed: it could never be accepted as written."""
+    """The action or header is not well-formed: it could never be accepted as written.
+
+    ``player`` and ``field`` (``"name"`` or ``"colour"``): the one player's entry of a new
+    game's header to change, where one is at fault, for a form to mark.
+    """
+
+    def __init__(self, message: str, *, player: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.player, self.field = player, field
 
 
 class IllegalAction(ValueError):

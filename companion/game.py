@@ -413,9 +413,11 @@ def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:
         if not all(c.isprintable() or c in _JOINERS or c in _TAGS for c in name):
             # A line break would split the one-line messages that name players; half a
             # character (a lone surrogate) cannot be saved at all.
-            raise MalformedAction(f"player name {shown(name)}: only printable characters")
+            raise MalformedAction(f"player name {shown(name)}: only printable characters",
+                                  player=name, field="name")
         if name in listed:
-            raise MalformedAction(f"player {shown(name)} is listed twice")
+            raise MalformedAction(f"player {shown(name)} is listed twice", player=name,
+                                  field="name")
         listed.add(name)
     low, high = rules.min_players, rules.max_players
     if len(names) < low or (high is not None and len(names) > high):
@@ -453,16 +455,18 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
     for name in names:
         if len(name) > NAME_MAX:
             raise MalformedAction(f"player name {shown(name)}: {len(name)} characters, at most"
-                                  f" {NAME_MAX}")
+                                  f" {NAME_MAX}", player=name, field="name")
         if name != name.strip():
-            raise MalformedAction(f"player name {shown(name)}: spaces at its start or end")
+            raise MalformedAction(f"player name {shown(name)}: spaces at its start or end",
+                                  player=name, field="name")
         for i, c in enumerate(name):
             joins = c in _JOINERS and 0 < i < len(name) - 1 and name[i + 1] not in _JOINERS
             selects = c in _SELECTORS and i > 0 and _selectable(name[i - 1])
             shows = c.isprintable() and c not in _BLANK and c not in _SELECTORS
             if not (shows or joins or selects or c in _TAGS):
                 raise MalformedAction(f"player name {shown(name)}: it holds U+{ord(c):04X}, a"
-                                      " character that does not show: type the name again")
+                                      " character that does not show: type the name again",
+                                      player=name, field="name")
         # "Zoë" typed on two phones may be two strings (ë as one character, or e and a
         # diaeresis), and a page shows two spaces as one: names that look the same are one;
         # so are names that differ only in capitals ("Ana" and "ana" are one player said).
@@ -472,7 +476,8 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
             seen, seen_look = looks[look.casefold()]
             how = "looks the same as" if look == seen_look else "differs only in capitals from"
             raise MalformedAction(f"player {ascii(name)} {how} {ascii(seen)}:"
-                                  " give each player a name of their own")
+                                  " give each player a name of their own", player=name,
+                                  field="name")
         looks[look.casefold()] = name, look
     holders: dict[str, str] = {}
     for name, colour in (colours or {}).items():
@@ -481,7 +486,7 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
                 how = (f"the same colour ({held})" if held == colour.lower() else
                        f"colours too alike to tell apart ({held}, {colour.lower()})")
                 raise MalformedAction(f"{holder} and {name} have {how}: give each player a"
-                                      " colour of their own")
+                                      " colour of their own", player=name, field="colour")
         holders[colour.lower()] = name
 
 

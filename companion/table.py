@@ -53,12 +53,15 @@ _NO_GAME: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Outcome:
-    """What became of a request: ``ok``, else the reason; the state after it; what to announce."""
+    """What became of a request: ``ok``, else the reason; the state after it; what to announce.
+    ``about``: a refused new game's one entry to change, ``{"player": ..., "field": "name"|
+    "colour"}``, where one is at fault."""
 
     ok: bool
     error: str | None
     state: dict[str, Any]
     announcements: list[Announcement] = field(default_factory=list)
+    about: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -264,7 +267,9 @@ class Table:
                 game = Game.from_header(dict(header))
                 check_new_game(game)
             except (TypeError, ValueError) as err:
-                return self._reject(f"cannot start the game: {err}")
+                player, part = getattr(err, "player", None), getattr(err, "field", None)
+                about = None if player is None else {"player": player, "field": part}
+                return self._reject(f"cannot start the game: {err}", about=about)
             game_id: int | None
             if self.journal is not None:
                 try:
@@ -586,9 +591,9 @@ class Table:
         self._emit("rejected")
         return Outcome(False, message, self.state())
 
-    def _reject(self, message: str) -> Outcome:
+    def _reject(self, message: str, about: dict[str, str] | None = None) -> Outcome:
         self._emit("rejected")
-        return Outcome(False, message, self.state())
+        return Outcome(False, message, self.state(), about=about)
 
     def _set_fault(self, name: str, message: str | None) -> bool:
         """Set or clear one fault; True when it changed."""

@@ -34,6 +34,7 @@ const page = {
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
+  refusal: null,     // the body of the table's last refusal of this phone's request, else null
   settleUntil: 0,    // nor before this moment (performance.now()), just after its answer
   bidsAsked: 0,      // /api/bids asked so often: only the last ask's answer is shown
   // /api/history asked so often, and the asks answered (none in flight when equal): only the
@@ -108,6 +109,7 @@ async function api(method, path, body, extra) {
   const timer = setTimeout(() => abandon.abort(), ANSWER_WAIT_MS);
   init.signal = abandon.signal;
   let res;
+  page.refusal = null;
   try {
     res = await fetch(path, init);
   } catch (e) {
@@ -119,6 +121,7 @@ async function api(method, path, body, extra) {
   }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
+    page.refusal = data;
     if (res.status === 401 && page.control) {
       setControl(false);
       notice(CONTROL_ENDED, "error");

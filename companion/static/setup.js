@@ -61,13 +61,17 @@ function seatRows() {
     colour: row.querySelector("input[type=color]").value,
   })).filter((r) => r.name);
 }
-// A form refused for one seat's field: that field is marked and focused (before, only the
-// notice said which), its mark gone once it is changed.
-function refuseField(row, part, message) {
+// A game refused for one player's name or colour (the table's answer names which): that
+// seat's field is marked and focused, its mark gone once it is changed (before, only the
+// notice said which). Two seats of one name: the second.
+function markRefused(rows) {
+  const about = page.refusal || {};
+  const part = {name: ".seat-name", colour: ".seat-colour"}[about.field];
+  const row = [...rows].reverse().find((r) => r.name === about.player);
+  if (!part || !row) return;
   const input = document.querySelector('#seats .seat-row[data-seat="' + row.seat + '"] ' + part);
   input.setAttribute("aria-invalid", "true");
   input.focus();
-  notice(message, "error");
 }
 function refreshFirst() {
   nameRows();
@@ -204,17 +208,6 @@ async function startGame() {
   const rows = seatRows();
   const names = rows.map((r) => r.name);
   const colours = Object.fromEntries(rows.map((r) => [r.name, r.colour]));
-  const twice = rows.find((r, i) => rows.findIndex((o) => o.name === r.name) !== i);
-  if (twice) {
-    refuseField(twice, ".seat-name", twice.name + " is in two seats: give one of them another name");
-    return;
-  }
-  const same = rows.find((r, i) => rows.findIndex((o) => o.colour.toLowerCase() === r.colour.toLowerCase()) !== i);
-  if (same) {
-    const first = rows.find((o) => o.colour.toLowerCase() === same.colour.toLowerCase());
-    refuseField(same, ".seat-colour", first.name + " and " + same.name + " have the same colour: pick another for one of them");
-    return;
-  }
   const preset = page.rules.presets[$("preset").value] || {};
   const options = {};
   const dice = Number($("dice-each").value);
@@ -231,7 +224,10 @@ async function startGame() {
   const s = page.state || {};
   const seen = {"X-Table-Seen": (typeof s.game_id === "number" ? s.game_id : 0) + "/" + (typeof s.moves === "number" ? s.moves : 0)};
   const data = await api("POST", "/api/game", header, seen);
-  if (!data) return;
+  if (!data) {
+    markRefused(rows);
+    return;
+  }
   page.anotherGame = false;
   $("notice").hidden = true;  // a refusal of the form as it was is over
   $("first").value = "";  // the next game's opener is for its own roll-off

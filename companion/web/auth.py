@@ -257,7 +257,7 @@ def check_pin(given: str) -> Response | None:
                          (limiter.table_retry_after(client_address()), "at this table")):
         if wait:
             return error(f"too many wrong PINs {whence}: try again in {wait} s", 429,
-                          **{"Retry-After": str(wait)})
+                         headers={"Retry-After": str(wait)})
     if not current_app.config.get("TABLE_PIN"):
         return error("this table has no PIN set: control from phones is off", 403)
     if _pin_matches(given):

@@ -106,7 +106,7 @@ class WebContext:
     def outcome(self, outcome: Any, *, created: bool = False) -> Response:
         """A table ``Outcome`` as an answer: the new state, or a 422 with the reason."""
         if not outcome.ok:
-            return error(outcome.error or "refused", 422)
+            return error(outcome.error or "refused", 422, about=outcome.about)
         from flask import jsonify
 
         response = jsonify(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Response, jsonify, request
@@ -10,11 +11,13 @@ from companion.errors import MalformedAction, shown
 from companion.record import loads
 
 
-def error(message: str, status: int, **headers: str) -> Response:
-    """A JSON ``{"error": message}`` with a 4xx/5xx status: the reason a player can act on."""
-    response = jsonify(error=message)
+def error(message: str, status: int, *, about: Mapping[str, str] | None = None,
+          headers: Mapping[str, str] | None = None) -> Response:
+    """A JSON ``{"error": message}`` with a 4xx/5xx status: the reason a player can act on;
+    ``about`` adds what it is about (a new game's ``player`` and ``field``)."""
+    response = jsonify(error=message, **(about or {}))
     response.status_code = status
-    response.headers.update(headers)
+    response.headers.update(headers or {})
     return response
 
 

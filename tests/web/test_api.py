@@ -177,6 +177,32 @@ def test_a_bad_new_game_is_refused_and_the_game_goes_on(
     assert table.state() == before
 
 
+@pytest.mark.parametrize(
+    ("players", "colours", "about"),
+    [
+        (["Ana", "Ben", "Ana"], None, {"player": "Ana", "field": "name"}),
+        (["Ana", "Ben", "ana"], None, {"player": "ana", "field": "name"}),
+        (["Ana", "Ben\u200b"], None, {"player": "Ben\u200b", "field": "name"}),
+        (["Ana", "Ben", "Caro"], {"Ana": "#dd3333", "Ben": "#2a6ef0", "Caro": "#dd3334"},
+         {"player": "Caro", "field": "colour"}),
+        (["Ana"], None, None),  # too few players: no one entry to change
+    ],
+)
+def test_a_new_game_refused_for_one_entry_names_it_for_the_form(
+    client: FlaskClient, pin: dict[str, str], players: list[str],
+    colours: dict[str, str] | None, about: dict[str, str] | None,
+) -> None:
+    header: dict[str, Any] = {"game": "dudo-record/1", "rules": "perudo", "players": players}
+    if colours:
+        header["colours"] = colours
+    answer = client.post("/api/game", json=header, headers=pin)
+    assert answer.status_code == 422
+    body = answer.get_json()
+    assert body["error"].startswith("cannot start the game:")
+    assert {k: body[k] for k in ("player", "field") if k in body} == (about or {})
+    assert client.get("/api/state").get_json()["players"] == []
+
+
 def test_the_record_replays_to_the_same_state(
     client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any]
 ) -> None:
