@@ -165,3 +165,24 @@ def test_an_active_low_light_is_off_with_its_pin_high(pin_factory: MockFactory) 
         assert signals.states() == {"light": "on"}
     finally:
         signals.close()
+
+
+def test_the_sim_table_s_pins_keep_their_latest_states_not_an_evening_of_them() -> None:
+    from gpiozero import LED, PWMLED
+
+    from hardware.sim import ShortMemoryPin, mock_pin_factory
+
+    factory = mock_pin_factory()
+    try:
+        led, dimmed = LED(17, pin_factory=factory), PWMLED(18, pin_factory=factory)
+        for n in range(5000):  # an LED blinking twice a second for 40 minutes
+            led.toggle()
+            dimmed.value = (n % 10) / 10
+        for device in (led, dimmed):
+            pin = factory.pin(device.pin.info.name)
+            assert ShortMemoryPin.KEPT <= len(pin.states) <= 2 * ShortMemoryPin.KEPT
+            assert pin.states[-1].state == pin.state  # the newest is kept
+        assert led.value == 0 and dimmed.value == 0.9
+    finally:
+        factory.reset()
+        factory.close()
