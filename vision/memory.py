@@ -22,12 +22,12 @@ from vision.config import RUNTIMES, ReaderConfig
 _COLOURS = ("white", "red", "blue", "green", "black", "yellow")
 
 
-def resident_mb() -> float:
-    """The process's resident memory, MB."""
+def resident_mb(key: str = "VmRSS") -> float:
+    """The process's resident memory (``VmHWM``: its peak), MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(key + ":"):
             return int(line.split()[1]) / 1024
-    raise OSError("no VmRSS in /proc/self/status")
+    raise OSError(f"no {key} in /proc/self/status")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             mb = resident_mb()
             after_first_tenth = after_first_tenth or mb
             print(f"{n} read{'' if n == 1 else 's'}: {mb:.0f} MB resident", flush=True)
-    print(f"grown since the first tenth: {resident_mb() - after_first_tenth:+.0f} MB")
+    print(f"grown since the first tenth: {resident_mb() - after_first_tenth:+.0f} MB"
+          f" (peak {resident_mb('VmHWM'):.0f} MB)")
     return 0
 
 
