@@ -175,7 +175,7 @@ def test_the_sim_table_s_pins_keep_their_latest_states_not_an_evening_of_them() 
     factory = mock_pin_factory()
     try:
         led, dimmed = LED(17, pin_factory=factory), PWMLED(18, pin_factory=factory)
-        for n in range(5000):  # an LED blinking twice a second for 40 minutes
+        for n in range(5000):  # an LED blinking twice a second for 20 minutes
             led.toggle()
             dimmed.value = (n % 10) / 10
         for device in (led, dimmed):
