@@ -1073,7 +1073,8 @@ $("qty").addEventListener("blur", () => renderPicker());
 async function loadBids() {
   const ask = ++page.bidsAsked;
   const asked = position(page.state);
-  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsFor = asked; page.bidsLost = 0; return; }
+  // No bids to ask for: none are known (the PIN entered next, the button asks for them).
+  if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsFor = null; page.bidsLost = 0; return; }
   const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   // Answers can come out of order: one to an older ask is for a game that has moved on.
   if (ask !== page.bidsAsked) return;

@@ -204,6 +204,16 @@ def wait_out_the_hold(page: Any, state: dict[str, Any] | None = None) -> None:
     )
 
 
+def shows(page: Any, state: dict[str, Any]) -> None:
+    """Wait until ``page`` shows the table as ``state`` has it, or later: what a player acts
+    on. The table's answer comes before its live feed has told the phone (on a busy host,
+    long before): a test that pokes the page, or taps, at once acts on the state before."""
+    page.wait_for_function(
+        "([run, version]) => page.state && page.state.run === run && page.state.version >= version",
+        arg=[state["run"], state["version"]],
+    )
+
+
 def take_control(page: Any) -> None:
     page.click("#lock")
     page.fill("#pin", PIN)

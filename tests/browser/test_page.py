@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, WAIT_MS, get_state, shot, take_control
+from tests.browser.conftest import PHONE, WAIT_MS, get_state, shot, shows, take_control
 
 pytestmark = pytest.mark.browser
 
@@ -112,15 +112,6 @@ def tap_a_die(page: Any, reading: dict[str, Any]) -> tuple[int, int]:
     faces[index] = face
     see_the_picture_and_counts(page, counts_of(faces))
     return index, face
-
-
-def shows(page: Any, state: dict[str, Any]) -> None:
-    """Wait until the phone shows the game as ``state`` has it: what a player acts on (an
-    action the phone sends is refused if the game moved on since it showed it)."""
-    page.wait_for_function(
-        "([id, moves]) => page.state && page.state.game_id === id && page.state.moves === moves",
-        arg=[state["game_id"], state["moves"]],
-    )
 
 
 def type_the_dice(page: Any, state: dict[str, Any]) -> None:

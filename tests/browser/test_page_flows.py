@@ -25,6 +25,7 @@ from tests.browser.conftest import (
     open_page,
     settled,
     shot,
+    shows,
     take_control,
     wait_out_the_hold,
 )
@@ -88,7 +89,8 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     assert get_state(server)["can_call"] == {"dudo": ["Ben"], "calza": [], "pass": []}
     shot(phone, "10-pass-to-call")
 
-    # DUDO pressed by mistake: the cups are up, Undo is there before the camera looks.
+    # DUDO pressed by mistake: the cups are up, Undo is there before the camera looks (3 s:
+    # the picture of it is taken when the call is made for real, below, so as not to eat them).
     phone.click("#call-dudo")
     hint = phone.locator("#undo-hint")
     expect(hint).to_have_text("A call pressed by mistake? Undo now, before the camera looks.")
@@ -97,7 +99,6 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     expect(phone.locator("#undo")).to_be_visible()
     expect(phone.locator("#picker")).to_be_hidden()
     expect(phone.locator("#calls")).to_be_hidden()
-    shot(phone, "11-cups-up-undo")
     phone.click("#undo")
     expect(phone.locator("#turn")).to_have_text("Ben must bid or call the pass")
     state = settled(server)
@@ -106,6 +107,7 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     # Called for real this time: Ana's dice decide it.
     phone.click("#call-dudo")
     expect(phone.locator("#undo-hint")).to_be_visible()
+    shot(phone, "11-cups-up-undo")
     state = finish_the_reveal(server)
     assert state["last_result"]["call"] == "pass", state["last_result"]
     expect(phone.locator("#result")).to_contain_text("Ana's pass")
@@ -224,8 +226,9 @@ def test_dice_seen_as_another_player_s_are_said_to_change_nothing_of_a_dudo_s_co
 ) -> None:
     # Before: "Correct any die, then confirm", where no die's owner can be corrected, nor
     # need be: every die counts at a dudo.
-    new_game(server, ["Ana", "Ben"], dice=2)
+    state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
+    shows(phone, state)  # a later word of the table would draw over the reading put in
     phone.evaluate("""() => {
       const dice = [[4, "Ana"], [6, "Ana"], [2, "Ana"], [3, "Ben"]].map(([face, owner], index) =>
         ({index, face, confidence: 0.97, x: 100 + 90 * index, y: 200, size: 50, colour: "red",
@@ -265,8 +268,9 @@ def test_a_long_game_s_history_numbers_fit_in_bold_too(phone: Any, server: str) 
 def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot_press(
     phone: Any, spectator: Any, server: str
 ) -> None:
-    new_game(server, ["Ana", "Ben"], dice=2)
+    state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
+    shows(phone, state)  # a later word of the table would draw over the reading put in
     shown = fake_short_reading(phone)
     assert shown["confirmDisabled"], shown
     assert shown["count"] == (
@@ -289,6 +293,7 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     phone.evaluate("document.getElementById('reveal').scrollIntoView()")
     shot(phone, "15-reading-die-too-few")
 
+    shows(spectator, state)
     seen = fake_short_reading(spectator)
     assert not seen["actionsVisible"] and seen["confirmDisabled"], seen
     expect(spectator.locator("#reading-dice select").first).to_be_disabled()
@@ -303,8 +308,9 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
 def test_the_doubtful_dice_come_first_each_with_its_number_on_the_picture(
     phone: Any, server: str
 ) -> None:
-    new_game(server, ["Ana", "Ben"], dice=2)
+    state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
+    shows(phone, state)  # a later word of the table would draw over the reading put in
     shown = fake_short_reading(phone, doubtful=(2,))
     assert shown["labels"] == ["#3Ben \u00b7 blue", "#1Ana \u00b7 red", "#2Ana \u00b7 red"], shown
     expect(phone.locator("#reading-dice .reading-die").first).to_have_class(re.compile("doubt"))
@@ -596,8 +602,10 @@ def test_an_exact_call_the_player_to_act_may_not_make_says_who_may(
 ) -> None:
     # Payroodo's exactomundo is neither the bidder's nor the next player's: the caller offered
     # is the player to act, and the button only looked out of use.
-    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="payroodo", exact_call="exactomundo")
+    state = new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="payroodo",
+                     exact_call="exactomundo")
     take_control(phone)
+    wait_out_the_hold(phone, state)  # Undo measured where this game has it
     undo = phone.locator("#undo")
     before = undo.bounding_box()
     state = act(server, action="bid", player="Ana", quantity=1, face=3)

@@ -22,6 +22,7 @@ from tests.browser.conftest import (
     new_game,
     open_page,
     shot,
+    shows,
     start_serve,
     stop_serve,
     take_control,
@@ -57,7 +58,8 @@ def test_a_double_tap_on_bid_or_undo_acts_once(phone: Any, server: str) -> None:
     phone.on("request", lambda r: sent.append(r.post_data or "")
              if r.method == "POST" and r.url.endswith("/api/actions") else None)
     phone.evaluate(DOUBLE_TAP, ["#place-bid", 300])
-    phone.wait_for_timeout(1000)
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")  # the first tap's answer came
+    phone.wait_for_timeout(600)  # and the second tap has been made
     state = get_state(server)
     assert [b["player"] for b in state["bids"]] == ["Ana"], state["bids"]  # not Ben's too
     assert len(sent) == 1, sent  # the second tap sent nothing (not refused by the table)
@@ -66,7 +68,8 @@ def test_a_double_tap_on_bid_or_undo_acts_once(phone: Any, server: str) -> None:
     phone.wait_for_function("page.state && page.state.bids && page.state.bids.length === 2")
     expect(phone.locator("#undo")).to_be_enabled()
     phone.evaluate(DOUBLE_TAP, ["#undo", 300])
-    phone.wait_for_timeout(1000)
+    phone.wait_for_function("page.state.bids.length === 1")  # the first tap's answer came
+    phone.wait_for_timeout(600)  # and the second tap has been made
     assert [b["player"] for b in get_state(server)["bids"]] == ["Ana"]  # Ben's bid alone undone
     assert len(sent) == 2, sent
     expect(phone.locator("#place-bid")).to_be_enabled()  # the buttons are back after a moment
@@ -348,6 +351,23 @@ def test_bids_given_before_another_phone_bid_are_not_offered_while_the_new_ones_
     assert phone.locator("#place-bid").inner_text() != "Bid 1 \u00d7 2"
 
 
+def test_the_pin_just_entered_the_bid_button_says_it_asks_for_the_bids_until_they_come(
+    phone: Any, server: str
+) -> None:
+    # Before, it said "No bid up to the dice in play" (the bids of a phone without the PIN,
+    # none, taken for the table's answer) until the first answer came.
+    state = new_game(server, ["Ana", "Ben"], rules="perudo")
+    shows(phone, state)
+    held: list[Any] = []
+    phone.route("**/api/bids", lambda route: route.continue_() if held else held.append(route))
+    take_control(phone)
+    wait_until_held(phone, held)
+    expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
+    expect(phone.locator("#place-bid")).to_be_disabled()
+    held[0].continue_()
+    ready_to_bid(phone, server)
+
+
 def a_phone_holding_the_first(browser: Any, server: str, path: str) -> tuple[Any, list[Any]]:
     """A phone opened on the table with a game and a bid on it (the game before), whose first
     request for ``path`` is held: its route and the table's answer to it, fetched now, are
@@ -443,6 +463,7 @@ def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
     expect(phone.locator("#history li").first).to_have_text("Ana bids two 4s")
     new_game(server, ["Caro", "Dan"], rules="perudo")
     act(server, action="bid", player="Caro", quantity=3, face=5)
+    wait_until_held(phone, held)
     held[0][0].continue_()  # the feed opens: the new game's state comes first
     expect(phone.locator("#turn")).to_have_text("Dan to raise or call")
     act(server, action="bid", player="Dan", quantity=4, face=5)

@@ -22,6 +22,7 @@ from tests.browser.conftest import (
     open_page,
     settled,
     shot,
+    shows,
     start_serve,
     stop_serve,
     take_control,
@@ -50,18 +51,22 @@ def player(browser: Any, waiting_table: str) -> Iterator[Any]:
     page.context.close()
 
 
-def a_reading_waiting(table: str) -> dict[str, Any]:
-    """A new game of Ana and Ben, Ana's bid doubted: the camera's reading, waiting."""
+def a_reading_waiting(table: str, phone: Any | None = None) -> dict[str, Any]:
+    """A new game of Ana and Ben, Ana's bid doubted: the camera's reading, waiting (and shown
+    on ``phone``, given one)."""
     new_game(table, ["Ana", "Ben"], rules="perudo")
     act(table, action="bid", player="Ana", quantity=2, face=3)
     act(table, action="dudo", player="Ben")
-    return dict(settled(table)["reading"])
+    state = settled(table)
+    if phone is not None:
+        shows(phone, state)
+    return dict(state["reading"])
 
 
 def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     player: Any, waiting_table: str
 ) -> None:
-    assert a_reading_waiting(waiting_table)["applied"] is False
+    assert a_reading_waiting(waiting_table, player)["applied"] is False
     image = player.locator("#reveal-img")
     expect(image).to_be_visible()
     first = image.get_attribute("src")
@@ -83,7 +88,7 @@ def test_a_die_being_corrected_is_left_alone_by_a_redraw_that_changes_none_of_th
 ) -> None:
     # Before, every event built every die's row again: a list a player had open to correct
     # a die was taken from under the finger, and a big table's redraw took a tenth of a second.
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     first = player.locator('#reading-dice select[data-index="0"]')
     first.focus()
     player.evaluate("() => { window.kept = document.querySelector('#reading-dice select'); }")
@@ -101,7 +106,7 @@ def test_a_correction_another_phone_confirmed_without_is_said_on_the_phone_that_
 ) -> None:
     # No phone sees another's corrections until they are sent. Before, one confirmed on
     # another phone without them went by without a word, the die as the camera read it.
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     first = reading["dice"][0]
     other = 6 if first["face"] != 6 else 5
     die = player.locator('#reading-dice select[data-index="0"]')
@@ -128,7 +133,7 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
 ) -> None:
     # Before, nothing said a die had been corrected: the picture kept the camera's number on
     # it, and the counts under it did not match what it showed.
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     first = reading["dice"][0]
     other = 6 if first["face"] != 6 else 5
     owner = f" ({first['owner']})" if first.get("owner") else ""
@@ -154,7 +159,7 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
         expect(phone.locator("#history li.a-corrected")).to_have_text([told])
     watcher.context.close()
     # A reading confirmed as the camera read it says nothing of the kind.
-    a_reading_waiting(waiting_table)
+    a_reading_waiting(waiting_table, player)
     expect(player.locator("#reading-check")).to_be_visible()
     player.click("#confirm-reading")
     expect(player.locator("#reading-check")).to_be_hidden()
@@ -168,7 +173,7 @@ def test_while_the_camera_looks_again_the_picture_before_keeps_the_card_s_place(
 ) -> None:
     # Before, Take again hid the whole reveal card until the new picture was read: the page
     # below moved up under the players' fingers, and the card came back a moment later.
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     expect(player.locator("#reading-check")).to_be_visible()
     player.locator("#players").scroll_into_view_if_needed()
     where = "() => [document.querySelector('#reveal').offsetHeight," \
@@ -218,7 +223,7 @@ def test_take_again_after_an_undo_into_the_reveal_asks_first_whether_the_dice_sh
         dialog.dismiss() if len(asked) == 1 else dialog.accept()
 
     player.on("dialog", answer)
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     assert get_state(waiting_table)["undone_into_reveal"] is False
     new_picture = ("(p) => page.state.reading && page.state.reading.picture !== p"
                    " && !page.state.capturing")
@@ -228,7 +233,9 @@ def test_take_again_after_an_undo_into_the_reveal_asks_first_whether_the_dice_sh
     assert asked == []
     call_api(waiting_table, "/api/reading", {"confirm": True, "picture": reading["picture"]})
     act(waiting_table, action="undo")
-    assert get_state(waiting_table)["undone_into_reveal"] is True
+    undone = get_state(waiting_table)
+    assert undone["undone_into_reveal"] is True
+    shows(player, undone)  # else a tap acts on the reading before the confirm: no question
     expect(player.locator("#reading-check")).to_be_visible()
     expect(player.locator("#retake")).to_be_enabled()
     player.click("#retake")
@@ -338,7 +345,7 @@ def test_dice_typed_in_by_hand_show_their_counts_as_a_picture_s_do(
     player: Any, waiting_table: str
 ) -> None:
     # Before, a reveal typed in showed only the result's sentence: no count of each face.
-    a_reading_waiting(waiting_table)
+    a_reading_waiting(waiting_table, player)
     typed = {"1": 2, "2": 0, "3": 3, "4": 1, "5": 4, "6": 0}
     send = player.locator("#manual button[type=submit]")
     for face in typed:
@@ -389,7 +396,7 @@ def test_the_form_to_type_the_dice_in_follows_the_corrections_until_a_count_is_t
     player: Any, waiting_table: str
 ) -> None:
     # Before, it kept the camera's counts while the dice were corrected above it.
-    reading = a_reading_waiting(waiting_table)
+    reading = a_reading_waiting(waiting_table, player)
     first = reading["dice"][0]["face"]
     other = 6 if first != 6 else 5
     box = player.locator("#manual-faces")

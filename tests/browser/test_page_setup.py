@@ -45,6 +45,7 @@ def open_form(phone: Any) -> None:
         phone.once("dialog", lambda dialog: dialog.accept())
         phone.click("#another-game")
     expect(phone.locator("#new-game")).to_be_visible()
+    expect(phone.locator("#seats .seat-row")).not_to_have_count(0)  # filled once the rules come
 
 
 def names(phone: Any) -> list[str]:

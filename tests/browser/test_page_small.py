@@ -449,13 +449,22 @@ def panel_asks(phone: Any, server: str) -> list[str]:
     return asks
 
 
+def asked_again(phone: Any, asks: list[str], times: int = 2) -> None:
+    """Wait (10 s at most) until the panel has asked ``times`` times: every half second, or
+    less often on a busy host."""
+    for _ in range(100):
+        if len(asks) >= times:
+            return
+        phone.wait_for_timeout(100)
+    raise AssertionError(f"the panel asked {len(asks)} times in 10 s")
+
+
 def test_the_panel_asks_nothing_while_offline_and_asks_again_once_back(
     phone: Any, server: str
 ) -> None:
     # Before, it asked every half second whatever the feed said.
     asks = panel_asks(phone, server)
-    phone.wait_for_timeout(1500)
-    assert len(asks) >= 2  # online: asked every half second
+    asked_again(phone, asks)  # online: asked every half second
     phone.context.set_offline(True)
     expect(phone.locator("#live")).to_have_text("offline")
     asks.clear()
@@ -463,8 +472,7 @@ def test_the_panel_asks_nothing_while_offline_and_asks_again_once_back(
     assert asks == []
     phone.context.set_offline(False)
     expect(phone.locator("#live")).to_have_text("live")
-    phone.wait_for_timeout(1500)
-    assert len(asks) >= 2  # back: asked again
+    asked_again(phone, asks)  # back: asked again
 
 
 def test_the_panel_waits_longer_after_each_ask_for_the_pins_that_fails(
@@ -473,6 +481,7 @@ def test_the_panel_waits_longer_after_each_ask_for_the_pins_that_fails(
     # The table out of reach before the live feed has noticed: each ask fails.
     asks = panel_asks(phone, server)
     phone.route("**/api/sim/pins", lambda route: route.abort("internetdisconnected"))
+    asks.clear()  # an ask sent before the route went through
     phone.wait_for_timeout(4200)
     assert 1 <= len(asks) <= 3, asks  # 1 s, then 2 s between them (every 0.5 s: 8 or 9)
     phone.unroute("**/api/sim/pins")
