@@ -134,6 +134,7 @@ def read_dice(
     from vision.pieces import drop_pieces
     from vision.smear import smear
     from vision.sure import read_surely, sure_die_size
+    from vision.twice import seen_twice
 
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
@@ -235,9 +236,10 @@ def read_dice(
     every_die = smeared or too_small
     slanted = not every_die and leaning.frame > _SLANTED and any(
         alone > _SLANTED_DIE for alone in leaning.dice)
+    twice = seen_twice(dice)
     dice = [replace(d, confidence=min(d.confidence, 0.5))
-            if every_die or slanted and alone > _SLANTED_DIE else d
-            for d, alone in zip(dice, leaning.dice, strict=True)]
+            if every_die or slanted and alone > _SLANTED_DIE or i in twice else d
+            for i, (d, alone) in enumerate(zip(dice, leaning.dice, strict=True))]
     t = _lap(ms, "smear", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0

@@ -1,15 +1,18 @@
-"""Shared by the reader's tests: a dev photograph's table with its dice painted over, and
-the check that dice laid on another table are the same dice."""
+"""Shared by the reader's tests: a dev photograph's table with its dice painted over, the
+check that dice laid on another table are the same dice, and a dev photograph as a camera
+turned slantwise sees it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.evaluate import load_labels
+from vision.degrade import turned
+from vision.evaluate import LabelledDie, load_labels
 from vision.reader import load_image
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
@@ -52,3 +55,20 @@ def laid_on_another_table() -> Callable[..., np.ndarray]:
         return far
 
     return check
+
+
+@pytest.fixture
+def turned_photograph() -> Callable[[str, float], tuple[np.ndarray, list[LabelledDie]]]:
+    """``turned_photograph(name, pitch)``: the dev photograph NAME (a file name) as a camera
+    turned ``pitch`` degrees about its own centre sees it, and its labelled dice where they
+    are then seen."""
+
+    def turn(name: str, pitch: float) -> tuple[np.ndarray, list[LabelledDie]]:
+        image, seen = turned(load_image(DEV / "images" / name), pitch)
+        labels = load_labels(DEV / "labels" / (Path(name).stem + ".txt"), 640, 640, "above")
+        there = cv2.perspectiveTransform(
+            np.array([[[d.x, d.y]] for d in labels], np.float64), seen)
+        return image, [LabelledDie(d.face, float(p[0][0]), float(p[0][1]), d.size)
+                       for d, p in zip(labels, there, strict=True)]
+
+    return turn

@@ -3,13 +3,14 @@ and its dice are doubted rather than misread surely."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.degrade import degrade, smeared, turned
+from vision.degrade import degrade, smeared
 from vision.evaluate import LabelledDie, load_labels, score_image
 from vision.locate import Candidate
 from vision.reader import (
@@ -128,12 +129,10 @@ SLANTWISE = ["IMG_20191208_111246.jpg", "IMG_20191208_111434.jpg", "IMG_20191208
 
 
 @pytest.mark.parametrize("name", SLANTWISE)
-def test_a_photograph_taken_slantwise_has_the_dice_it_squashes_most_doubted(name: str) -> None:
-    image, seen = turned(load_image(DEV / "images" / name), 35.0)
-    labels = load_labels(DEV / "labels" / (Path(name).stem + ".txt"), 640, 640, "above")
-    there = cv2.perspectiveTransform(np.array([[[d.x, d.y]] for d in labels], np.float64), seen)
-    moved = [LabelledDie(d.face, float(p[0][0]), float(p[0][1]), d.size)
-             for d, p in zip(labels, there, strict=True)]
+def test_a_photograph_taken_slantwise_has_the_dice_it_squashes_most_doubted(
+    name: str, turned_photograph: Callable[..., tuple[np.ndarray, list[LabelledDie]]]
+) -> None:
+    image, moved = turned_photograph(name, 35.0)
     reading = read_dice(image, view="above")
     result = score_image(name, moved, reading)
     assert result.confidently_wrong == 0, result.errors
