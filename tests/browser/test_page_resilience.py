@@ -109,13 +109,19 @@ def test_an_answer_for_the_bids_that_comes_late_does_not_take_the_picker_back(
         const answer = real(url, init);
         if (!slow || !String(url).includes("/api/bids")) return answer;
         slow = false;
-        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 1500)));
+        window.slowAsked = true;
+        return answer.then((r) => new Promise((done) => setTimeout(() => {
+          window.slowGiven = true;
+          done(r);
+        }, 1500)));
       };
     }""")
     act(server, action="bid", player="Ana", quantity=3, face=5)
-    phone.wait_for_timeout(500)  # the table has answered with 3x5's raises; they are on the way
-    act(server, action="bid", player="Ben", quantity=3, face=6)
-    phone.wait_for_timeout(2000)
+    phone.wait_for_function("window.slowAsked === true")  # 3x5's raises are on their way
+    state = act(server, action="bid", player="Ben", quantity=3, face=6)
+    shows(phone, state)
+    phone.wait_for_function("window.slowGiven === true")  # the old answer came after the new
+    phone.wait_for_timeout(100)  # and the page has taken it (or not)
     # Stepped down as far as the picker goes, the bid offered is one the table takes.
     while phone.locator("#qty-down").is_enabled():
         phone.click("#qty-down")
