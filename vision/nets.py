@@ -3,8 +3,6 @@ it is installed (the ``vision`` extra), else by OpenCV's dnn."""
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import math
 import os
 import threading
@@ -41,12 +39,6 @@ MOST_CROPS = 128
 
 # A function that runs one model: its input blob in, its first output out.
 Forward = Callable[[np.ndarray], np.ndarray]
-
-# glibc's mallopt setting for the memory kept at the top of the heap when freed (M_TOP_PAD),
-# and how much the reader asks it to keep (see _keep_freed_memory).
-_M_TOP_PAD = -2
-_KEPT_BYTES = 64 << 20
-
 
 @dataclass(frozen=True)
 class Nets:
@@ -216,7 +208,6 @@ def eight_bit_copy(locator: Path) -> Path:
 
 @lru_cache(maxsize=4)
 def _load(locator_path: str, face_path: str, second_path: str | None, runtime: str) -> Nets:
-    _keep_freed_memory()
     load = _onnxruntime_forward if runtime == "onnxruntime" else _opencv_forward
     nets: list[Forward | None] = []
     for path, role in ((locator_path, LOCATOR), (face_path, FACE_READER),
@@ -340,18 +331,3 @@ def normalise(x: np.ndarray) -> np.ndarray:
     mean, std = cv2.meanStdDev(np.ascontiguousarray(x).reshape(-1, 1))
     x = (x.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(std[0, 0] + 8.0)
     return np.ascontiguousarray(x.transpose(2, 0, 1))
-
-
-def _keep_freed_memory() -> None:
-    """Ask glibc to keep up to ``_KEPT_BYTES`` of freed memory for the next read.
-
-    Every read makes and frees arrays of a few megabytes (a photograph scaled, its blob for
-    the locator); by default glibc hands them back to the kernel, and the next read pays a
-    page fault for every 4 KB it takes again (about 1,900 faults, 2 ms of a 640 px
-    photograph's 29 on this machine). Kept, they are reused; the process's peak memory is
-    the same. Nothing is done where the C library has no ``mallopt`` (not glibc).
-    """
-    # The process's own symbols, the C library's among them (no search for its file, which
-    # would start ldconfig).
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).mallopt(_M_TOP_PAD, _KEPT_BYTES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import resource
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -879,19 +878,6 @@ def test_overlapping_candidates_are_suppressed_as_when_each_was_checked_against_
                    for k in every):
                 every.append(c)
         assert _suppress_overlaps(found) == every, trial
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="glibc's heap (the Pi's and CI's)")
-def test_once_warm_a_read_takes_no_fresh_memory_from_the_kernel() -> None:
-    # Each fresh page costs a page fault: about 1,900 for a 640 px photograph (2 ms here)
-    # while glibc handed the reader's freed arrays back to the kernel after each read.
-    photos = [load_image(path) for path in DEV_SLICE[:4]]
-    for photo in photos[:2]:
-        read_dice(photo, view="above")
-    for photo in photos:
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        read_dice(photo, view="above")
-        assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 200
 
 
 @pytest.mark.parametrize("key", ["model_path", "detector_path", "second_model_path"])
