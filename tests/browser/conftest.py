@@ -214,6 +214,16 @@ def shows(page: Any, state: dict[str, Any]) -> None:
     )
 
 
+def picture_in(page: Any) -> None:
+    """Wait until the reveal card's picture has loaded: until then the card is shorter by
+    the picture's height."""
+    expect(page.locator("#reveal-img")).to_be_visible()
+    page.wait_for_function(
+        "() => { const i = document.getElementById('reveal-img');"
+        " return i.complete && i.naturalWidth > 0; }"
+    )
+
+
 def take_control(page: Any) -> None:
     page.click("#lock")
     page.fill("#pin", PIN)

@@ -23,7 +23,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, WAIT_MS, get_state, shot, shows, take_control
+from tests.browser.conftest import (
+    PHONE,
+    WAIT_MS,
+    get_state,
+    picture_in,
+    shot,
+    shows,
+    take_control,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -70,11 +78,7 @@ def counts_of(faces: list[int]) -> dict[str, int]:
 
 def see_the_picture_and_counts(page: Any, counts: dict[str, int]) -> None:
     """The reveal card shows the camera's picture (loaded) and the count of each face."""
-    expect(page.locator("#reveal-img")).to_be_visible()
-    page.wait_for_function(
-        "() => { const i = document.getElementById('reveal-img');"
-        " return i.complete && i.naturalWidth > 0; }"
-    )
+    picture_in(page)
     for face, n in counts.items():
         shown = page.locator(f"#counts .count-face[data-face='{face}'] b")
         expect(shown).to_have_text(f"\u00d7{n}")

@@ -20,6 +20,7 @@ from tests.browser.conftest import (
     get_state,
     new_game,
     open_page,
+    picture_in,
     settled,
     shot,
     shows,
@@ -175,6 +176,7 @@ def test_while_the_camera_looks_again_the_picture_before_keeps_the_card_s_place(
     # below moved up under the players' fingers, and the card came back a moment later.
     reading = a_reading_waiting(waiting_table, player)
     expect(player.locator("#reading-check")).to_be_visible()
+    picture_in(player)
     player.locator("#players").scroll_into_view_if_needed()
     where = "() => [document.querySelector('#reveal').offsetHeight," \
             " document.querySelector('#players').getBoundingClientRect().top]"

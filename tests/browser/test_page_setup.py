@@ -68,16 +68,23 @@ def test_a_double_tap_on_start_starts_one_game(phone: Any, server: str) -> None:
     # The table takes 0.8 s to answer (a slow Wi-Fi): the second tap lands before the answer.
     phone.evaluate("""() => {
       const real = window.fetch;
-      window.fetch = (url, init) => String(url).endsWith("/api/game")
-        ? new Promise((done) => setTimeout(() => done(real(url, init)), 800)) : real(url, init);
+      window.asked = window.answered = 0;
+      window.fetch = (url, init) => {
+        if (!String(url).endsWith("/api/game")) return real(url, init);
+        window.asked += 1;
+        return new Promise((done) => setTimeout(() => done(real(url, init)), 800))
+          .finally(() => { window.answered += 1; });
+      };
     }""")
     before = len(games(server))
     phone.evaluate("""() => {
       const start = document.querySelector("#new-game button[type=submit]");
       start.click();
-      setTimeout(() => start.click(), 300);
+      setTimeout(() => { start.click(); window.tappedTwice = true; }, 300);
     }""")
-    phone.wait_for_timeout(2500)
+    # Both taps made, and every start the page sent answered.
+    phone.wait_for_function(
+        "() => window.tappedTwice && window.answered >= 1 && window.answered === window.asked")
     assert len(games(server)) == before + 1
 
 
