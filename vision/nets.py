@@ -3,6 +3,8 @@ it is installed (the ``vision`` extra), else by OpenCV's dnn."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
 import os
 import threading
@@ -39,6 +41,12 @@ MOST_CROPS = 128
 
 # A function that runs one model: its input blob in, its first output out.
 Forward = Callable[[np.ndarray], np.ndarray]
+
+# glibc's mallopt setting for the memory kept at the top of the heap when freed (M_TOP_PAD),
+# and how much the reader asks it to keep (see _keep_freed_memory).
+_M_TOP_PAD = -2
+_KEPT_BYTES = 64 << 20
+
 
 @dataclass(frozen=True)
 class Nets:
@@ -208,6 +216,7 @@ def eight_bit_copy(locator: Path) -> Path:
 
 @lru_cache(maxsize=4)
 def _load(locator_path: str, face_path: str, second_path: str | None, runtime: str) -> Nets:
+    _keep_freed_memory()
     load = _onnxruntime_forward if runtime == "onnxruntime" else _opencv_forward
     nets: list[Forward | None] = []
     for path, role in ((locator_path, LOCATOR), (face_path, FACE_READER),
@@ -331,3 +340,21 @@ def normalise(x: np.ndarray) -> np.ndarray:
     mean, std = cv2.meanStdDev(np.ascontiguousarray(x).reshape(-1, 1))
     x = (x.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(std[0, 0] + 8.0)
     return np.ascontiguousarray(x.transpose(2, 0, 1))
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc to keep up to ``_KEPT_BYTES`` of freed memory at the top of its heap for the
+    next read.
+
+    Every read makes and frees arrays of a few megabytes (a photograph scaled, its blob for
+    the locator). Asked this, glibc also stops raising the size from which it maps an array
+    on its own as such arrays are freed (left to raise it, it most likely carves them from
+    its heap and keeps the holes). Over 1,000 reads (``python -m vision.memory``) the reader
+    then stayed at 160 MB (peak 268) where without it it grew in steps to 219-283 MB (peak
+    325-340). Reads are as fast either way here (``python -m vision.bench``). Nothing is
+    done where the C library has no ``mallopt`` (not glibc).
+    """
+    # The process's own symbols, the C library's among them (no search for its file, which
+    # would start ldconfig).
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(_M_TOP_PAD, _KEPT_BYTES)
