@@ -4,6 +4,7 @@ and the helpers every browser test uses."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -157,17 +158,24 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture
-def phone(browser: Any, server: str) -> Iterator[Any]:
+@contextlib.contextmanager
+def phone_on(browser: Any, base: str) -> Iterator[Any]:
+    """A phone-sized page on the table at ``base``; no error thrown in it, once closed."""
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, color_scheme="dark")
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
-    page.goto(server)
+    page.goto(base)
     yield page
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def phone(browser: Any, server: str) -> Iterator[Any]:
+    with phone_on(browser, server) as page:
+        yield page
 
 
 def open_page(browser: Any, server: str, viewport: dict[str, int], scheme: str) -> Any:
@@ -229,6 +237,16 @@ def take_control(page: Any) -> None:
     page.fill("#pin", PIN)
     page.click("#pin-form button[type=submit]")
     expect(page.locator("#lock")).to_have_class("lock on")
+
+
+def open_form(phone: Any) -> None:
+    """The new-game form, with the PIN, whether or not a game is on."""
+    take_control(phone)
+    if phone.locator("#another-game").is_visible():
+        phone.once("dialog", lambda dialog: dialog.accept())
+        phone.click("#another-game")
+    expect(phone.locator("#new-game")).to_be_visible()
+    expect(phone.locator("#seats .seat-row")).not_to_have_count(0)  # filled once the rules come
 
 
 def wait_until_held(phone: Any, held: list[Any]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.browser.conftest import (
     get_state,
     new_game,
     open_page,
+    phone_on,
     settled,
     shot,
     start_serve,
@@ -61,9 +63,26 @@ WIDE = """() => [...document.querySelectorAll("main *, header *")]
     .map((el) => el.id || el.className || el.tagName)"""
 
 
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[str]:
+    """A table of its own, on which no game was ever started: the module's table has games
+    once its first tests have run."""
+    port = free_port()
+    process = start_serve(tmp_path, port)
+    yield f"http://127.0.0.1:{port}"
+    stop_serve(process)
+
+
+@pytest.fixture
+def phone_at_a_new_table(browser: Any, table: str) -> Iterator[Any]:
+    with phone_on(browser, table) as page:
+        yield page
+
+
 def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record(
-    phone: Any, server: str
+    phone_at_a_new_table: Any, table: str
 ) -> None:
+    phone, server = phone_at_a_new_table, table
     assert get_state(server)["phase"] == "setup"
     expect(phone.locator("#turn")).to_have_text("Whoever has the table PIN starts a game")
     expect(phone.locator("#bid")).to_have_text("no game yet")
@@ -110,8 +129,9 @@ def selects_too_narrow(page: Any, scope: str) -> list[str]:
 
 
 def test_the_new_game_form_speaks_the_players_words_and_its_checkboxes_can_be_tapped(
-    phone: Any, server: str
+    phone_at_a_new_table: Any, table: str
 ) -> None:
+    phone, server = phone_at_a_new_table, table
     take_control(phone)
     expect(phone.locator("#setup")).to_be_visible()
     # The rules picker names the preset; its description is written out below it.

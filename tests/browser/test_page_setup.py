@@ -22,8 +22,10 @@ from tests.browser.conftest import (
     free_port,
     get_state,
     new_game,
+    open_form,
     open_page,
     shot,
+    shows,
     start_serve,
     stop_serve,
     take_control,
@@ -36,16 +38,6 @@ pytestmark = pytest.mark.browser
 def games(base: str) -> list[dict[str, Any]]:
     with urllib.request.urlopen(base + "/api/games?limit=500", timeout=5) as answer:
         return list(json.load(answer)["games"])
-
-
-def open_form(phone: Any) -> None:
-    """The new-game form, with the PIN, whether or not a game is on."""
-    take_control(phone)
-    if phone.locator("#another-game").is_visible():
-        phone.once("dialog", lambda dialog: dialog.accept())
-        phone.click("#another-game")
-    expect(phone.locator("#new-game")).to_be_visible()
-    expect(phone.locator("#seats .seat-row")).not_to_have_count(0)  # filled once the rules come
 
 
 def names(phone: Any) -> list[str]:
@@ -177,6 +169,7 @@ def test_a_name_cut_at_the_field_s_limit_is_said_so(phone: Any, server: str) -> 
 def test_the_first_player_follows_their_seat_when_the_name_is_corrected(
     phone: Any, server: str
 ) -> None:
+    shows(phone, new_game(server, ["Ana", "Ben", "Caro"], rules="perudo"))  # the form starts here
     open_form(phone)
     phone.select_option("#preset", "perudo")  # a roll-off's winner opens (not at jinto)
     rows = phone.locator("#seats .seat-row")
@@ -194,6 +187,7 @@ def test_a_jinto_table_asks_for_no_roll_off_winner_and_its_first_seat_opens(
 ) -> None:
     # RULES.md: at jinto "player 1" opens, where the other presets roll off. Before, the form
     # offered "First" there too, and the game then opened with the player picked.
+    shows(phone, new_game(server, ["Ana", "Ben", "Caro"], rules="perudo"))  # the form starts here
     open_form(phone)
     seated = names(phone)
     phone.select_option("#first", label=seated[-1])
@@ -209,6 +203,7 @@ def test_a_jinto_table_asks_for_no_roll_off_winner_and_its_first_seat_opens(
 def test_colours_added_are_free_and_two_alike_are_refused_with_a_reason(
     phone: Any, server: str
 ) -> None:
+    shows(phone, new_game(server, ["Ana", "Ben", "Caro"], rules="perudo"))  # the form starts here
     open_form(phone)
     colours = phone.locator("#seats input[type=color]")
     phone.locator("#seats .seat-row").first.locator(".remove").click()
