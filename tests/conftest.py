@@ -18,6 +18,17 @@ from companion.table import Table
 os.environ.pop("PYTHONUNBUFFERED", None)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--reverse", action="store_true",
+                     help="run the tests in reverse order (a test that passes only after "
+                          "others, on what they left, then fails)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--reverse"):
+        items.reverse()
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"

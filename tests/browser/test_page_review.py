@@ -1,9 +1,9 @@
 """The phone page as a review at a 390 px phone and a 1366 px laptop found it, each
 situation set up through the HTTP API: what a phone without the PIN is told before any game,
 the new-game form in the players' words, the calls and the panel's seat names on one line,
-Undo after the end of a game, a table out of reach, the laptop's layout. The tests run in
-this order on one fresh table (the first needs no game to have been played).
-Screenshots go to tests/artifacts/, light and dark.
+Undo after the end of a game, a table out of reach, the laptop's layout. The tests share one
+table, each setting up what it needs; the first two need a table where no game was ever
+played, and have one of their own. Screenshots go to tests/artifacts/, light and dark.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ WIDE = """() => [...document.querySelectorAll("main *, header *")]
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[str]:
+def new_table(tmp_path: Path) -> Iterator[str]:
     """A table of its own, on which no game was ever started: the module's table has games
     once its first tests have run."""
     port = free_port()
@@ -74,15 +74,15 @@ def table(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def phone_at_a_new_table(browser: Any, table: str) -> Iterator[Any]:
-    with phone_on(browser, table) as page:
+def phone_at_a_new_table(browser: Any, new_table: str) -> Iterator[Any]:
+    with phone_on(browser, new_table) as page:
         yield page
 
 
 def test_a_phone_without_the_pin_is_told_who_starts_a_game_and_offered_no_record(
-    phone_at_a_new_table: Any, table: str
+    phone_at_a_new_table: Any, new_table: str
 ) -> None:
-    phone, server = phone_at_a_new_table, table
+    phone, server = phone_at_a_new_table, new_table
     assert get_state(server)["phase"] == "setup"
     expect(phone.locator("#turn")).to_have_text("Whoever has the table PIN starts a game")
     expect(phone.locator("#bid")).to_have_text("no game yet")
@@ -129,9 +129,9 @@ def selects_too_narrow(page: Any, scope: str) -> list[str]:
 
 
 def test_the_new_game_form_speaks_the_players_words_and_its_checkboxes_can_be_tapped(
-    phone_at_a_new_table: Any, table: str
+    phone_at_a_new_table: Any, new_table: str
 ) -> None:
-    phone, server = phone_at_a_new_table, table
+    phone, server = phone_at_a_new_table, new_table
     take_control(phone)
     expect(phone.locator("#setup")).to_be_visible()
     # The rules picker names the preset; its description is written out below it.
