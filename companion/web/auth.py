@@ -25,7 +25,7 @@ from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from companion.web.replies import error, request_json
 
@@ -297,6 +297,7 @@ def control_required(view: Callable[P, R]) -> Callable[P, R | Response]:
             refused = check_pin(given)
             if refused is not None:
                 return refused
+            g.pin_header = True  # a script's request: its body is read as JSON (json_body)
             return view(*args, **kwargs)
         if not has_control():
             return error(

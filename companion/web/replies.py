@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response, g, jsonify, request
 
 from companion.errors import MalformedAction, shown
 from companion.record import loads
@@ -45,10 +45,12 @@ def read_json() -> tuple[Any, str | None]:
 def json_body(example: str) -> dict[str, Any] | Response:
     """The request's JSON object, or a 4xx answer saying what was wrong with it.
 
-    Only ``application/json`` is read: a cross-site HTML form cannot send that type, so a
-    forged form post never reaches a view.
+    A request that carries the PIN in its header (``g.pin_header``, a script's) is read as
+    JSON whatever type it names: ``curl -d`` names a form's. Otherwise only
+    ``application/json`` is read: a cross-site HTML form cannot send that type, so a forged
+    form post never reaches a view (nor could it send the PIN header or the CSRF token).
     """
-    if not request.is_json:
+    if not request.is_json and not g.get("pin_header"):
         return error(f"send JSON (Content-Type: application/json): {example}", 415)
     body, problem = read_json()
     if problem is not None:

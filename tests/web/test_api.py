@@ -129,8 +129,8 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
         ("/api/actions", b'["bid", 3, 4]', "application/json", 400, "must be a JSON object"),
         ("/api/actions", b'"dudo"', "application/json", 400, "must be a JSON object"),
         ("/api/actions", b"null", "application/json", 400, "must be a JSON object"),
-        ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 415,
-         "send JSON"),
+        ("/api/actions", b"action=dudo&player=Ben", "application/x-www-form-urlencoded", 400,
+         "not valid JSON"),
         ("/api/game", b"{players: [Ana]}", "application/json", 400, "not valid JSON"),
         ("/api/actions", b'{"action": "bid", "player": "Ren\xe9e"}', "application/json", 400,
          "the body is not UTF-8 text (byte 0xe9, byte 33 of the body)"),
@@ -141,7 +141,7 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
          "application/json", 400, "the body is nested too deeply to read"),
         ("/api/actions", b'{"action": "undo", "action": "dudo", "player": "Ben"}',
          "application/json", 400, "the body holds a key given twice: 'action'"),
-        ("/api/game", b"", "text/plain", 415, "send JSON"),
+        ("/api/game", b"", "text/plain", 400, "not valid JSON"),
         ("/api/reading", b"[]", "application/json", 400, "must be a JSON object"),
     ],
 )
@@ -154,6 +154,18 @@ def test_a_malformed_body_is_a_clear_4xx_and_changes_nothing(
     assert answer.status_code == status
     assert reason in answer.get_json()["error"]
     assert table.state() == before
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain", None])
+def test_a_script_sending_the_pin_header_is_read_as_json_whatever_type_it_names(
+    client: FlaskClient, pin: dict[str, str], table: Table, game: dict[str, Any],
+    content_type: str | None,
+) -> None:
+    # `curl -H 'X-Table-Pin: ...' -d '{...}'` names a form's type; the bid is still the bid.
+    body = json.dumps({"action": "bid", "player": "Ana", "quantity": 3, "face": 4})
+    answer = client.post("/api/actions", data=body, content_type=content_type, headers=pin)
+    assert answer.status_code == 200, answer.get_json()
+    assert table.state()["bid"]["text"] == "3x4"
 
 
 @pytest.mark.parametrize(

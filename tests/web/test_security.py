@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import re
 from typing import Any
@@ -129,6 +130,17 @@ def test_a_cookie_session_needs_the_csrf_token_on_every_change(
     right = client.post("/api/actions", json=BID, headers={"X-CSRF-Token": token})
     assert right.status_code == 200
     assert table.state()["bid"]["quantity"] == 3
+
+
+def test_a_cookie_session_is_read_only_as_json_never_as_a_forms_post(
+    client: FlaskClient, table: Table, game: dict[str, Any]
+) -> None:
+    token = login(client).get_json()["csrf"]
+    before = table.state()
+    answer = client.post("/api/actions", data=json.dumps(BID), headers={"X-CSRF-Token": token},
+                         content_type="application/x-www-form-urlencoded")
+    assert answer.status_code == 415 and "send JSON" in answer.get_json()["error"]
+    assert table.state() == before
 
 
 def test_the_page_carries_the_sessions_csrf_token(client: FlaskClient) -> None:
