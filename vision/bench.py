@@ -40,9 +40,9 @@ def bench_photographs(
 ) -> list[Reading]:
     """Read every photograph of the folder ``repeat`` times (view above)."""
     from vision.reader import load_image, read_dice
-    from vision.reading import IMAGE_SUFFIXES
+    from vision.reading import is_photograph
 
-    names = sorted(p for p in (folder / "images").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    names = sorted(p for p in (folder / "images").glob("*") if is_photograph(p))
     images = [load_image(p) for p in names]
     if not images:
         raise ValueError(f"{folder}: no photographs in {folder / 'images'}")

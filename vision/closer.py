@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.evaluate import LabelledDie, load_labels
-from vision.reading import IMAGE_SUFFIXES
+from vision.reading import is_photograph
 
 
 def close_view(
@@ -74,7 +74,7 @@ def write_close_views(folder: Path, share: float, out: Path) -> tuple[int, int]:
     (out / "labels").mkdir(parents=True, exist_ok=True)
     written = left_out = 0
     for path in sorted((folder / "images").iterdir()):
-        if path.suffix.lower() not in IMAGE_SUFFIXES:
+        if not is_photograph(path):
             continue
         image = load_image(path)
         h, w = image.shape[:2]

@@ -31,7 +31,7 @@ import numpy as np
 
 from vision.config import ReaderConfig, load_config, within_die_sizes
 from vision.output import discard_output, print_output
-from vision.reading import FACES, IMAGE_SUFFIXES, Reading, UnreadableImage
+from vision.reading import FACES, Reading, UnreadableImage, is_photograph
 
 # The fields of a label line (YOLO).
 _FIELDS = ("class", "cx", "cy", "w", "h")
@@ -85,10 +85,12 @@ class ImageScore:
 @dataclass(frozen=True)
 class Summary:
     """The scores of a whole folder; ``lone_labels``: its label files that no photograph
-    has (their dice are not scored)."""
+    has (their dice are not scored); ``not_read``: what else ``images/`` holds, not scored
+    (folders, named with a ``/``, and files that are no photographs and have no labels)."""
 
     images: list[ImageScore]
     lone_labels: tuple[str, ...] = ()
+    not_read: tuple[str, ...] = ()
 
     def _sum(self, name: str) -> int:
         return sum(int(getattr(s, name)) for s in self.images)
@@ -174,25 +176,40 @@ def _utf8_text(path: Path) -> str:
 
 def _label_line(where: str, line: str) -> tuple[int, float, float, float, float]:
     """One line of a label file checked: the pips of the die and its box (centre, width and
-    height, relative to the image's size). ValueError starts with ``where`` (file:line)."""
+    height, relative to the image's size). A polygon, as YOLO's segmentation labels give a
+    die (``class x1 y1 x2 y2 ...``, three points or more), is taken for the box around it.
+    ValueError starts with ``where`` (file:line)."""
     fields = line.split()
+    polygon = len(fields) >= 7 and len(fields) % 2 == 1
+    if len(fields) != len(_FIELDS) and not polygon:
+        raise ValueError(f"{where}: expected 'class cx cy w h' (or a polygon 'class x1 y1 x2 y2"
+                         f" x3 y3 ...'), found {len(fields)} field{'s' * (len(fields) != 1)}")
     try:
-        k, cx, cy, bw, bh = (float(v) for v in fields)
+        values = [float(v) for v in fields]
     except ValueError:
-        raise ValueError(f"{where}: expected 'class cx cy w h'") from None
-    for name, text, value in zip(_FIELDS, fields, (k, cx, cy, bw, bh), strict=True):
+        raise ValueError(f"{where}: expected 'class cx cy w h', numbers") from None
+    names = _FIELDS if not polygon else ("class", *(
+        f"{axis}{i}" for i in range(1, len(fields) // 2 + 1) for axis in "xy"))
+    for name, text, value in zip(names, fields, values, strict=True):
         if not math.isfinite(value):
             problem = "not a finite number"
         elif name == "class" and not (value.is_integer() and value + 1 in FACES):
             problem = "not a die face (0..5)"  # class k is a die showing k + 1 pips
-        elif name in ("cx", "cy") and not 0 <= value <= 1:
+        elif (name in ("cx", "cy") or polygon and name != "class") and not 0 <= value <= 1:
             problem = "outside the image (0..1)"
         elif name in ("w", "h") and not 0 < value <= 1:
             problem = "not a size within the image (above 0, at most 1)"
         else:
             continue
         raise ValueError(f"{where}: {name} {text} is {problem}")
-    return int(k) + 1, cx, cy, bw, bh
+    pips = int(values[0]) + 1
+    if not polygon:
+        return pips, values[1], values[2], values[3], values[4]
+    xs, ys = values[1::2], values[2::2]
+    if max(xs) == min(xs) or max(ys) == min(ys):
+        raise ValueError(f"{where}: the polygon encloses nothing (its points in one line)")
+    return (pips, (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2, max(xs) - min(xs),
+            max(ys) - min(ys))
 
 
 def unreadable_score(
@@ -280,19 +297,43 @@ def evaluate_folder(
     if not root.is_dir():
         raise ValueError(f"{root}: not a folder: give the folder that holds images/ and labels/")
     if not (root / "images").is_dir():
+        sets = sorted(f"{p.name}/" for p in root.iterdir() if (p / "images").is_dir())
         hint = (f": give {root.parent}, the folder that holds it" if root.name == "images"
+                else f": give one of the folders in it that hold one ({', '.join(sets[:5])})"
+                if sets  # a Roboflow export: train/, valid/ and test/, each its own set
                 else ": give the folder that holds images/ and labels/ (the dev set's format)")
         raise ValueError(f"{root}: no images/ folder in it{hint}")
-    images = sorted(p for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    images, others = _photographs(root / "images")
     if names is not None:
         wanted = set(names)
-        images = [p for p in images if p.name in wanted]
-    if not images:
-        raise ValueError(f"{root}: no images in {root / 'images'}")
+        images, others = [p for p in images if p.name in wanted], []
     listed = _dice_listed(root / "counts.csv")
+    labels_dir = root / "labels"
+    if not labels_dir.exists() and any(p.suffix == ".txt" for p in others):
+        raise ValueError(f"{root}: no labels/ folder, but {root / 'images'} holds .txt files:"
+                         " the dev set's format keeps each label file in labels/, beside"
+                         " images/")
+    # A file in a format the reader does not read (a phone's HEIC), with labels or listed
+    # dice, is a photograph: scored as one that cannot be read, not left out unsaid.
+    unread = [p for p in others if p.is_file() and (
+        (labels_dir / (p.stem + ".txt")).is_file() or listed.get(p.name, 0))]
+    not_read = tuple(p.name + "/" if p.is_dir() else p.name for p in others if p not in unread)
+    if not images and not unread:
+        folders = [name for name in not_read if name.endswith("/")]
+        inside = (f": it holds only folders ({', '.join(folders[:5])}); the dev set's format"
+                  " keeps the photographs in images/ itself, their labels in labels/"
+                  if folders else "")
+        raise ValueError(f"{root}: no images in {root / 'images'}{inside}")
     scores = []
+    for path in unread:
+        label_path = labels_dir / (path.stem + ".txt")
+        labelled = label_path.is_file()
+        scores.append(unreadable_score(
+            path.name, load_labels(label_path, 1, 1, view) if labelled else [], labelled,
+            f"{path}: not a format the reader reads ({path.suffix or 'no suffix'}): give it as"
+            " JPEG or PNG"))
     for path in images:
-        label_path = root / "labels" / (path.stem + ".txt")
+        label_path = labels_dir / (path.stem + ".txt")
         labelled = label_path.is_file()
         if not labelled and label_path.exists():  # scored as a table with no dice, before
             raise ValueError(f"{path.name}: its label file {label_path} is not a file")
@@ -329,11 +370,24 @@ def evaluate_folder(
         score.labelled = labelled
         scores.append(score)
     lone: tuple[str, ...] = ()
-    if names is None and (root / "labels").is_dir():
-        photographed = {p.stem for p in images}
-        lone = tuple(sorted(p.name for p in (root / "labels").glob("*.txt")
-                            if p.stem not in photographed))
-    return Summary(scores, lone)
+    if names is None and labels_dir.is_dir():
+        photographed = {p.stem for p in images + unread}
+        lone = tuple(sorted(p.name for p in labels_dir.glob("*.txt")
+                            if p.stem not in photographed and not p.name.startswith(".")))
+    return Summary(sorted(scores, key=lambda s: s.image), lone, not_read)
+
+
+def _photographs(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The photographs of ``folder`` (``is_photograph``) and what else it holds but hidden
+    files, each sorted."""
+    photographs: list[Path] = []
+    others: list[Path] = []
+    for p in sorted(folder.iterdir()):
+        if is_photograph(p):
+            photographs.append(p)
+        elif not p.name.startswith("."):
+            others.append(p)
+    return photographs, others
 
 
 def calibrated_size(
@@ -352,14 +406,24 @@ def calibrated_size(
 
 def _dice_listed(path: Path) -> dict[str, int]:
     """How many dice ``counts.csv`` (the dev set's per-image counts) lists for each image,
-    if the folder has one."""
+    if the folder has one. Rows with every field empty (a spreadsheet's tail) are none;
+    ValueError names the header, or the line, that is not so."""
     if not path.is_file():
         return {}
     rows = csv.DictReader(io.StringIO(_utf8_text(path), newline=""))  # a BOM too, as saved
-    try:                                                                 # by a spreadsheet
-        return {row["image"]: int(row["n_dice"]) for row in rows}
-    except (KeyError, ValueError):
-        raise ValueError(f"{path}: expected columns image, n_dice, ... with counts") from None
+    if not {"image", "n_dice"} <= set(rows.fieldnames or ()):            # by a spreadsheet
+        raise ValueError(f"{path}: expected columns image, n_dice, ... with counts (separated"
+                         f" by commas); its first line: {', '.join(rows.fieldnames or ())!r}")
+    listed = {}
+    for row in rows:
+        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            continue
+        try:
+            listed[row["image"]] = int(row["n_dice"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}:{rows.line_num}: n_dice {row['n_dice']!r} of"
+                             f" {row['image']!r} is not a whole number") from None
+    return listed
 
 
 def write_csv(summary: Summary, out: Path) -> None:
@@ -467,6 +531,11 @@ def _run(args: argparse.Namespace) -> int:
         lone = summary.lone_labels
         print(f"evaluate: {len(lone)} label file{'' if len(lone) == 1 else 's'} with no"
               f" photograph, not scored: {', '.join(lone[:5])}{', ...' if len(lone) > 5 else ''}",
+              file=sys.stderr)
+    if summary.not_read:  # a folder of train/ and val/, a photograph in another format
+        skipped = summary.not_read
+        print(f"evaluate: {args.folder / 'images'}: {len(skipped)} not photographs, not read:"
+              f" {', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''}",
               file=sys.stderr)
     unread = [s for s in summary.images if not s.readable]
     for s in unread:  # scored as every die missed; named, as ``dudo scan`` names them

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 FACES = (1, 2, 3, 4, 5, 6)
 VIEWS = ("above", "below")
@@ -22,6 +23,14 @@ COLOUR_SPELLINGS = {"gray": "grey", "violet": "purple", "ivory": "white", "cream
 # The photographs a folder may hold (what OpenCV decodes), for a folder source and evaluation.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm",
                   ".pbm", ".pnm")
+
+
+def is_photograph(path: Path) -> bool:
+    """Whether a folder of photographs holds ``path`` as one: a file of a suffix OpenCV
+    decodes (in any case: ``.JPG``), not hidden (a Mac copying a folder to another disk adds
+    a ``._NAME.jpg`` of its own beside each photograph, which is none)."""
+    return (path.suffix.lower() in IMAGE_SUFFIXES and not path.name.startswith(".")
+            and path.is_file())
 
 
 class UnreadableImage(ValueError):

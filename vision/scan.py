@@ -140,11 +140,14 @@ def scan_one(
 
 
 def describe(name: str, reading: Reading) -> str:
-    """One line for a person: the total, each face's count, the time, doubtful dice (and
-    why, where the picture is to blame: smeared, its dice too small, taken slantwise)."""
+    """One line for a person: the total, the view (the faces counted from below are 7 minus
+    the pips seen: a photograph taken from above, read without ``--view above``, has its
+    counts turned over), each face's count, the time, doubtful dice (and why, where the
+    picture is to blame: smeared, its dice too small, taken slantwise)."""
     counts = " ".join(f"{face}:{n}" for face, n in reading.counts.items())
     noun = "die" if reading.total == 1 else "dice"
-    line = f"{name}: {reading.total} {noun}  {counts}  ({reading.ms.get('total', 0.0):.1f} ms)"
+    line = (f"{name}: {reading.total} {noun} from {reading.view}  {counts}"
+            f"  ({reading.ms.get('total', 0.0):.1f} ms)")
     doubtful = reading.doubtful
     if doubtful:
         spots = ", ".join(f"{d.face}? at ({d.x}, {d.y}) {d.confidence:.2f}" for d in doubtful)

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.calibration import CameraSettings, source_parts
 from vision.reader import load_image
-from vision.reading import IMAGE_SUFFIXES
+from vision.reading import IMAGE_SUFFIXES, is_photograph
 from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
@@ -302,9 +302,7 @@ class FolderSource:
             return
         if not self.folder.is_dir():
             raise CameraUnavailable(f"{self.name}: no such folder")
-        self.files = sorted(
-            p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
-        )
+        self.files = sorted(p for p in self.folder.iterdir() if is_photograph(p))
         if not self.files:
             raise CameraUnavailable(
                 f"{self.name}: no images ({', '.join(IMAGE_SUFFIXES)}) in the folder"

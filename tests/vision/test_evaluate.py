@@ -26,6 +26,8 @@ def die(face: int, x: int, y: int, confidence: float = 0.99) -> Die:
     return Die(face=face, pips=face, x=x, y=y, size=40, confidence=confidence, colour="red")
 
 
+# What a label line of the wrong length is told.
+EXPECTED = "expected 'class cx cy w h' (or a polygon 'class x1 y1 x2 y2 x3 y3 ...')"
 LABELS = [LabelledDie(1, 100, 100, 40), LabelledDie(6, 200, 100, 40), LabelledDie(3, 300, 100, 40)]
 
 
@@ -85,7 +87,13 @@ def small_folder(tmp_path: Path) -> Path:
         ("7 0.5 0.5 0.1 0.1", "class 7 is not a die face (0..5)"),
         ("2.7 0.5 0.5 0.1 0.1", "class 2.7 is not a die face (0..5)"),
         ("-0.5 0.5 0.5 0.1 0.1", "class -0.5 is not a die face (0..5)"),
-        ("1 0.5", "expected 'class cx cy w h'"),
+        ("1 0.5", f"{EXPECTED}, found 2 fields"),
+        # A detector's output, its confidence after the box, is no label.
+        ("1 0.5 0.5 0.1 0.1 0.93", f"{EXPECTED}, found 6 fields"),
+        ("1 0.5 0.5 0.1 four", "expected 'class cx cy w h', numbers"),
+        ("2 0.1 0.1 0.2 0.1 1.3 0.2", "x3 1.3 is outside the image (0..1)"),
+        ("2 0.1 0.1 0.2 0.1 0.3 0.1", "the polygon encloses nothing (its points in one line)"),
+        ("6 0.1 0.1 0.2 0.1 0.2 0.2", "class 6 is not a die face (0..5)"),
         ("2 nan 0.5 0.06 0.06", "cx nan is not a finite number"),
         ("2 0.5 0.5 inf 0.06", "w inf is not a finite number"),
         ("2 1.7 -0.4 0.06 0.06", "cx 1.7 is outside the image (0..1)"),
@@ -290,6 +298,13 @@ def test_the_images_folder_itself_given_for_the_folder_says_which_folder_to_give
     assert capsys.readouterr().err == (
         f"evaluate: error: {empty}: no images/ folder in it: give the folder that holds"
         " images/ and labels/ (the dev set's format)\n")
+    # A Roboflow export: a set in each of train/, valid/ and test/.
+    for part in ("valid", "test"):
+        (empty / part / "images").mkdir(parents=True)
+    assert main([str(empty)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {empty}: no images/ folder in it: give one of the folders in it that"
+        " hold one (test/, valid/)\n")
 
 
 @pytest.mark.parametrize("inside", ["labels/{label}", "images/{image}", "counts.csv",
@@ -633,3 +648,120 @@ def test_a_closed_output_is_refused_before_the_run(
     monkeypatch.setattr(vision.reader, "read_dice", unread)
     monkeypatch.setattr(sys, "stdout", None)
     assert main([str(small_folder)]) == 2
+
+
+def _scores(printed: str) -> list[str]:
+    """The summary's lines but its title and time: what two runs over one folder share."""
+    return [line for line in printed.splitlines()[1:] if "ms" not in line]
+
+
+def test_a_macs_hidden_copies_beside_photographs_and_labels_are_not_scored(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Mac copying a folder to a USB disk writes ._NAME beside each file: no photograph,
+    # no label (before: each scored as an unreadable image of no dice, or the run refused).
+    assert main([str(small_folder)]) == 0
+    before = capsys.readouterr().out
+    for sub in ("images", "labels"):
+        for path in list((small_folder / sub).iterdir()):
+            (path.parent / ("._" + path.name)).write_bytes(b"\x00\x05\x16\x07\xff" * 20)
+    (small_folder / "images" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    assert main([str(small_folder)]) == 0
+    printed = capsys.readouterr()
+    assert "images: 3, labelled dice" in printed.out
+    assert _scores(printed.out) == _scores(before)
+    assert printed.err == ""
+
+
+def test_folders_and_other_files_inside_images_are_named_as_not_read(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    images = small_folder / "images"
+    first = sorted(images.iterdir())[0]
+    (images / "val").mkdir()
+    first.rename(images / "val" / first.name)  # before: left out without a word, exit 0
+    (images / "data.yaml").write_text("names: ['1', '2', '3', '4', '5', '6']\n")
+    assert main([str(small_folder)]) == 0
+    printed = capsys.readouterr()
+    assert "images: 2, labelled dice" in printed.out
+    assert printed.err == (
+        f"evaluate: 1 label file with no photograph, not scored: {first.stem}.txt\n"
+        f"evaluate: {images}: 2 not photographs, not read: data.yaml, val/\n")
+    # Every photograph in folders of their own (a YOLO set's train/ and val/): said so.
+    (images / "data.yaml").unlink()
+    (images / "train").mkdir()
+    for photograph in images.glob("*.jpg"):
+        photograph.rename(images / "train" / photograph.name)
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {small_folder}: no images in {images}: it holds only folders"
+        " (train/, val/); the dev set's format keeps the photographs in images/ itself, their"
+        " labels in labels/\n")
+
+
+def test_a_photograph_in_a_format_the_reader_does_not_read_is_scored_as_unreadable(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A phone's HEIC, labelled: before, left out of the score, and its label file said to
+    # have no photograph.
+    first = sorted((small_folder / "images").iterdir())[0]
+    heic = first.rename(first.with_suffix(".HEIC"))
+    out = small_folder / "scores.csv"
+    assert main([str(small_folder), "--csv", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "images: 3, labelled dice" in printed.out
+    assert printed.err == (f"evaluate: {heic.name}: unreadable: {heic}: not a format the"
+                           " reader reads (.HEIC): give it as JPEG or PNG\n")
+    row = next(r for r in csv.DictReader(out.open()) if r["image"] == heic.name)
+    assert row["missed"] == row["dice"] != "0"
+
+
+def test_label_files_beside_the_photographs_are_said_to_belong_in_labels(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Darknet's layout: before, every die scored as extra (0 of 0 dice right), exit 0.
+    for label in (small_folder / "labels").iterdir():
+        label.rename(small_folder / "images" / label.name)
+    (small_folder / "labels").rmdir()
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {small_folder}: no labels/ folder, but {small_folder / 'images'}"
+        " holds .txt files: the dev set's format keeps each label file in labels/, beside"
+        " images/\n")
+
+
+def test_labels_given_as_polygons_are_scored_by_the_box_around_them(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # YOLO's segmentation labels outline each die: the same dice, the same scores.
+    assert main([str(small_folder)]) == 0
+    before = capsys.readouterr().out
+    for label in (small_folder / "labels").iterdir():
+        lines = []
+        for line in label.read_text().splitlines():
+            k, cx, cy, w, h = (float(v) for v in line.split())
+            # An eight-sided outline whose box is the label's.
+            points = [(cx + w / 2 * np.cos(a), cy + h / 2 * np.sin(a))
+                      for a in np.arange(8) * np.pi / 4]
+            lines.append(f"{k:.0f} " + " ".join(f"{x:.6f} {y:.6f}" for x, y in points))
+        label.write_text("\n".join(lines) + "\n")
+    assert main([str(small_folder)]) == 0
+    assert _scores(capsys.readouterr().out) == _scores(before)
+
+
+def test_a_counts_csv_with_a_spreadsheet_s_empty_rows_is_read_and_a_bad_one_named(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    counts = small_folder / "counts.csv"
+    counts.write_text((DEV / "counts.csv").read_text() + ",,,,,,,\n,,,,,,,\n")
+    assert main([str(small_folder)]) == 0
+    capsys.readouterr()
+    counts.write_text("filename;n_dice;n_1\nIMG_1.jpg;3;1\n")
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {counts}: expected columns image, n_dice, ... with counts"
+        " (separated by commas); its first line: 'filename;n_dice;n_1'\n")
+    counts.write_text("image,n_dice\nIMG_1.jpg,3\nIMG_2.jpg,three\n")
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {counts}:3: n_dice 'three' of 'IMG_2.jpg' is not a whole number\n")

@@ -90,7 +90,7 @@ def test_seen_from_above_each_face_is_the_pips_and_from_below_seven_minus_them(
     }
 
 
-def test_the_text_line_gives_the_total_and_each_face_s_count(
+def test_the_text_line_gives_the_total_the_view_and_each_face_s_count(
     table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = table
@@ -101,9 +101,13 @@ def test_the_text_line_gives_the_total_and_each_face_s_count(
     noun = "die" if result["total"] == 1 else "dice"
     assert code == 0
     assert re.fullmatch(
-        rf"{re.escape(str(path))}: {result['total']} {noun}  {counts}  \(\d+\.\d ms\).*",
+        rf"{re.escape(str(path))}: {result['total']} {noun} from below  {counts}"
+        rf"  \(\d+\.\d ms\).*",
         lines[0],
     )
+    # A photograph taken from above, read so, says so: its counts are the pips seen.
+    assert scan(capsys, str(path), "--view", "above")[1][0].startswith(
+        f"{path}: {result['total']} {noun} from above  ")
 
 
 def test_an_empty_table_is_zero_dice_not_an_error(

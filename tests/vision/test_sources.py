@@ -57,6 +57,7 @@ def test_a_folder_gives_its_images_in_name_order_and_starts_again(tmp_path: Path
     for name, value in [("b.png", 20), ("a.jpg", 10), ("c.bmp", 30)]:
         cv2.imwrite(str(tmp_path / name), solid(value))
     (tmp_path / "notes.txt").write_text("not a photograph")
+    (tmp_path / "._a.jpg").write_bytes(b"\x00\x05\x16\x07")  # a Mac's copy of its own
     source = open_source(f"folder:{tmp_path}")
     source.start()
     levels = [int(np.median(source.capture())) for _ in range(4)]
