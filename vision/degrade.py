@@ -305,6 +305,11 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     ),
     "jpeg": ("JPEG at quality 25", _photo(_jpeg(25))),
     "jpeg-50": ("JPEG at quality 50 (as shared photographs often are)", _photo(_jpeg(50))),
+    "small-jpeg": (
+        "shrunk to 0.65 (a 640 px photograph to 416 px, as exported for training) and saved "
+        "as a JPEG at quality 75 (its colour at half the resolution)",
+        _photo(lambda image: _jpeg(75)(_scaled(0.65)(image))),
+    ),
     "noise": ("sensor noise (sigma 12 of 255)", _photo(_noise)),
     "colour-noise": (
         "a phone's blotchy colour noise in dim light (2-3 px, sigma 4 of 255 in colour alone)",

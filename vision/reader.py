@@ -125,6 +125,7 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
+    from vision.bars import letterbox
     from vision.classify import read_faces
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
@@ -140,10 +141,16 @@ def read_dice(
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
     config = config or ReaderConfig()
     image = _as_bgr(image_bgr)
-    h, w = image.shape[:2]
+    frame_h, frame_w = image.shape[:2]
     nets = load_nets(config)
     ms: dict[str, float] = {}
     start = t = time.perf_counter()
+    # A letterbox's bars hold no dice: what lies between them is read as the photograph, its
+    # dice placed back in the frame.
+    top, bottom, left, right = letterbox(image)
+    if top or bottom or left or right:
+        image = np.ascontiguousarray(image[top: frame_h - bottom, left: frame_w - right])
+    h, w = image.shape[:2]
 
     def faces_of(candidates: list[Candidate]) -> list[FaceRead]:
         source, seen, _ = _face_source(image, candidates, [c.size for c in candidates])
@@ -212,7 +219,7 @@ def read_dice(
         # A mark is judged by the size of a die on this table, not by its own (often small)
         # size; a die read surely there is a die lying on the mark.
         if confidence < config.doubt_threshold and _on_a_mark(
-            x, y, max(size, die_px), config.marks
+            x + left, y + top, max(size, die_px), config.marks
         ):
             continue
         places.append(c)
@@ -220,8 +227,8 @@ def read_dice(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,
                 pips=f.pips,
-                x=int(round(x)),
-                y=int(round(y)),
+                x=int(round(x + left)),
+                y=int(round(y + top)),
                 size=int(round(size)),
                 confidence=round(confidence, 4),
                 colour=colour,
@@ -244,8 +251,8 @@ def read_dice(
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
     logger.debug("read %d dice in %.1f ms", len(dice), ms["total"])
-    return Reading(tuple(dice), view, ms, w, h, config.doubt_threshold, smeared, too_small,
-                   slanted)
+    return Reading(tuple(dice), view, ms, frame_w, frame_h, config.doubt_threshold, smeared,
+                   too_small, slanted)
 
 
 def _a_speck(

@@ -380,7 +380,9 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     dice = [(lab.x, lab.y, lab.size) for lab in labels]
     seen = {name: degrade(photo, name, dice) for name in DEGRADATIONS}
     assert seen["small"].shape[:2] == (384, 384) and seen["large"].shape[:2] == (1600, 1600)
-    assert seen["tiny"].shape[:2] == (224, 224)
+    assert seen["tiny"].shape[:2] == (224, 224) and seen["small-jpeg"].shape[:2] == (416, 416)
+    shrunk = cv2.resize(photo, (416, 416), interpolation=cv2.INTER_AREA).astype(int)
+    assert 1.0 < np.abs(seen["small-jpeg"] - shrunk).mean() < 20.0  # a JPEG's loss
     assert seen["tilted"].shape[:2] == (544, 640)
     assert seen["dark"].mean() < 0.55 * photo.mean()
     assert (seen["bright"] == 255).mean() > 5 * max((photo == 255).mean(), 0.01)
