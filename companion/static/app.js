@@ -983,8 +983,18 @@ function renderCalls(state) {
   const anyCall = !$("call-dudo").disabled || (!$("call-calza").hidden && !$("call-calza").disabled);
   const hint = $("call-hint");
   hint.hidden = anyCall || !who || who === state.turn || !(state.bid || passer);
-  hint.textContent = hint.hidden ? "" : who + " may not call now: pick the caller above, or "
-    + (state.turn || "the player to act") + " calls";
+  // Who may make each call instead (perudo's calza is anyone's but the bidder's, not only
+  // the player to act's): named, or the page seems to say only one player may.
+  const callsOf = new Map();  // "Ben" -> ["DUDO", "SPOT ON"]: one line for the same callers
+  for (const button of [$("call-dudo"), $("call-calza")]) {
+    const names = ((state.can_call || {})[button.id.slice(5)] || []).join(", ");
+    if (!button.hidden && names) callsOf.set(names, [...(callsOf.get(names) || []), button.textContent]);
+  }
+  const mayInstead = [...callsOf].map(([names, labels]) => names
+    + (names.includes(", ") ? " may each" : " may") + " call " + labels.join(" or "));
+  hint.textContent = hint.hidden ? "" : who + " may not call now: " + (mayInstead.length
+    ? mayInstead.join("; ") + ": pick the caller above"
+    : "pick the caller above, or " + (state.turn || "the player to act") + " calls");
   // An exact call the chosen caller may not make and others may (payroodo's exactomundo is
   // never the player to act's): say who, or the button only looks out of use.
   const exactBy = ((state.can_call || {}).calza || []).filter((n) => n !== who);

@@ -570,14 +570,32 @@ def test_a_caller_picked_by_hand_says_why_they_may_not_call_and_lasts_one_move(
     # Picked by hand: Ana made the standing bid and may not doubt it; the page says so.
     phone.select_option("#caller", "Ana")
     expect(phone.locator("#call-dudo")).to_be_disabled()
+    spot_on = phone.locator("#call-calza").inner_text()
     expect(phone.locator("#call-hint")).to_have_text(
-        "Ana may not call now: pick the caller above, or Ben calls")
+        f"Ana may not call now: Ben may call DUDO or {spot_on}: pick the caller above")
     shot(phone, "12-caller-may-not-call")
     # The next move hands the calls back to the player to act: Caro, not Ana kept.
     act(server, action="bid", player="Ben", quantity=2, face=3)
     expect(phone.locator("#caller")).to_have_value("Caro")
     expect(phone.locator("#call-dudo")).to_be_enabled()
     expect(phone.locator("#call-hint")).to_be_hidden()
+
+
+def test_a_bidder_picked_as_caller_is_told_everyone_who_may_call_instead(
+    phone: Any, server: str
+) -> None:
+    # Perudo's calza is any player's but the bidder's: before, the hint named the player to
+    # act alone ("Ana may not call now: pick the caller above, or Ben calls").
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo", exact_call="calza")
+    take_control(phone)
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    expect(phone.locator("#caller")).to_have_value("Ben")
+    phone.select_option("#caller", "Ana")
+    expect(phone.locator("#call-dudo")).to_be_disabled()
+    expect(phone.locator("#call-hint")).to_have_text(
+        "Ana may not call now: Ben may call DUDO; Ben, Caro, Dan may each call CALZA:"
+        " pick the caller above")
+    shot(phone, "12b-caller-may-not-call-calza")
 
 
 def test_a_called_pass_shows_the_passer_s_hand(phone: Any, server: str) -> None:
