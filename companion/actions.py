@@ -311,7 +311,7 @@ def check_undo(game: Game, action: Mapping[str, Any]) -> Checked:
 
 
 def do_undo(game: Game) -> list[Announcement]:
-    ended_round, over = game.round, game.phase == "over"
+    ended_round, over, won = game.round, game.phase == "over", game.winner
     snapshot, undone = game._history.pop()
     game._restore(snapshot)
     if game.round < ended_round or over and game.phase != "over":
@@ -323,6 +323,8 @@ def do_undo(game: Game) -> list[Announcement]:
     what = kind + (f" by {player}" if player else "")
     if undone["action"] == "bid":
         what = f"{player}'s bid of {bid_words(undone['quantity'], undone['face'])}"
+    elif undone["action"] == "reveal":  # said as the others are: which, and what it did
+        what = f"the reveal of round {game.round}" + (f" that won {won} the game" if over else "")
     return [Announcement("undo", player, f"Undone: {what}")]
 
 

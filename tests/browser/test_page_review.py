@@ -280,7 +280,9 @@ def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
     )
     back = get_state(server)
     assert back["phase"] == "reveal" and back["winner"] is None, back
-    expect(phone.locator("#history li").first).to_have_text("Undone: reveal")
+    # Said as other undos are: which reveal, and what it did (it said "Undone: reveal").
+    expect(phone.locator("#history li").first).to_have_text(
+        f"Undone: the reveal of round 1 that won {state['winner']} the game")
     shot(phone, "26-phone-after-undo-of-the-end")
     spectator.context.close()
 

@@ -341,9 +341,19 @@ class TestUndo:
         game = game_of("perudo")
         play(game, "Ana 2x3; Ben dudo")
         before = game.state()
-        play(game, "reveal Ana:66666 Ben:66666 Caro:66666; undo")
+        said = play(game, "reveal Ana:66666 Ben:66666 Caro:66666; undo")
         assert game.state() == before
         assert game.expected_dice() == {"Ana": 5, "Ben": 5, "Caro": 5}
+        # Said as other undos are (it was "Undone: reveal").
+        assert said[-1] == Announcement("undo", None, "Undone: the reveal of round 1")
+
+    def test_undoing_the_reveal_that_won_the_game_says_so(self, play: Script) -> None:
+        game = Game(make_rules("perudo", {"dice": 1}), ["Ana", "Ben"])
+        play(game, "Ana 2x6; Ben dudo; reveal Ana:3 Ben:4")
+        assert game.winner == "Ben"
+        assert play(game, "undo")[-1] == Announcement(
+            "undo", None, "Undone: the reveal of round 1 that won Ben the game")
+        assert (game.phase, game.winner) == ("reveal", None)
 
 
 # -- the boxed edition's partial reveal ------------------------------------------------------
