@@ -305,6 +305,15 @@ class Game:
                 found["pass"].append(name)
         return found
 
+    def exact_call_refused(self) -> str | None:
+        """Why no one may make the table's exact call on the standing bid now, as the player
+        to act is told (spot on with half the dice gone, a pass standing), or None: someone
+        may, the table has no exact call, or no bid stands."""
+        if (self.phase != "bidding" or self.rules.exact_call == "none" or self._bidder is None
+                or self._turn is None or self.can_call()["calza"]):
+            return None
+        return exact_call_problem(self, self._turn)
+
     def undoable(self) -> str | None:
         """The kind of action an undo would take back now (its record's ``action``), or None."""
         return self._history[-1][1]["action"] if self._history else None

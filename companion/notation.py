@@ -107,6 +107,7 @@ def state(game: Game, *, referee: bool = False) -> dict[str, Any]:
         "palifico": None if game._palifico is None else names[game._palifico],
         "palifico_mode": game._palifico_mode,
         "can_call": game.can_call(),
+        "exact_call_refused": game.exact_call_refused(),
         "call": None
         if call is None
         else {

@@ -1003,6 +1003,13 @@ function renderCalls(state) {
     hint.textContent = $("call-calza").textContent + ": " + exactBy.join(", ") + (exactBy.length === 1 ? " may" : " may each")
       + " call it: pick the caller above";
   }
+  // An exact call no one may make now: why, in the table's words (spot on with half the
+  // dice gone), or the button only looks out of use.
+  const refused = state.exact_call_refused;
+  if (hint.hidden && !$("call-calza").hidden && $("call-calza").disabled && refused) {
+    hint.hidden = false;
+    hint.textContent = refused.charAt(0).toUpperCase() + refused.slice(1);
+  }
   // A new round's first tap on Undo takes back the reveal that opened it, dice lost and all.
   if (hint.hidden && state.undo_takes_back === "reveal") {
     hint.hidden = false;

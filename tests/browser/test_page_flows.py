@@ -598,6 +598,22 @@ def test_a_bidder_picked_as_caller_is_told_everyone_who_may_call_instead(
     shot(phone, "12b-caller-may-not-call-calza")
 
 
+def test_an_exact_call_no_one_may_make_says_why(phone: Any, server: str) -> None:
+    # The encyclopedia's spot on, with half the dice gone: before, SPOT ON was only greyed
+    # out, and the reason came from the API alone.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], dice=2)
+    take_control(phone)
+    act(server, action="leave", player="Caro")
+    act(server, action="leave", player="Dan")
+    state = act(server, action="bid", player="Ana", quantity=1, face=2)
+    wait_out_the_hold(phone, state)
+    expect(phone.locator("#caller")).to_have_value("Ben")
+    expect(phone.locator("#call-dudo")).to_be_enabled()
+    expect(phone.locator("#call-calza")).to_be_disabled()
+    expect(phone.locator("#call-hint")).to_have_text(
+        "Spot on needs more than half the starting dice in play (4 of 8 left)")
+
+
 def test_a_called_pass_shows_the_passer_s_hand(phone: Any, server: str) -> None:
     # The call is settled on Ana's five dice alone: before, only the counts of every die on
     # the table were shown beside "Ana's pass was a bluff".

@@ -179,6 +179,21 @@ class TestSpotOn:
         play(game, "Caro leave; Dan leave; Ana 1x2")
         with pytest.raises(IllegalAction, match=r"more than half .* \(4 of 8 left\)"):
             game.apply({"action": "calza", "player": "Ben"})
+        # No one may call it: the state says why, for the page to tell the players.
+        assert game.state()["exact_call_refused"] == (
+            "spot on needs more than half the starting dice in play (4 of 8 left)")
+
+    def test_the_state_says_why_only_where_no_one_may_call_spot_on(self, play: Script) -> None:
+        game = game_of("dudo")
+        assert game.state()["exact_call_refused"] is None  # no bid to call yet
+        play(game, "Ana 3x4")
+        assert game.state()["exact_call_refused"] is None  # Ben may
+        play(game, "Ben pass")
+        assert game.state()["exact_call_refused"] == (
+            "after Ben's pass only a raise or a call on the pass")
+        play(game, "Caro 4x4")
+        assert game.state()["exact_call_refused"] is None
+        assert game_of("perudo").state()["exact_call_refused"] is None  # no exact call
 
 
 class TestExactomundo:
