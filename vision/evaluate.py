@@ -309,13 +309,16 @@ def evaluate_folder(
         images, others = [p for p in images if p.name in wanted], []
     listed = _dice_listed(root / "counts.csv")
     labels_dir = root / "labels"
-    if not labels_dir.exists() and any(p.suffix == ".txt" for p in others):
-        raise ValueError(f"{root}: no labels/ folder, but {root / 'images'} holds .txt files:"
-                         " the dev set's format keeps each label file in labels/, beside"
-                         " images/")
+    photographed = {p.stem for p in images}
+    if not labels_dir.exists() and any(p.suffix == ".txt" and p.stem in photographed
+                                       for p in others):
+        raise ValueError(f"{root}: no labels/ folder, but {root / 'images'} holds the"
+                         " photographs' .txt files: the dev set's format keeps each label file"
+                         " in labels/, beside images/")
     # A file in a format the reader does not read (a phone's HEIC), with labels or listed
-    # dice, is a photograph: scored as one that cannot be read, not left out unsaid.
-    unread = [p for p in others if p.is_file() and (
+    # dice, is a photograph: scored as one that cannot be read, not left out unsaid; unless
+    # a photograph has its name (an iPhone's IMG_1.AAE of edits, a Live Photo's IMG_1.MOV).
+    unread = [p for p in others if p.is_file() and p.stem not in photographed and (
         (labels_dir / (p.stem + ".txt")).is_file() or listed.get(p.name, 0))]
     not_read = tuple(p.name + "/" if p.is_dir() else p.name for p in others if p not in unread)
     if not images and not unread:
@@ -325,14 +328,7 @@ def evaluate_folder(
                   if folders else "")
         raise ValueError(f"{root}: no images in {root / 'images'}{inside}")
     scores = []
-    for path in unread:
-        label_path = labels_dir / (path.stem + ".txt")
-        labelled = label_path.is_file()
-        scores.append(unreadable_score(
-            path.name, load_labels(label_path, 1, 1, view) if labelled else [], labelled,
-            f"{path}: not a format the reader reads ({path.suffix or 'no suffix'}): give it as"
-            " JPEG or PNG"))
-    for path in images:
+    for path in unread + images:
         label_path = labels_dir / (path.stem + ".txt")
         labelled = label_path.is_file()
         if not labelled and label_path.exists():  # scored as a table with no dice, before
@@ -342,6 +338,12 @@ def evaluate_folder(
                 f"{path.name}: no label file {label_path}, but counts.csv lists"
                 f" {listed[path.name]} dice"
             )
+        if path in unread:
+            scores.append(unreadable_score(
+                path.name, load_labels(label_path, 1, 1, view) if labelled else [], labelled,
+                f"{path}: not a format the reader reads ({path.suffix or 'no suffix'}): give it"
+                " as JPEG or PNG"))
+            continue
         try:
             image = load_image(path)
         except UnreadableImage as err:
@@ -371,9 +373,9 @@ def evaluate_folder(
         scores.append(score)
     lone: tuple[str, ...] = ()
     if names is None and labels_dir.is_dir():
-        photographed = {p.stem for p in images + unread}
+        seen = photographed | {p.stem for p in unread}
         lone = tuple(sorted(p.name for p in labels_dir.glob("*.txt")
-                            if p.stem not in photographed and not p.name.startswith(".")))
+                            if p.stem not in seen and not p.name.startswith(".")))
     return Summary(sorted(scores, key=lambda s: s.image), lone, not_read)
 
 
@@ -411,9 +413,11 @@ def _dice_listed(path: Path) -> dict[str, int]:
     if not path.is_file():
         return {}
     rows = csv.DictReader(io.StringIO(_utf8_text(path), newline=""))  # a BOM too, as saved
-    if not {"image", "n_dice"} <= set(rows.fieldnames or ()):            # by a spreadsheet
+    if rows.fieldnames is None:                                         # by a spreadsheet
+        return {}  # an empty file lists nothing
+    if not {"image", "n_dice"} <= set(rows.fieldnames):
         raise ValueError(f"{path}: expected columns image, n_dice, ... with counts (separated"
-                         f" by commas); its first line: {', '.join(rows.fieldnames or ())!r}")
+                         f" by commas); its first line: {', '.join(rows.fieldnames)!r}")
     listed = {}
     for row in rows:
         if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
@@ -421,8 +425,9 @@ def _dice_listed(path: Path) -> dict[str, int]:
         try:
             listed[row["image"]] = int(row["n_dice"])
         except (TypeError, ValueError):
-            raise ValueError(f"{path}:{rows.line_num}: n_dice {row['n_dice']!r} of"
-                             f" {row['image']!r} is not a whole number") from None
+            problem = ("no n_dice (the row ends before it)" if row["n_dice"] is None
+                       else f"n_dice {row['n_dice']!r} is not a whole number")
+            raise ValueError(f"{path}:{rows.line_num}: {problem} for {row['image']!r}") from None
     return listed
 
 

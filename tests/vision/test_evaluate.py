@@ -716,6 +716,29 @@ def test_a_photograph_in_a_format_the_reader_does_not_read_is_scored_as_unreadab
                            " reader reads (.HEIC): give it as JPEG or PNG\n")
     row = next(r for r in csv.DictReader(out.open()) if r["image"] == heic.name)
     assert row["missed"] == row["dice"] != "0"
+    # Listed in counts.csv with its label lost: an error, as for a JPEG.
+    shutil.copyfile(DEV / "counts.csv", small_folder / "counts.csv")
+    with (small_folder / "counts.csv").open("a") as counts:
+        counts.write("other.HEIC,7,1,1,1,1,1,2\n")
+    (small_folder / "images" / "other.HEIC").write_bytes(b"ftypheic")
+    assert main([str(small_folder)]) == 2
+    assert "other.HEIC: no label file" in capsys.readouterr().err
+
+
+def test_files_beside_a_photograph_of_its_name_are_not_scored_as_photographs(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An iPhone's IMG_1.AAE of edits, a Live Photo's IMG_1.MOV: before, each was scored as a
+    # second photograph that could not be read, its dice all missed (35 of 70 right).
+    assert main([str(small_folder)]) == 0
+    before = capsys.readouterr().out
+    for photograph in list((small_folder / "images").iterdir()):
+        photograph.with_suffix(".AAE").write_text("<plist/>")
+        photograph.with_suffix(".MOV").write_bytes(b"\x00\x00\x00\x18ftypqt")
+    assert main([str(small_folder)]) == 0
+    printed = capsys.readouterr()
+    assert _scores(printed.out) == _scores(before)
+    assert "6 not photographs, not read" in printed.err
 
 
 def test_label_files_beside_the_photographs_are_said_to_belong_in_labels(
@@ -728,8 +751,8 @@ def test_label_files_beside_the_photographs_are_said_to_belong_in_labels(
     assert main([str(small_folder)]) == 2
     assert capsys.readouterr().err == (
         f"evaluate: error: {small_folder}: no labels/ folder, but {small_folder / 'images'}"
-        " holds .txt files: the dev set's format keeps each label file in labels/, beside"
-        " images/\n")
+        " holds the photographs' .txt files: the dev set's format keeps each label file in"
+        " labels/, beside images/\n")
 
 
 def test_labels_given_as_polygons_are_scored_by_the_box_around_them(
@@ -766,4 +789,10 @@ def test_a_counts_csv_with_a_spreadsheet_s_empty_rows_is_read_and_a_bad_one_name
     counts.write_text("image,n_dice\nIMG_1.jpg,3\nIMG_2.jpg,three\n")
     assert main([str(small_folder)]) == 2
     assert capsys.readouterr().err == (
-        f"evaluate: error: {counts}:3: n_dice 'three' of 'IMG_2.jpg' is not a whole number\n")
+        f"evaluate: error: {counts}:3: n_dice 'three' is not a whole number for 'IMG_2.jpg'\n")
+    counts.write_text("image,n_dice,n_1\nIMG_1.jpg\n")
+    assert main([str(small_folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"evaluate: error: {counts}:2: no n_dice (the row ends before it) for 'IMG_1.jpg'\n")
+    counts.write_text("")  # an empty file lists nothing
+    assert main([str(small_folder)]) == 0
