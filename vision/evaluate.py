@@ -86,7 +86,7 @@ class ImageScore:
 class Summary:
     """The scores of a whole folder; ``lone_labels``: its label files that no photograph
     has (their dice are not scored); ``not_read``: what else ``images/`` holds, not scored
-    (folders, named with a ``/``, and files that are no photographs and have no labels)."""
+    (folders, named with a ``/``, and files that are no photographs)."""
 
     images: list[ImageScore]
     lone_labels: tuple[str, ...] = ()
@@ -417,7 +417,7 @@ def _dice_listed(path: Path) -> dict[str, int]:
         return {}  # an empty file lists nothing
     if not {"image", "n_dice"} <= set(rows.fieldnames):
         raise ValueError(f"{path}: expected columns image, n_dice, ... with counts (separated"
-                         f" by commas); its first line: {', '.join(rows.fieldnames)!r}")
+                         f" by commas); its first line: {','.join(rows.fieldnames)!r}")
     listed = {}
     for row in rows:
         if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
