@@ -972,6 +972,9 @@ function renderControls(state) {
   renderPicker();
 }
 
+// "Ben may", "Ben, Caro may each": the players a call is open to, for a hint.
+function mayEach(names) { return names.join(", ") + (names.length === 1 ? " may" : " may each"); }
+
 // DUDO and CALZA for the chosen caller, PASS for the player to act: as the server allows now.
 function renderCalls(state) {
   const who = $("caller").value;
@@ -987,11 +990,14 @@ function renderCalls(state) {
   // the player to act's): named, or the page seems to say only one player may.
   const callsOf = new Map();  // "Ben" -> ["DUDO", "SPOT ON"]: one line for the same callers
   for (const button of [$("call-dudo"), $("call-calza")]) {
-    const names = ((state.can_call || {})[button.id.slice(5)] || []).join(", ");
-    if (!button.hidden && names) callsOf.set(names, [...(callsOf.get(names) || []), button.textContent]);
+    const names = (state.can_call || {})[button.id.slice(5)] || [];
+    const key = names.join("\n");
+    if (!button.hidden && names.length) {
+      callsOf.set(key, [...(callsOf.get(key) || []), button.textContent]);
+    }
   }
-  const mayInstead = [...callsOf].map(([names, labels]) => names
-    + (names.includes(", ") ? " may each" : " may") + " call " + labels.join(" or "));
+  const mayInstead = [...callsOf].map(([key, labels]) => mayEach(key.split("\n"))
+    + " call " + labels.join(" or "));
   hint.textContent = hint.hidden ? "" : who + " may not call now: " + (mayInstead.length
     ? mayInstead.join("; ") + ": pick the caller above"
     : "pick the caller above, or " + (state.turn || "the player to act") + " calls");
@@ -1000,7 +1006,7 @@ function renderCalls(state) {
   const exactBy = ((state.can_call || {}).calza || []).filter((n) => n !== who);
   if (hint.hidden && !$("call-calza").hidden && $("call-calza").disabled && exactBy.length) {
     hint.hidden = false;
-    hint.textContent = $("call-calza").textContent + ": " + exactBy.join(", ") + (exactBy.length === 1 ? " may" : " may each")
+    hint.textContent = $("call-calza").textContent + ": " + mayEach(exactBy)
       + " call it: pick the caller above";
   }
   // An exact call no one may make now: why, in the table's words (spot on with half the
