@@ -156,7 +156,9 @@ def test_a_reveal_made_while_a_phone_was_away_is_told_when_it_comes_back(
     # Before, a phone whose feed was down for a reveal (offline, or the table started again in
     # the middle of one, which settles it as it starts) went from "Cups up" to the next round
     # silently: who lost a die was in the history alone.
-    new_game(server, ["Ana", "Ben"], rules="perudo")
+    # The new game shown first: a bid that reached the page with the game's first state
+    # would come without its word (CI: the notice never showed).
+    shows(phone, new_game(server, ["Ana", "Ben"], rules="perudo"))
     act(server, action="bid", player="Ana", quantity=9, face=4)
     expect(phone.locator("#bid-by")).to_have_text("by Ana")
     notice = phone.locator("#notice")
