@@ -15,12 +15,25 @@ from vision.locate import Candidate
 _DIE_PX = 32
 
 
+# Dice squashed one way less than this are read as they are: straight above, the dev
+# photographs' dice measure 1.01-1.13 (``squashed``); a camera 30 degrees off straight above
+# squashes them by 1.18, a 4:3 photograph stretched to a square by 1.33.
+_SQUASHED = 1.2
+# A smear, not a squash, where the edges' energy is one-sided beyond this power of their
+# sum's: a squash scales both alike (2 = squared), a smear wipes out the fine edges across it.
+_SMEAR_NOT_SQUASH = 2.1
+
+
 class Smear(NamedTuple):
     """How one-sided the edges are, 0 (alike every way) to 1 (all one way): of all the dice
-    together (``frame``) and of each die alone (``dice``, in the order given)."""
+    together (``frame``) and of each die alone (``dice``, in the order given). ``squashed``:
+    how many times narrower the dice are one way than across it (1.0 where they are not
+    squashed, or are smeared rather than squashed), along the unit vector ``along`` (x, y)."""
 
     frame: float
     dice: tuple[float, ...]
+    squashed: float = 1.0
+    along: tuple[float, float] = (1.0, 0.0)
 
 
 def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
@@ -60,7 +73,36 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
     alone = [0.0] * len(dice)
     for i, tensor in zip(cut, each, strict=True):
         alone[i] = _one_sided(*tensor)
-    return Smear(_one_sided(*each.sum(axis=0)), tuple(alone))
+    xx, yy, xy = each.sum(axis=0)
+    squashed, along = _squashed(gx, gy, np.array([[xx, xy], [xy, yy]])) if len(cut) > 1 else (
+        1.0, (1.0, 0.0))
+    return Smear(_one_sided(xx, yy, xy), tuple(alone), squashed, along)
+
+
+def _squashed(
+    gx: np.ndarray, gy: np.ndarray, tensor: np.ndarray
+) -> tuple[float, tuple[float, float]]:
+    """How many times narrower the dice are one way than across it, and that way.
+
+    Squashed one way by a factor, a die's edges across that way are as many times steeper
+    and as much shorter: the sum of the gradients' size that way (each edge's height times
+    its length) grows by the factor against the way across, their energy (the structure
+    tensor's) by its square. A smear instead wipes out the fine edges across its way
+    (pips narrower than it): their energy falls far more than their sum, and is not taken
+    for a squash. Held out, the dev photographs stretched 1.33 and 1.78 times one way
+    measured 1.25-1.54 and 1.64-2.46; smeared 7 px, their energy's one-sidedness was beyond
+    2.4 times the power of their sum's in 95 in 100.
+    """
+    energies, ways = np.linalg.eigh(tensor)
+    way = ways[:, 1]  # the way the edges are steepest
+    steep = float(np.abs(gx * way[0] + gy * way[1]).sum())
+    flat = float(np.abs(gy * way[0] - gx * way[1]).sum())
+    if flat <= 0 or energies[0] <= 0 or steep <= _SQUASHED * flat:
+        return 1.0, (1.0, 0.0)
+    factor = steep / flat
+    if np.log(energies[1] / energies[0]) >= _SMEAR_NOT_SQUASH * np.log(factor):
+        return 1.0, (1.0, 0.0)
+    return factor, (float(way[0]), float(way[1]))
 
 
 def _one_sided(xx: float, yy: float, xy: float) -> float:

@@ -384,6 +384,8 @@ def test_each_degradation_changes_the_photograph_as_it_says(
     shrunk = cv2.resize(photo, (416, 416), interpolation=cv2.INTER_AREA).astype(int)
     assert 1.0 < np.abs(seen["small-jpeg"] - shrunk).mean() < 20.0  # a JPEG's loss
     assert seen["tilted"].shape[:2] == (544, 640)
+    assert seen["stretched"].shape[:2] == (640, 480)
+    assert seen["stretched-16-9"].shape[:2] == (640, 360)
     assert seen["dark"].mean() < 0.55 * photo.mean()
     assert (seen["bright"] == 255).mean() > 5 * max((photo == 255).mean(), 0.01)
     grey = seen["grey"].astype(int)
