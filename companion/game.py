@@ -312,6 +312,10 @@ class Game:
         if (self.phase != "bidding" or self.rules.exact_call == "none" or self._bidder is None
                 or self._turn is None or self.can_call()["calza"]):
             return None
+        if self.rules.exact_call == "exactomundo" and self._passer is None:
+            # Two players left: one made the bid, the other acts next; neither may call it.
+            return (f"exactomundo is neither {self._names[self._bidder]}'s on their own bid "
+                    f"nor {self._names[self._turn]}'s, next to act: no one's with two players")
         return exact_call_problem(self, self._turn)
 
     def undoable(self) -> str | None:

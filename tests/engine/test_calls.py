@@ -217,6 +217,18 @@ class TestExactomundo:
         else:
             game.check(action)
 
+    def test_heads_up_no_one_may_call_exactomundo_and_the_state_names_both(
+        self, play: Script
+    ) -> None:
+        game = game_of("payroodo", exact_call="exactomundo")
+        play(game, "Ana 3x4")
+        assert game.state()["exact_call_refused"] is None  # Caro may
+        play(game, "Caro leave")
+        assert game.can_call()["calza"] == []
+        assert game.state()["exact_call_refused"] == (
+            "exactomundo is neither Ana's on their own bid nor Ben's, next to act: "
+            "no one's with two players")
+
     def test_exactomundo_may_come_at_any_moment_of_the_round(
         self, play: Script, dice_of: DiceOf
     ) -> None:
