@@ -22,6 +22,9 @@ _SQUASHED = 1.2
 # A smear, not a squash, where the edges' energy is one-sided beyond this power of their
 # sum's: a squash scales both alike (2 = squared), a smear wipes out the fine edges across it.
 _SMEAR_NOT_SQUASH = 2.1
+# Read square again by at most this (a 21:9 photograph stretched to a square is 2.33): a
+# frame is not made larger than this many times its size.
+_MOST_SQUASHED = 2.5
 
 
 class Smear(NamedTuple):
@@ -102,7 +105,7 @@ def _squashed(
     factor = steep / flat
     if np.log(energies[1] / energies[0]) >= _SMEAR_NOT_SQUASH * np.log(factor):
         return 1.0, (1.0, 0.0)
-    return factor, (float(way[0]), float(way[1]))
+    return min(factor, _MOST_SQUASHED), (float(way[0]), float(way[1]))
 
 
 def _one_sided(xx: float, yy: float, xy: float) -> float:

@@ -45,7 +45,9 @@ def test_a_die_a_slantwise_photograph_shows_twice_is_doubted_not_counted_surely(
     image, moved = turned_photograph(name, 35.0)
     reading = read_dice(image, view="above")
     result = score_image(name, moved, reading)
-    assert result.extra >= 1  # a die is still seen twice...
-    assert result.confidently_wrong == 0, result.errors  # ...and both of its readings doubted
+    assert result.confidently_wrong == 0, result.errors
     twice = seen_twice(reading.dice)
-    assert twice and all(reading.dice[i] in reading.doubtful for i in twice)
+    assert all(reading.dice[i] in reading.doubtful for i in twice)
+    # Still seen twice, both readings doubted; or, read square again (since session 74:
+    # 112920), seen once, and no die is extra.
+    assert twice and result.extra >= 1 or not twice and result.extra == 0
