@@ -30,8 +30,10 @@ DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets
 
 
 def _medians(readings: list[Reading]) -> str:
-    stages = [k for k in readings[0].ms if k != "total"]
-    parts = [f"{k} {statistics.median(r.ms[k] for r in readings):.1f}" for k in stages]
+    # A stage some reads take and others not (``squared``: a squashed photograph read
+    # again) costs the others nothing.
+    stages = list(dict.fromkeys(k for r in readings for k in r.ms if k != "total"))
+    parts = [f"{k} {statistics.median(r.ms.get(k, 0.0) for r in readings):.1f}" for k in stages]
     return ", ".join(parts)
 
 

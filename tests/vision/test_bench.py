@@ -99,3 +99,19 @@ def test_counts_that_time_nothing_are_refused(
         main(args)
     assert refused.value.code == 2
     assert "--repeat must be at least 1 and --frames at least 0" in capsys.readouterr().err
+
+
+def test_a_stage_only_some_photographs_take_is_timed_for_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 16:9 photograph stretched to a square is read square again (``squared``); the one
+    # after it is not. Timed by the first photograph's stages alone, the second had none.
+    import cv2
+
+    (tmp_path / "images").mkdir()
+    first, second = sorted((DEV / "images").glob("*.jpg"))[:2]
+    cv2.imwrite(str(tmp_path / "images" / "a.png"),
+                cv2.resize(cv2.imread(str(first)), (360, 640), interpolation=cv2.INTER_AREA))
+    shutil.copy(second, tmp_path / "images" / "b.jpg")
+    assert main(["--data", str(tmp_path), "--frames", "0"]) == 0
+    assert re.search(r"stages: .*squared [\d.]+", capsys.readouterr().out)
