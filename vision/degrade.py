@@ -28,7 +28,7 @@ def _scaled(factor: float) -> Callable[[np.ndarray], np.ndarray]:
     return scale
 
 
-def _squashed(wide: float, tall: float) -> Callable[[np.ndarray], np.ndarray]:
+def _proportioned(wide: float, tall: float) -> Callable[[np.ndarray], np.ndarray]:
     def squash(image: np.ndarray) -> np.ndarray:
         return np.asarray(cv2.resize(image, None, fx=wide, fy=tall, interpolation=cv2.INTER_AREA))
 
@@ -293,15 +293,15 @@ DEGRADATIONS: dict[str, tuple[str, Callable[[np.ndarray, Dice], np.ndarray]]] = 
     "tilted": (
         "seen about 30 degrees off straight above (0.85 as tall: the dice foreshortened, "
         "their sides not shown)",
-        _photo(_squashed(1.0, 0.85)),
+        _photo(_proportioned(1.0, 0.85)),
     ),
     "stretched": (
         "a 4:3 photograph stretched to a square by a tool (the dice 0.75 as wide as tall)",
-        _photo(_squashed(0.75, 1.0)),
+        _photo(_proportioned(0.75, 1.0)),
     ),
     "stretched-16-9": (
         "a 16:9 photograph stretched to a square by a tool (the dice 0.56 as wide as tall)",
-        _photo(_squashed(0.5625, 1.0)),
+        _photo(_proportioned(0.5625, 1.0)),
     ),
     "dark": ("half the light", _photo(_gain(0.5))),
     "bright": ("overexposed: 1.6 times the light, clipped", _photo(_gain(1.6))),

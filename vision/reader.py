@@ -116,13 +116,13 @@ SMALLEST_SURE_DIE = 11.0
 # die lying square against the edge has its centre at about 0.38 of that size.
 _CUT_BY_THE_EDGE = 0.3
 # A photograph whose dice are squashed one way (``vision.smear``: a tool stretched it to a
-# square, or the camera looked slantwise) is read again stretched back, each die that still
-# leans alone beyond ``_SLANTED_DIE`` doubted (one stretch squares a slantwise photograph's
-# near and far dice only on the whole), and that reading kept where it doubts at least this
-# many dice fewer. Held out, from above, the dev photographs stretched to 0.75 as wide
-# (`stretched`) read 1,046 dice and 104 images right, 1,051 and 106 so; to 0.56 as wide
-# (`stretched-16-9`) 975 and 66, 1,051 and 107; 0.75 as tall 1,046 and 102, 1,055 and 109;
-# seen by a camera turned 35 degrees, 21 dice more and 9 fewer misread surely; every row
+# square, or the camera looked slantwise) is read again squared, each die that still leans
+# alone beyond ``_SLANTED_DIE`` doubted (one stretch squares a slantwise photograph's near
+# and far dice only on the whole), and that reading kept where it doubts at least this many
+# dice fewer. Held out, from above, the dev photographs stretched to 0.75 as wide
+# (`stretched`) read 1,046 dice and 104 images right, 1,050 and 106 so; to 0.56 as wide
+# (`stretched-16-9`) 975 and 66, 1,053 and 108; 0.75 as tall 1,046 and 102, 1,056 and 110;
+# seen by a camera turned 35 degrees, 20 dice more and 9 fewer misread surely; every row
 # of `vision.degrade` as before (session 74, the log).
 _FEWER_DOUBTED = 2
 
@@ -157,26 +157,31 @@ def read_dice(
 
 
 def _read_squared(image: np.ndarray, config: ReaderConfig, view: str, leaning: Smear) -> Reading:
-    """The photograph's dice read from it stretched along ``leaning.along`` by
-    ``leaning.squashed`` (so that its dice are square again), placed back in it."""
+    """The photograph's dice read from it squared: stretched along ``leaning.along`` by the
+    root of ``leaning.squashed`` and shrunk across it by as much, so that its dice are
+    square again at the size they had on the whole (the table's die size holds, and the
+    frame's area); placed back in it."""
     import cv2
 
-    way = np.array(leaning.along)
-    stretch = np.eye(2) + (leaning.squashed - 1.0) * np.outer(way, way)
+    root = math.sqrt(leaning.squashed)
+    way = np.outer(leaning.along, leaning.along)
+    square = root * way + (np.eye(2) - way) / root
     h, w = image.shape[:2]
-    corners = np.array([[0, 0], [w, 0], [0, h], [w, h]], float) @ stretch.T
+    corners = np.array([[0, 0], [w, 0], [0, h], [w, h]], float) @ square.T
     shift = -corners.min(axis=0)
     size = np.ceil(corners.max(axis=0) + shift).astype(int)
-    squared = cv2.warpAffine(image, np.hstack([stretch, shift[:, None]]),
+    squared = cv2.warpAffine(image, np.hstack([square, shift[:, None]]),
                              (int(size[0]), int(size[1])), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE)
-    reading, _ = _read(squared, config, view, squared=True)
-    back = np.linalg.inv(stretch)
+    marks = tuple((float(x), float(y)) for x, y in (np.array(config.marks).reshape(-1, 2)
+                                                    @ square.T + shift))
+    reading, _ = _read(squared, replace(config, marks=marks), view, squared=True)
+    back = np.linalg.inv(square)
     dice = []
     for d in reading.dice:
         x, y = back @ (np.array([d.x, d.y], float) - shift)
-        dice.append(replace(d, x=int(round(x)), y=int(round(y)),
-                            size=int(round(d.size / math.sqrt(leaning.squashed)))))
+        dice.append(replace(d, x=min(max(int(round(x)), 0), w - 1),
+                            y=min(max(int(round(y)), 0), h - 1)))
     dice.sort(key=lambda d: (d.y, d.x))
     return replace(reading, dice=tuple(dice), width=w, height=h)
 

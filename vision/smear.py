@@ -16,14 +16,13 @@ _DIE_PX = 32
 
 
 # Dice squashed one way less than this are read as they are: straight above, the dev
-# photographs' dice measure 1.01-1.13 (``squashed``); a camera 30 degrees off straight above
-# squashes them by 1.18, a 4:3 photograph stretched to a square by 1.33.
+# photographs' dice measure 1.01-1.13 (``squashed``); foreshortened to 0.85 (a camera about
+# 30 degrees off straight above), 1.14-1.37; a 4:3 photograph stretched to a square, 1.25-1.54.
 _SQUASHED = 1.2
 # A smear, not a squash, where the edges' energy is one-sided beyond this power of their
 # sum's: a squash scales both alike (2 = squared), a smear wipes out the fine edges across it.
 _SMEAR_NOT_SQUASH = 2.1
-# Read square again by at most this (a 21:9 photograph stretched to a square is 2.33): a
-# frame is not made larger than this many times its size.
+# Read square again by at most this (a 21:9 photograph stretched to a square is 2.33).
 _MOST_SQUASHED = 2.5
 
 
@@ -54,7 +53,7 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
     if not dice:
         return Smear(0.0, ())
     h, w = image.shape[:2]
-    patches, cut = [], []
+    patches, cut, whole = [], [], []
     for i, c in enumerate(dice):
         r = max(1, int(0.5 * c.size))
         x0, x1 = max(0, int(c.x) - r), min(w, int(c.x) + r)
@@ -63,6 +62,8 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
             patches.append(cv2.resize(image[y0:y1, x0:x1], (_DIE_PX, _DIE_PX),
                                       interpolation=cv2.INTER_AREA))
             cut.append(i)
+            # A die the frame's edge cuts is stretched one way to the patch's square.
+            whole.append(x1 - x0 == y1 - y0 == 2 * r)
     if not patches:
         return Smear(0.0, (0.0,) * len(dice))
     # The patches side by side: one pass of each filter; the seams between them left out.
@@ -76,10 +77,11 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
     alone = [0.0] * len(dice)
     for i, tensor in zip(cut, each, strict=True):
         alone[i] = _one_sided(*tensor)
-    xx, yy, xy = each.sum(axis=0)
-    squashed, along = _squashed(gx, gy, np.array([[xx, xy], [xy, yy]])) if len(cut) > 1 else (
-        1.0, (1.0, 0.0))
-    return Smear(_one_sided(xx, yy, xy), tuple(alone), squashed, along)
+    squashed, along = 1.0, (1.0, 0.0)
+    if sum(whole) > 1:
+        xx, yy, xy = each[whole].sum(axis=0)
+        squashed, along = _squashed(gx[:, whole], gy[:, whole], np.array([[xx, xy], [xy, yy]]))
+    return Smear(_one_sided(*each.sum(axis=0)), tuple(alone), squashed, along)
 
 
 def _squashed(

@@ -19,17 +19,22 @@ from vision.reader import (
     read_dice,
 )
 from vision.reader import _SMEARED as THRESHOLD  # beyond it, every die of a frame is doubted
-from vision.reading import SLANTED, SMEARED
+from vision.reading import SLANTED, SMEARED, Die
 from vision.scan import describe
-from vision.smear import smear
+from vision.smear import Smear, smear
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
 
 
+def leaning_of(image: np.ndarray, dice: tuple[Die, ...] | None = None) -> Smear:
+    """How the dice of ``image`` lean (``dice``: those read in it, unless given)."""
+    dice = read_dice(image, view="above").dice if dice is None else dice
+    return smear(image, [Candidate(d.x + 0.5, d.y + 0.5, d.size, 1.0) for d in dice])
+
+
 def smear_of(image: np.ndarray) -> float:
-    dice = read_dice(image, view="above").dice
-    return smear(image, [Candidate(d.x + 0.5, d.y + 0.5, d.size, 1.0) for d in dice]).frame
+    return leaning_of(image).frame
 
 
 @pytest.mark.parametrize("angle", [0, 30, 45, 90, 135])
@@ -81,9 +86,7 @@ def test_no_dice_no_smear() -> None:
 def squashed_by(image: np.ndarray, wide: float, tall: float) -> float:
     """How many times narrower one way the dice of ``image`` shrunk so are measured, and
     whether that way is across (x) or up (y)."""
-    image = cv2.resize(image, None, fx=wide, fy=tall, interpolation=cv2.INTER_AREA)
-    dice = read_dice(image, view="above").dice
-    found = smear(image, [Candidate(d.x + 0.5, d.y + 0.5, d.size, 1.0) for d in dice])
+    found = leaning_of(cv2.resize(image, None, fx=wide, fy=tall, interpolation=cv2.INTER_AREA))
     return found.squashed if abs(found.along[0]) > 0.9 else -found.squashed
 
 
@@ -97,11 +100,22 @@ def test_dice_squashed_one_way_are_measured_so_and_smeared_ones_are_not() -> Non
         assert -1.6 < squashed_by(image, 1.0, 0.75) < -1.2, path.name
         assert 1.6 < squashed_by(image, 0.5625, 1.0) < 2.2, path.name  # 16:9 to a square
         # A smear wipes out edges across its way as a squash does, but the fine ones most.
+        dice = read_dice(image, view="above").dice
         for angle in (0, 45, 90):
-            dice = read_dice(image, view="above").dice
-            shaken = smear(smeared(image, 7, angle),
-                           [Candidate(d.x + 0.5, d.y + 0.5, d.size, 1.0) for d in dice])
-            assert shaken.squashed == 1.0, (path.name, angle)
+            assert leaning_of(smeared(image, 7, angle), dice).squashed == 1.0, (path.name, angle)
+
+
+def test_a_die_the_frame_cuts_is_not_taken_for_squashed() -> None:
+    # Cut out at the edge, a die's patch is a strip stretched to a square: taken into the
+    # measure, one dev photograph cut at 0.2 of a die from each die's centre in turn (115
+    # cuts) measured squashed 1.20-1.52 in 22 (a review), and a cut die was read again.
+    squashed = 0
+    for path in DEV_SLICE[:6]:
+        image = load_image(path)
+        for d in read_dice(image, view="above").dice:
+            x0 = max(0, d.x - int(0.2 * d.size))
+            squashed += leaning_of(np.ascontiguousarray(image[:, x0:])).squashed > 1.0
+    assert squashed <= 2
 
 
 @pytest.mark.parametrize("wide", [0.75, 0.5625])
@@ -180,10 +194,10 @@ SLANTWISE = ["IMG_20191208_111246.jpg", "IMG_20191208_111434.jpg", "IMG_20191208
 def test_photographs_taken_slantwise_have_the_dice_they_squash_most_doubted(
     turned_photograph: Callable[..., tuple[np.ndarray, list[LabelledDie]]],
 ) -> None:
-    # Since session 74 two of them are read square again (stage 9), the dice that still lean
-    # doubted: the near green 4 of 111246, stretched, is then seen twice again, the second
-    # at 0.95. Over all 121 dev photographs turned so, held out, that reading square again
-    # read 21 dice more and 9 fewer surely wrong (the log).
+    # Since session 74 they are read square again (stage 9), the dice that still lean
+    # doubted. 111246 is then read with two dice surely "wrong": the blue 3 its label calls
+    # a 2 (README, "Held out": the label is wrong, and was doubted as it lay far off), and
+    # its near green 4 seen twice again, the second at 0.94.
     surely_wrong = 0
     for name in SLANTWISE:
         image, moved = turned_photograph(name, 35.0)
@@ -192,7 +206,7 @@ def test_photographs_taken_slantwise_have_the_dice_they_squash_most_doubted(
         assert reading.slanted and not reading.smeared, name
         assert 0 < len(reading.doubtful) < reading.total, name  # some dice, not all of them
         assert describe(name, reading).endswith(f"({SLANTED})"), name
-    assert surely_wrong <= 1
+    assert surely_wrong <= 2
 
 
 def test_photographs_taken_square_are_not_taken_for_slanted() -> None:
