@@ -20,7 +20,9 @@ _DIE_PX = 32
 # 30 degrees off straight above), 1.14-1.37; a 4:3 photograph stretched to a square, 1.25-1.54.
 _SQUASHED = 1.2
 # A smear, not a squash, where the edges' energy is one-sided beyond this power of their
-# sum's: a squash scales both alike (2 = squared), a smear wipes out the fine edges across it.
+# sum's: a squash scales the energy about as the sum's square (the dev photographs
+# stretched: a power of 1.26-1.69, 5-95%), a smear wipes out the fine edges across it
+# (smeared 7 px: 2.4 and beyond in 95 in 100).
 _SMEAR_NOT_SQUASH = 2.1
 # Read square again by at most this (a 21:9 photograph stretched to a square is 2.33).
 _MOST_SQUASHED = 2.5
@@ -48,7 +50,9 @@ def smear(image: np.ndarray, dice: list[Candidate]) -> Smear:
     one way. Measured by the structure tensor of each die, scaled to ``_DIE_PX``, summed over
     the dice for the frame: one minus the ratio of its eigenvalues. A die alone has fewer
     edges, and its own measure spreads wider (0.44 for the 99th percentile of the dev
-    photographs' dice); a die too near the edge to be cut out counts 0.
+    photographs' dice); a die too near the edge to be cut out counts 0. How squashed the
+    dice are (``_squashed``) is measured on the dice the frame's edge does not cut, where
+    there are two or more.
     """
     if not dice:
         return Smear(0.0, ())
@@ -92,11 +96,10 @@ def _squashed(
     Squashed one way by a factor, a die's edges across that way are as many times steeper
     and as much shorter: the sum of the gradients' size that way (each edge's height times
     its length) grows by the factor against the way across, their energy (the structure
-    tensor's) by its square. A smear instead wipes out the fine edges across its way
+    tensor's) by about its square. A smear instead wipes out the fine edges across its way
     (pips narrower than it): their energy falls far more than their sum, and is not taken
     for a squash. Held out, the dev photographs stretched 1.33 and 1.78 times one way
-    measured 1.25-1.54 and 1.64-2.46; smeared 7 px, their energy's one-sidedness was beyond
-    2.4 times the power of their sum's in 95 in 100.
+    measured 1.25-1.54 and 1.64-2.46.
     """
     energies, ways = np.linalg.eigh(tensor)
     way = ways[:, 1]  # the way the edges are steepest
