@@ -142,16 +142,19 @@ def read_dice(
     image = _as_bgr(image_bgr)
     start = time.perf_counter()
     reading, leaning = _read(image, config, view)
-    if leaning.squashed > 1.0:
+    if leaning.squashed > 1.0 and len(reading.doubtful) >= _FEWER_DOUBTED:
         # Dice narrower one way than across it: a tool stretched the photograph to a square,
         # or the camera looked slantwise. Read square again, the dice placed back (where
-        # that is kept, the stages' times are its own).
+        # that is kept, the stages' times are its own). A reading doubting fewer dice than
+        # the squared one must doubt fewer could never be bettered, and is not read again.
         t = time.perf_counter()
         squared = _read_squared(image, config, view, leaning)
         if len(squared.doubtful) <= len(reading.doubtful) - _FEWER_DOUBTED:
             reading = squared
         reading.ms["squared"] = (time.perf_counter() - t) * 1000.0
         reading.ms["total"] = (time.perf_counter() - start) * 1000.0
+    if leaning.squashed > 1.0:
+        reading = replace(reading, squashed=True)
     logger.debug("read %d dice in %.1f ms", len(reading.dice), reading.ms["total"])
     return reading
 

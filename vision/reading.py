@@ -15,6 +15,9 @@ SMEARED = "the picture is smeared (the camera or the table moved): take it again
 TOO_SMALL = "the dice are too small in the picture to read surely: take it closer"
 # Why the dice a slantwise picture squashes most are doubted.
 SLANTED = "the picture is taken slantwise (some dice squashed): take it square to the table"
+# Why the dice that lean most are doubted where all of them are squashed one way alike.
+SQUASHED = ("the picture's dice are squashed one way (a tool stretched it, or it is taken"
+            " slantwise): use it as the camera took it, square to the table")
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -75,6 +78,8 @@ class Reading:
     taken), so every die is doubted: another picture would read better. ``too_small``: its
     dice are too few pixels across to be read surely, so every die is doubted too.
     ``slanted``: taken slantwise, the dice it squashes most are doubted (not all of them).
+    ``squashed``: its dice are all squashed one way alike (a tool stretched the photograph to
+    a square, or the camera looked slantwise); the dice ``slanted`` doubts are told so.
     """
 
     dice: tuple[Die, ...]
@@ -86,13 +91,14 @@ class Reading:
     smeared: bool = False
     too_small: bool = False
     slanted: bool = False
+    squashed: bool = False
 
     @property
     def pleas(self) -> tuple[str, ...]:
         """Why the picture's dice are doubted, in the players' words (none where each die is
         judged on its own)."""
         return ((SMEARED,) * self.smeared + (TOO_SMALL,) * self.too_small
-                + (SLANTED,) * self.slanted)
+                + (SQUASHED if self.squashed else SLANTED,) * self.slanted)
 
     @property
     def counts(self) -> dict[int, int]:
