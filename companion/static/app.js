@@ -979,8 +979,11 @@ function mayEach(names) { return names.join(", ") + (names.length === 1 ? " may"
 function renderCalls(state) {
   const who = $("caller").value;
   const passer = standingPass(state);
+  // A standing pass is called, not the bid before it (RULES.md, "Pass"): the button says so.
   $("call-dudo").disabled = !mayCall(state, "dudo", who);
-  $("call-dudo").title = passer && !state.bid ? "call " + passer + "'s pass" : "";
+  $("call-dudo").textContent = passer ? "CALL PASS" : "DUDO";
+  $("call-dudo").classList.toggle("long", !!passer);
+  $("call-dudo").title = passer ? "call " + passer + "'s pass" : "";
   $("call-calza").disabled = !mayCall(state, "calza", who);
   // Why the calls are greyed out when the caller was picked by hand: say so, in words.
   const anyCall = !$("call-dudo").disabled || (!$("call-calza").hidden && !$("call-calza").disabled);
@@ -993,7 +996,8 @@ function renderCalls(state) {
     const names = (state.can_call || {})[button.id.slice(5)] || [];
     const key = names.join("\n");
     if (!button.hidden && names.length) {
-      callsOf.set(key, [...(callsOf.get(key) || []), button.textContent]);
+      const label = button === $("call-dudo") && passer ? "the pass" : button.textContent;
+      callsOf.set(key, [...(callsOf.get(key) || []), label]);
     }
   }
   const mayInstead = [...callsOf].map(([key, labels]) => mayEach(key.split("\n"))

@@ -84,6 +84,7 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     expect(phone.locator("#bid")).to_have_text("Ana passes")
     expect(phone.locator("#caller")).to_have_value("Ben")
     expect(phone.locator("#call-dudo")).to_be_enabled()
+    expect(phone.locator("#call-dudo")).to_have_text("CALL PASS")  # not DUDO: no bid to doubt
     expect(phone.locator("#call-calza")).to_be_disabled()
     expect(phone.locator("#call-pass")).to_be_disabled()
     assert get_state(server)["can_call"] == {"dudo": ["Ben"], "calza": [], "pass": []}
@@ -118,6 +119,35 @@ def test_a_pass_is_called_from_the_page_and_a_mispressed_call_is_undone_while_th
     assert len([line for line in lines if line.startswith("Undone")]) == 1, lines
     phone.locator("#history").scroll_into_view_if_needed()
     shot(phone, "12-pass-called-history")
+    # The next round's bid is doubted with DUDO again.
+    state = get_state(server)
+    act(server, action="bid", player=state["turn"], quantity=1, face=3)
+    expect(phone.locator("#call-dudo")).to_have_text("DUDO")
+
+
+def test_a_pass_after_a_bid_is_called_not_the_bid_and_the_button_says_so(
+    phone: Any, server: str
+) -> None:
+    # After Ana's bid and Ben's pass, Caro cannot doubt the bid (RULES.md, "Pass"): the call
+    # button read DUDO, as if it doubted Ana's 2x3, and its title said nothing.
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    expect(phone.locator("#call-dudo")).to_have_text("DUDO")
+    act(server, action="pass", player="Ben")
+    expect(phone.locator("#turn")).to_have_text("Caro must raise or call the pass")
+    dudo = phone.locator("#call-dudo")
+    expect(dudo).to_have_text("CALL PASS")
+    expect(dudo).to_have_attribute("title", "call Ben's pass")
+    # Picked by hand, Ana may not call it: the hint names the pass, not a DUDO.
+    phone.select_option("#caller", "Ana")
+    expect(phone.locator("#call-hint")).to_have_text(
+        "Ana may not call now: Caro may call the pass: pick the caller above")
+    phone.select_option("#caller", "Caro")
+    shot(phone, "10b-pass-after-a-bid")
+    phone.click("#call-dudo")
+    state = finish_the_reveal(server)
+    assert state["last_result"]["call"] == "pass", state["last_result"]
 
 
 def test_the_one_die_player_declares_an_open_palifico_even_after_passing(
