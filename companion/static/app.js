@@ -981,8 +981,9 @@ function renderCalls(state) {
   const passer = standingPass(state);
   // A standing pass is called, not the bid before it (RULES.md, "Pass"): the button says so.
   $("call-dudo").disabled = !mayCall(state, "dudo", who);
-  $("call-dudo").textContent = passer ? "CALL PASS" : "DUDO";
-  $("call-dudo").classList.toggle("long", !!passer);
+  // Said on two lines, the button is no wider than DUDO: the calls keep their row.
+  $("call-dudo").textContent = passer ? "CALL\nPASS" : "DUDO";
+  $("call-dudo").classList.toggle("two-lines", !!passer);
   $("call-dudo").title = passer ? "call " + passer + "'s pass" : "";
   $("call-calza").disabled = !mayCall(state, "calza", who);
   // Why the calls are greyed out when the caller was picked by hand: say so, in words.

@@ -95,6 +95,36 @@ def test_the_header_keeps_one_row_on_a_320_px_phone(browser: Any, server: str) -
     page.context.close()
 
 
+@pytest.mark.parametrize("width", [320, 400])
+def test_call_pass_keeps_the_calls_where_they_were_beside_the_exact_call_and_pass(
+    browser: Any, server: str, width: int
+) -> None:
+    # After a pass the call button reads CALL PASS. Said on one line it was wider than DUDO,
+    # and at 400 px it pushed EXACTOMUNDO and PASS to a second row under a finger; on two
+    # lines every call stays where it was, its words whole, with text at twice the size too.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="payroodo", exact_call="exactomundo",
+             **{"pass": True})
+    state = act(server, action="bid", player="Ana", quantity=2, face=3)
+    page = open_page(browser, server, {"width": width, "height": 640}, "dark")
+    take_control(page)
+    calls = [page.locator(b) for b in ("#call-dudo", "#call-calza", "#call-pass")]
+    expect(calls[1]).to_have_text("EXACTOMUNDO")
+    for zoom in ("100%", "200%"):
+        page.evaluate(f"document.documentElement.style.fontSize = '{zoom}'")
+        wait_out_the_hold(page, state)
+        expect(calls[0]).to_have_text("DUDO")
+        before = [b.bounding_box() for b in calls]
+        state = act(server, action="pass", player="Ben")
+        wait_out_the_hold(page, state)
+        expect(calls[0]).to_have_text("CALL PASS")
+        assert [b.bounding_box() for b in calls] == before, zoom
+        for button in calls:
+            assert button.evaluate("e => e.scrollWidth <= e.clientWidth"), zoom
+        shot(page, f"48-call-pass-{width}-{zoom[:-1]}")
+        state = act(server, action="undo", player="Ben")
+    page.context.close()
+
+
 def test_a_seat_s_remove_button_stays_beside_its_name_on_a_320_px_phone(
     browser: Any, server: str
 ) -> None:
