@@ -4,7 +4,8 @@ A black die on the dark glass shows only its pips: the locator may take each pip
 a 3 for a small die of its own. Such fragments are smaller than the table's dice and closer
 together than two dice can lie. Read as one die, cut out at the table's die size around
 their middle, they are read more surely than any of them alone; a larger piece of the same
-die, seen beside them, goes with them.
+die, seen beside them, goes with them. So too the pips of a die of a larger set than the
+table's, each taken for an ace: read at the size their spread makes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ from vision.sure import sure_die_size
 SMALL = 0.8
 # ...and nearer than this share of it to another fragment (two dice lie a die apart).
 _NEAR = 0.75
+# The pips of a face furthest apart lie corner to corner (this share of its side) or along
+# a side; a group of fragments spread so that the die they make is this many times the
+# table's die or more is also read whole as that larger die.
+_CORNER_TO_CORNER = 0.71
+_ALONG_A_SIDE = 0.5
+_LARGER = 1.2
 # A candidate nearer than this share of the table's die size to another die's middle is part
 # of that die: two dice cannot lie so close (here and in vision.pieces).
 OVERLAP = 0.5
@@ -43,13 +50,16 @@ def join_split_dice(
     joined: dict[int, tuple[Candidate, FaceRead]] = {}
     gone: set[int] = set()
     for group in _fragments(candidates, faces, die):
-        whole = Candidate(
-            float(np.mean([candidates[i].x for i in group])),
-            float(np.mean([candidates[i].y for i in group])),
-            die,
-            max(candidates[i].score for i in group),
-        )
-        read = read_faces(image, [whole], nets)[0]
+        middle = (float(np.mean([candidates[i].x for i in group])),
+                  float(np.mean([candidates[i].y for i in group])))
+        score = max(candidates[i].score for i in group)
+        wholes = [Candidate(*middle, size, score) for size in _sizes(candidates, group, die)]
+        reads = read_faces(image, wholes, nets)
+        # A die larger than the table's is whole only with no more pips seen than it has.
+        best = max((pair for pair in zip(wholes, reads, strict=True)
+                    if pair[0].size == die or len(group) <= pair[1].pips),
+                   key=lambda pair: pair[1].probability)
+        whole, read = best
         if read.die_probability >= 0.5 and read.probability > max(
             faces[i].probability for i in group
         ):
@@ -59,7 +69,8 @@ def join_split_dice(
             # it too (two dice cannot lie so close): a larger fragment, read on its own.
             gone.update(
                 i for i, c in enumerate(candidates)
-                if i not in group and math.hypot(c.x - whole.x, c.y - whole.y) < OVERLAP * die
+                if i not in group
+                and math.hypot(c.x - whole.x, c.y - whole.y) < OVERLAP * whole.size
             )
     kept = [
         joined.get(i, pair)
@@ -67,6 +78,17 @@ def join_split_dice(
         if i not in gone
     ]
     return [c for c, _ in kept], [f for _, f in kept]
+
+
+def _sizes(candidates: list[Candidate], group: list[int], die: float) -> list[float]:
+    """The sizes a group of fragments is read whole at: the table's die, and, where the
+    fragments lie further apart than a die's pips can, the larger die whose pips they are (a
+    die of another set, larger than the table's, its pips taken for aces): the pips furthest
+    apart lie corner to corner (0.71 of its side) or along a side (0.5)."""
+    spread = max(math.hypot(candidates[i].x - candidates[j].x, candidates[i].y - candidates[j].y)
+                 for i in group for j in group)
+    return [die] + [size for size in (spread / _CORNER_TO_CORNER, spread / _ALONG_A_SIDE)
+                    if size > _LARGER * die]
 
 
 def _fragments(candidates: list[Candidate], faces: list[FaceRead], die: float) -> list[list[int]]:
