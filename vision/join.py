@@ -54,15 +54,15 @@ def join_split_dice(
                   float(np.mean([candidates[i].y for i in group])))
         score = max(candidates[i].score for i in group)
         wholes = [Candidate(*middle, size, score) for size in _sizes(candidates, group, die)]
-        reads = read_faces(image, wholes, nets)
-        # A die larger than the table's is whole only with no more pips seen than it has.
-        best = max((pair for pair in zip(wholes, reads, strict=True)
-                    if pair[0].size == die or len(group) <= pair[1].pips),
-                   key=lambda pair: pair[1].probability)
-        whole, read = best
-        if read.die_probability >= 0.5 and read.probability > max(
-            faces[i].probability for i in group
-        ):
+        surest = max(faces[i].probability for i in group)
+        # Whole where read as a die, more surely than each fragment; a die larger than the
+        # table's only with no more pips seen than it has. The surest such reading is taken.
+        wholly = [(whole, read) for whole, read in zip(wholes, read_faces(image, wholes, nets),
+                                                       strict=True)
+                  if read.die_probability >= 0.5 and read.probability > surest
+                  and (whole is wholes[0] or len(group) <= read.pips)]
+        if wholly:
+            whole, read = max(wholly, key=lambda pair: pair[1].probability)
             joined[group[0]] = (whole, read)
             gone.update(group[1:])
             # Another candidate within half a die of the whole die's middle is a piece of
