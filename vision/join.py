@@ -53,7 +53,11 @@ def join_split_dice(
         middle = (float(np.mean([candidates[i].x for i in group])),
                   float(np.mean([candidates[i].y for i in group])))
         score = max(candidates[i].score for i in group)
-        wholes = [Candidate(*middle, size, score) for size in _sizes(candidates, group, die)]
+        # Read as a larger die only where every fragment was read as an ace, as the pips of
+        # a larger die are: two dice of a smaller set lying close are read as other faces.
+        larger = all(faces[i].pips == 1 for i in group)
+        wholes = [Candidate(*middle, size, score)
+                  for size in _sizes(candidates, group, die)[:None if larger else 1]]
         surest = max(faces[i].probability for i in group)
         # Whole where read as a die, more surely than each fragment; a die larger than the
         # table's only with no more pips seen than it has. The surest such reading is taken.
@@ -81,9 +85,9 @@ def join_split_dice(
 
 
 def _sizes(candidates: list[Candidate], group: list[int], die: float) -> list[float]:
-    """The sizes a group of fragments is read whole at: the table's die, and, where the
-    fragments lie further apart than a die's pips can, the larger die whose pips they are (a
-    die of another set, larger than the table's, its pips taken for aces): the pips furthest
+    """The sizes a group of fragments is read whole at: the table's die, then the larger die
+    whose pips they may be (a die of another set, larger than the table's, its pips taken
+    for aces), where that is ``_LARGER`` times the table's die or more: the pips furthest
     apart lie corner to corner (0.71 of its side) or along a side (0.5)."""
     spread = max(math.hypot(candidates[i].x - candidates[j].x, candidates[i].y - candidates[j].y)
                  for i in group for j in group)
