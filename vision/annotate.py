@@ -159,7 +159,7 @@ class _Banner:
         if reading.too_small:
             self.text += "   dice too small: take it closer"
         if reading.slanted:
-            self.text += ("   squashed: use it as taken, square" if reading.squashed
+            self.text += ("   squashed: take it square, unstretched" if reading.squashed
                           else "   slantwise: take it square")
         self.ink = _DOUBT if doubtful else _INK
         height, width = out.shape[:2]

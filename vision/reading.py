@@ -15,9 +15,10 @@ SMEARED = "the picture is smeared (the camera or the table moved): take it again
 TOO_SMALL = "the dice are too small in the picture to read surely: take it closer"
 # Why the dice a slantwise picture squashes most are doubted.
 SLANTED = "the picture is taken slantwise (some dice squashed): take it square to the table"
-# Why the dice that lean most are doubted where all of them are squashed one way alike.
-SQUASHED = ("the picture's dice are squashed one way (a tool stretched it, or it is taken"
-            " slantwise): use it as the camera took it, square to the table")
+# Why the dice that lean most are doubted where the dice together are squashed one way (the
+# reader cannot tell a camera looking slantwise from a tool stretching the picture).
+SQUASHED = ("the picture's dice are squashed one way (taken slantwise, or stretched by a tool):"
+            " take it square to the table, and use it unstretched")
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -78,8 +79,8 @@ class Reading:
     taken), so every die is doubted: another picture would read better. ``too_small``: its
     dice are too few pixels across to be read surely, so every die is doubted too.
     ``slanted``: taken slantwise, the dice it squashes most are doubted (not all of them).
-    ``squashed``: its dice are all squashed one way alike (a tool stretched the photograph to
-    a square, or the camera looked slantwise); the dice ``slanted`` doubts are told so.
+    ``squashed``: its dice together are squashed one way (the camera looked slantwise, or a
+    tool stretched the photograph to a square); the dice ``slanted`` doubts are told so.
     """
 
     dice: tuple[Die, ...]

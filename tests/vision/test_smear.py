@@ -203,7 +203,10 @@ def test_photographs_taken_slantwise_have_the_dice_they_squash_most_doubted(
         surely_wrong += score_image(name, moved, reading).confidently_wrong
         assert reading.slanted and not reading.smeared, name
         assert 0 < len(reading.doubtful) < reading.total, name  # some dice, not all of them
-        assert describe(name, reading).endswith((f"({SLANTED})", f"({SQUASHED})")), name
+        # Told why, either way: taken slantwise, to be taken square to the table.
+        plea = SQUASHED if reading.squashed else SLANTED
+        assert describe(name, reading).endswith(f"({plea})"), name
+        assert "slantwise" in plea and "take it square to the table" in plea
     assert surely_wrong <= 2
 
 
