@@ -145,8 +145,8 @@ def read_dice(
     if leaning.squashed > 1.0 and len(reading.doubtful) >= _FEWER_DOUBTED:
         # Dice narrower one way than across it: a tool stretched the photograph to a square,
         # or the camera looked slantwise. Read square again, the dice placed back (where
-        # that is kept, the stages' times are its own). A reading doubting fewer dice than
-        # the squared one must doubt fewer could never be bettered, and is not read again.
+        # that is kept, the stages' times are its own). A first reading doubting fewer than
+        # ``_FEWER_DOUBTED`` dice could never be bettered so, and is not read again.
         t = time.perf_counter()
         squared = _read_squared(image, config, view, leaning)
         if len(squared.doubtful) <= len(reading.doubtful) - _FEWER_DOUBTED:

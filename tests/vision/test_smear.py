@@ -210,10 +210,11 @@ def test_photographs_taken_slantwise_have_the_dice_they_squash_most_doubted(
     assert surely_wrong <= 2
 
 
-def test_a_stretched_photograph_whose_dice_lean_is_told_so_not_taken_slantwise() -> None:
+def test_a_stretched_photograph_whose_dice_lean_is_told_it_may_be_stretched() -> None:
     # Stretched from 4:3 to a square, the photograph has its leaning dice doubted: the players
-    # are told the dice are squashed one way as a tool does, not that the photograph was
-    # taken slantwise (which they did not do). Taken square, no such words.
+    # are told the dice are squashed one way, a tool's stretch named among the causes; before,
+    # only that the photograph was taken slantwise (which they did not do). Taken square, no
+    # such words.
     told = 0
     for path in DEV_SLICE:
         image = load_image(path)
