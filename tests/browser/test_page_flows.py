@@ -134,7 +134,7 @@ def test_a_pass_after_a_bid_is_called_not_the_bid_and_the_button_says_so(
     take_control(phone)
     act(server, action="bid", player="Ana", quantity=2, face=3)
     expect(phone.locator("#call-dudo")).to_have_text("DUDO")
-    act(server, action="pass", player="Ben")
+    passed = act(server, action="pass", player="Ben")
     expect(phone.locator("#turn")).to_have_text("Caro must raise or call the pass")
     dudo = phone.locator("#call-dudo")
     expect(dudo).to_have_text("CALL PASS")
@@ -144,8 +144,11 @@ def test_a_pass_after_a_bid_is_called_not_the_bid_and_the_button_says_so(
     expect(phone.locator("#call-hint")).to_have_text(
         "Ana may not call now: Caro may call the pass: pick the caller above")
     phone.select_option("#caller", "Caro")
+    wait_out_the_hold(phone, passed)
     shot(phone, "10b-pass-after-a-bid")
     phone.click("#call-dudo")
+    # The call has landed once the cups are up (the page offers its undo): then the reveal.
+    expect(phone.locator("#undo-hint")).to_be_visible()
     state = finish_the_reveal(server)
     assert state["last_result"]["call"] == "pass", state["last_result"]
 
