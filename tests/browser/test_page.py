@@ -31,6 +31,7 @@ from tests.browser.conftest import (
     shot,
     shows,
     take_control,
+    wait_out_the_hold,
 )
 
 pytestmark = pytest.mark.browser
@@ -197,6 +198,10 @@ def test_a_whole_game_from_the_virtual_panel_to_a_palifico_and_a_winner(
             break
         before = state
         reading = state.get("reading")
+        if state["phase"] == "bidding":
+            # The panel's buttons are held a moment after each move (a press made for the
+            # state before is dropped, as at a real table): pressed once it has let go.
+            wait_out_the_hold(phone, state)
         if state["phase"] == "bidding" and state["bid"] is None:
             phone.click("#sim button.dial")  # the lowest opening bid, for whoever opens
         elif state["phase"] == "bidding":
