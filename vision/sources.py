@@ -14,7 +14,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -27,6 +27,10 @@ from vision.reading import IMAGE_SUFFIXES, is_photograph
 from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
+
+# libcamera's enumerations: AeStateSearching, and ExposureTimeModeManual / AnalogueGainModeManual.
+_AE_SEARCHING = 1
+_MANUAL = 1
 
 
 class CameraUnavailable(RuntimeError):
@@ -114,7 +118,8 @@ class PicameraSource:
             # RGB888 is B, G, R in memory: exactly OpenCV's BGR, no conversion per frame.
             # The calibrated exposure and white balance go in the configuration, so that they
             # hold from the first frame (set after the start, they take a few frames).
-            locked = {"controls": self.locked_controls()} if self.settings.locked else {}
+            known = getattr(camera, "camera_controls", None) or {}
+            locked = {"controls": self.locked_controls(known)} if self.settings.locked else {}
             # queue=False: Picamera2 would otherwise hold the last frame finished and hand
             # it out at once, a frame taken before the request (before the light came on).
             config = camera.create_still_configuration(
@@ -128,28 +133,45 @@ class PicameraSource:
         self._camera = camera
         logger.info("picamera2 started at %dx%d", *size)
 
-    def locked_controls(self) -> dict[str, object]:
-        """Controls that fix exposure, gain and white balance to the calibrated values."""
-        s = self.settings
-        controls: dict[str, object] = {"AeEnable": False, "AwbEnable": False}
+    def locked_controls(self, known: Mapping[str, object] | None = None) -> dict[str, object]:
+        """Controls that fix exposure, gain and white balance to the calibrated values.
+
+        The values themselves turn the automatic controls off: ``AeEnable`` and ``AwbEnable``
+        are sent only where no value stands in their place, as Picamera2's maintainers advise
+        (sent beside the values, libcamera may apply them last and keep the exposure it had
+        instead; picamera2 issue #933). Since libcamera 0.5 a fixed exposure and gain also
+        need their modes set to manual (``ExposureTimeMode``, ``AnalogueGainMode``: 1),
+        where the camera lists those controls (``known``: Picamera2's ``camera_controls``);
+        Picamera2 0.3.27 on sets them itself, an older one on a newer libcamera may not.
+        """
+        s, known = self.settings, known or {}
+        controls: dict[str, object] = {}
         if s.exposure_us is not None:
             controls["ExposureTime"] = s.exposure_us
+            if "ExposureTimeMode" in known:
+                controls["ExposureTimeMode"] = _MANUAL
         if s.analogue_gain is not None:
             controls["AnalogueGain"] = s.analogue_gain
+            if "AnalogueGainMode" in known:
+                controls["AnalogueGainMode"] = _MANUAL
+        if s.exposure_us is None or s.analogue_gain is None:
+            controls["AeEnable"] = False  # what is not given stays as it is now
         if s.colour_gains is not None:
             controls["ColourGains"] = s.colour_gains
+        else:
+            controls["AwbEnable"] = False
         return controls
 
     def exposure(self, settle_s: float = 1.0, give_up_s: float = 5.0) -> CameraSettings:
         """The exposure the camera's automatic control settled on, to lock at calibration:
         after ``settle_s``, the first frame whose metadata says the control has settled
-        (``AeLocked``, where libcamera gives it), or the last within ``give_up_s`` more."""
+        (``_settled``), or the last within ``give_up_s`` more."""
         self.start()
         time.sleep(settle_s)
-        metadata = self._camera.capture_metadata()
+        metadata, before = self._camera.capture_metadata(), None
         deadline = time.monotonic() + give_up_s
-        while metadata.get("AeLocked", True) is False and time.monotonic() < deadline:
-            metadata = self._camera.capture_metadata()
+        while not _settled(metadata, before) and time.monotonic() < deadline:
+            before, metadata = metadata, self._camera.capture_metadata()
         try:
             gains = metadata["ColourGains"]
             return CameraSettings(
@@ -193,6 +215,19 @@ class PicameraSource:
                 camera.stop()
             finally:
                 camera.close()  # released even when stopping failed
+
+
+def _settled(metadata: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
+    """Whether a frame's metadata says the automatic exposure has settled: ``AeLocked``
+    (libcamera before 0.5), ``AeState`` other than searching (0.5 on, which has no
+    ``AeLocked``: before, its absence passed for settled, and calibration locked the first
+    frame's exposure), or, with neither, the same exposure and gain as the frame before."""
+    if "AeLocked" in metadata:
+        return metadata["AeLocked"] is True
+    if "AeState" in metadata:
+        return bool(metadata["AeState"] != _AE_SEARCHING)
+    exposure = ("ExposureTime", "AnalogueGain")
+    return before is not None and all(metadata.get(k) == before.get(k) for k in exposure)
 
 
 def _picamera2_class() -> Callable[[], Any]:

@@ -156,6 +156,7 @@ class RecordingPicamera2:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
+        self.camera_controls: dict[str, Any] = {}  # Picamera2's: name to (min, max, default)
 
     def create_still_configuration(self, **kwargs: Any) -> dict[str, Any]:
         self.calls.append(("create_still_configuration", kwargs))
@@ -245,13 +246,36 @@ def test_picamera2_locks_exposure_and_white_balance_from_the_calibration() -> No
     PicameraSource(settings, camera_factory=lambda: camera).start()
     # In the configuration: held from the first frame, not a few frames after the start.
     assert camera.names()[:3] == ["create_still_configuration", "configure", "start"]
+    # The values alone: AeEnable and AwbEnable sent beside them may be applied last by
+    # libcamera, which then keeps the exposure it had (picamera2 issue #933).
     assert camera.calls[0][1]["controls"] == {
-        "AeEnable": False,
-        "AwbEnable": False,
         "ExposureTime": 8000,
         "AnalogueGain": 1.5,
         "ColourGains": (1.9, 1.6),
     }
+
+
+def test_picamera2_on_libcamera_0_5_sets_the_exposure_and_gain_modes_to_manual() -> None:
+    # libcamera 0.5 holds a fixed exposure and gain only with their modes set to manual (1);
+    # a camera that lists those controls is told so in the configuration.
+    camera = RecordingPicamera2()
+    camera.camera_controls = {"ExposureTimeMode": (0, 1, 0), "AnalogueGainMode": (0, 1, 0),
+                              "ExposureTime": (1, 66666, 20000)}
+    settings = CameraSettings(exposure_us=8000, analogue_gain=1.5, colour_gains=(1.9, 1.6))
+    PicameraSource(settings, camera_factory=lambda: camera).start()
+    controls = camera.calls[0][1]["controls"]
+    assert (controls["ExposureTimeMode"], controls["AnalogueGainMode"]) == (1, 1)
+    assert (controls["ExposureTime"], controls["AnalogueGain"]) == (8000, 1.5)
+
+
+def test_picamera2_calibrated_without_a_gain_keeps_the_gain_it_has() -> None:
+    # A config written by hand with the exposure alone: the automatic control is turned off,
+    # so the gain stays as it is rather than follow the light.
+    camera = RecordingPicamera2()
+    settings = CameraSettings(exposure_us=8000, colour_gains=(1.9, 1.6))
+    PicameraSource(settings, camera_factory=lambda: camera).start()
+    assert camera.calls[0][1]["controls"] == {
+        "ExposureTime": 8000, "AeEnable": False, "ColourGains": (1.9, 1.6)}
 
 
 def test_picamera2_without_a_calibration_leaves_the_automatic_exposure_on() -> None:
@@ -295,6 +319,29 @@ def test_picamera2_calibration_waits_for_the_automatic_exposure_to_settle() -> N
     camera.capture_metadata = lambda: next(frames, settled)  # type: ignore[method-assign]
     settings = PicameraSource(camera_factory=lambda: camera).exposure(settle_s=0)
     assert (settings.exposure_us, settings.analogue_gain) == (8000, 1.5)
+
+
+@pytest.mark.parametrize(
+    ("searching", "converged"),
+    [
+        # libcamera 0.5 on: no AeLocked, AeState 1 while searching, 2 once converged. Before,
+        # the missing AeLocked passed for settled and the first frame's exposure was locked.
+        ({"AeState": 1}, {"AeState": 2}),
+        # Neither: settled once a frame's exposure and gain are those of the frame before.
+        ({}, {}),
+    ],
+)
+def test_picamera2_calibration_waits_for_the_exposure_to_settle_whatever_libcamera_says(
+    searching: dict[str, Any], converged: dict[str, Any]
+) -> None:
+    camera = RecordingPicamera2()
+    frames = iter([{**searching, "ExposureTime": e, "AnalogueGain": g, "ColourGains": (1.0, 1.0)}
+                   for e, g in ((30000, 6.0), (20000, 4.0), (12000, 2.0))])
+    settled = {**converged, "ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": (1.9, 1.6)}
+    camera.capture_metadata = lambda: next(frames, settled)  # type: ignore[method-assign]
+    settings = PicameraSource(camera_factory=lambda: camera).exposure(settle_s=0)
+    assert (settings.exposure_us, settings.analogue_gain, settings.colour_gains) == (
+        8000, 1.5, (1.9, 1.6))
 
 
 def test_picamera2_with_no_camera_attached_is_an_error_naming_it() -> None:
