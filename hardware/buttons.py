@@ -23,9 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from gpiozero import BadPinFactory, Button, RotaryEncoder
+from gpiozero import Button, RotaryEncoder
 
-from hardware.pins import ENCODER, PinFault, PinMap, setting_up
+from hardware.pins import ENCODER, NoPinLibrary, PinFault, PinMap, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class Controls:
         try:
             yield
         except PinFault as fault:
-            if isinstance(fault.__cause__, BadPinFactory):
+            if isinstance(fault, NoPinLibrary):
                 raise
             logger.error("input left out: %s", fault)
             self.failed.append(fault)

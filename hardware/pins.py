@@ -273,9 +273,18 @@ def _packaged(filename: str) -> Path:
     return Path(str(resources.files("hardware").joinpath(filename)))
 
 
+# The modules of gpiozero's pin libraries (lgpio, RPi.GPIO, pigpio).
+_PIN_LIBRARIES = frozenset({"lgpio", "RPi", "pigpio"})
+
+
 class PinFault(RuntimeError):
     """A pin of the map that gpiozero could not set up (in use by another program, say),
     named by its entry in the map and its GPIO number."""
+
+
+class NoPinLibrary(PinFault):
+    """gpiozero has no pin library to set any pin up with: no pin of the map is at fault,
+    and none can work."""
 
 
 @contextmanager
@@ -284,9 +293,11 @@ def setting_up(*specs: PinSpec) -> Iterator[None]:
     try:
         yield
     except Exception as err:
-        if type(err).__name__ == "BadPinFactory":
-            # gpiozero found no pin library at all: no pin of the map is at fault.
-            raise PinFault(
+        if type(err).__name__ == "BadPinFactory" or (
+                isinstance(err, ModuleNotFoundError) and err.name in _PIN_LIBRARIES):
+            # gpiozero found no pin library at all, or not the one the service names in
+            # GPIOZERO_PIN_FACTORY: no pin of the map is at fault.
+            raise NoPinLibrary(
                 f"no GPIO library for gpiozero ({err}): on Raspberry Pi OS install python3-lgpio"
                 " (systemd/install.sh does), or play with --sim"
             ) from err

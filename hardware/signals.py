@@ -20,10 +20,10 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from gpiozero import LED, BadPinFactory, Buzzer, TonalBuzzer
+from gpiozero import LED, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from hardware.pins import SEATS, PinFault, PinMap, PinSpec, setting_up
+from hardware.pins import SEATS, NoPinLibrary, PinFault, PinMap, PinSpec, setting_up
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class Signals:
                     with setting_up(out):
                         self._set_up(out, pin_factory)
                 except PinFault as fault:
-                    if isinstance(fault.__cause__, BadPinFactory):
+                    if isinstance(fault, NoPinLibrary):
                         raise  # no pin library at all: no output can work
                     logger.error("output left out: %s", fault)
                     self.failed.append(fault)

@@ -217,8 +217,13 @@ def test_an_output_that_cannot_start_is_left_out_and_the_buttons_still_play(
     (BadPinFactory("Unable to load any default pin factory!"),
      r"^no GPIO library for gpiozero \(Unable to load any default pin factory!\): on Raspberry"
      r" Pi OS install python3-lgpio"),
+    # The service asks gpiozero for lgpio alone (GPIOZERO_PIN_FACTORY): not installed, it is
+    # no pin's fault either.
+    (ModuleNotFoundError("No module named 'lgpio'", name="lgpio"),
+     r"^no GPIO library for gpiozero \(No module named 'lgpio'\): on Raspberry Pi OS install"
+     r" python3-lgpio"),
     (PinPWMUnsupported(), r"^buzzer \(GPIO18\): PinPWMUnsupported$"),
-], ids=["no pin library", "an error with no words"])
+], ids=["no pin library", "not the pin library asked for", "an error with no words"])
 def test_a_pin_library_s_failure_is_said_in_words_and_not_blamed_on_a_pin(
     error: Exception, said: str
 ) -> None:

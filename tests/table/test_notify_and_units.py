@@ -132,6 +132,10 @@ def test_the_unit_runs_as_a_watched_hardened_non_root_service(
     assert unit()[section][key] == value
 
 
+def test_the_unit_asks_gpiozero_for_lgpio_so_its_own_error_is_the_one_said() -> None:
+    assert "GPIOZERO_PIN_FACTORY=lgpio" in unit()["Service"]["Environment"].split()
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_systemd_analyze_verifies_the_unit_without_a_warning(tmp_path: Path) -> None:
     # The unit names the Pi's install path; point it at this venv's real `dudo` instead.

@@ -256,12 +256,15 @@ def test_a_phone_that_stops_reading_the_live_page_is_let_go(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("factory", [None, "lgpio"], ids=["any pin library", "as the unit asks"])
 def test_without_camera_or_gpio_the_page_says_so_and_a_reveal_is_typed_in(
-    tmp_path: Path,
+    tmp_path: Path, factory: str | None
 ) -> None:
     config = tmp_path / "table.toml"
     config.write_text('[camera]\nsource = "picamera2"\n')
-    served = Served(["--pin", PIN, "--config", str(config)], tmp_path / "data")
+    # The systemd unit names lgpio (GPIOZERO_PIN_FACTORY): its absence is said as plainly.
+    env = {"GPIOZERO_PIN_FACTORY": factory} if factory else {}
+    served = Served(["--pin", PIN, "--config", str(config)], tmp_path / "data", env=env)
     try:
         served.wait_ready()
         status, state = served.request("/api/state")
