@@ -5,7 +5,7 @@
 #   sudo bash systemd/install.sh
 #
 # What it does (each step is safe to run again):
-#   1. apt: Picamera2, OpenCV and lgpio from Raspberry Pi OS, Avahi for the .local name;
+#   1. apt: Picamera2, OpenCV, lgpio and gpiozero from Raspberry Pi OS, Avahi for the .local name;
 #   2. the service user `dudo`, in the gpio and video groups;
 #   3. a new venv made with --system-site-packages (so it sees the apt packages), with this
 #      checkout installed into it; /opt/dudo-companion/venv then points at it;
@@ -31,7 +31,8 @@ fi
 echo "install: apt packages"
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    python3-venv python3-pip python3-opencv python3-lgpio python3-numpy avahi-daemon
+    python3-venv python3-pip python3-opencv python3-lgpio python3-gpiozero python3-numpy \
+    avahi-daemon
 # Picamera2 without its recommends, as its manual advises on Raspberry Pi OS Lite: they are
 # the desktop's preview stack (Qt, OpenGL), which a table with no screen never uses.
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-picamera2
@@ -67,6 +68,20 @@ if ! "$release/bin/python" -m pip install -q "${SOURCE}[onnx]"; then
     "$release/bin/python" -m pip install -q "$SOURCE"
 fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
+# ONNX Runtime installed, it must also run here: its wheel for 64-bit ARM crashed as it loaded
+# under an emulator, and a crash as the table reads a reveal would restart it at each call.
+# Where it cannot run the shipped face reader, it is taken out, and OpenCV's dnn runs the nets.
+if "$release/bin/python" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("onnxruntime") is None)' \
+    && ! "$release/bin/python" -c '
+import numpy as np
+from vision.nets import MODELS_DIR, onnx_runtime
+session = onnx_runtime().InferenceSession(str(MODELS_DIR / "face.onnx"), providers=["CPUExecutionProvider"])
+given = session.get_inputs()[0]
+session.run(None, {given.name: np.zeros([d if isinstance(d, int) else 1 for d in given.shape], np.float32)})'; then
+    echo "install: ONNX Runtime does not run the dice reader here (see the messages above):" \
+         "taken out again; the reader's nets run on OpenCV's dnn" >&2
+    "$release/bin/python" -m pip uninstall -y -q onnxruntime
+fi
 # The commit this venv is built from, for `dudo --version` (none outside a git checkout). As
 # root in the pi user's checkout, git asks to be told the folder is safe.
 git -c safe.directory="$SOURCE" -C "$SOURCE" log -1 --format='%h %cs' \
