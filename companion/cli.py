@@ -157,7 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = 130
     except BrokenPipeError:
         code = 0  # `dudo scan *.jpg | head`: the reader has what it wanted
-    return _output_written(args.command, code, args.command in _OUTPUT_IS_THE_POINT)
+    try:
+        return _output_written(args.command, code, args.command in _OUTPUT_IS_THE_POINT)
+    except KeyboardInterrupt:  # Ctrl-C as the last lines are written: the command is done
+        return 130
 
 
 def _help_written(asked: str, text: str) -> int:
@@ -214,6 +217,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
     from vision.calibrate import DEFAULT_CONFIG
     from vision.calibrate import calibrate_command as calibrate
     from vision.calibration import load_calibration
+    from vision.config import load_config as load_reader_config
 
     path = Path(args.config or DEFAULT_CONFIG)
     if path.is_file():
@@ -221,6 +225,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
             load_config(path)
             pin_map_from_config(path)
             load_calibration(path)
+            load_reader_config(path)
         except ValueError as err:
             print(f"dudo calibrate: {err}: mend it first, or the table would not start with"
                   f" it; nothing written to {path}", file=sys.stderr)

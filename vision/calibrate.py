@@ -228,11 +228,22 @@ def calibrate(
             # Written beside the earlier picture, which it replaces once the config is saved.
             reference = path.parent / camera.empty
             fresh = reference.with_name(f".{reference.stem}.new{reference.suffix}")
-            if not cv2.imwrite(str(fresh), empty_frame):
-                raise CalibrationError(f"could not write the empty-glass picture {fresh}")
+            level = cv2.getLogLevel()
+            cv2.setLogLevel(0)  # OpenCV's own warning would say it a second time, raw
+            try:
+                written = cv2.imwrite(str(fresh), empty_frame)
+            finally:
+                cv2.setLogLevel(level)
+            if not written:  # OpenCV says no more: the file, opened by hand, says why
+                try:
+                    fresh.open("wb").close()
+                    why = "OpenCV could not encode it"
+                except OSError as err:
+                    why = err.strerror or str(err)
+                raise CalibrationError(f"could not write the empty-glass picture {fresh}: {why}")
         save_tables(path, tables)
     except BaseException:  # Ctrl-C too: the new picture goes with the config not written
-        if fresh is not None:
+        if fresh is not None and not fresh.is_dir():  # (a folder in its place is not ours)
             fresh.unlink(missing_ok=True)
         raise
     if reference is not None and fresh is not None:

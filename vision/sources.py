@@ -278,7 +278,9 @@ class DeviceSource:
             cv2.setLogLevel(level)
         if not capture.isOpened():
             capture.release()
-            what = ("cannot open video" if not self.live
+            # A device node that is missing (the camera unplugged) is a camera still, not a video.
+            camera = self.live or str(self.target).startswith("/dev/")
+            what = ("cannot open video" if not camera
                     else "no camera at index" if isinstance(self.target, int) else "no camera at")
             raise CameraUnavailable(f"{self.name}: {what} {self.target} (cv2.VideoCapture)")
         if self.live and self.settings is not None:

@@ -470,8 +470,11 @@ def test_seats_alone_for_a_camera_of_no_known_picture_size_are_refused(
     [("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
      ("[server]\nport = 'eighty'\n", "[server] port = 'eighty': must be a whole number"),
      ("[table]\nplayers = ['Ana']\n", "[table] 1 player: perudo seats 2-6 players"),
-     ("[camera]\nwidth = 'x'\n", "[camera] width = 'x': must be a whole number")],
-    ids=["a pin used twice", "a port in words", "one player", "a width in words"],
+     ("[camera]\nwidth = 'x'\n", "[camera] width = 'x': must be a whole number"),
+     # The reader's table too (it was read after the measuring, and said with status 1).
+     ("[vision]\ndie_size = 'big'\n", "[vision] die_size = 'big': must be a number")],
+    ids=["a pin used twice", "a port in words", "one player", "a width in words",
+         "a die size in words"],
 )  # fmt: skip
 def test_a_config_the_table_would_refuse_is_said_and_left_as_it_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, said: str
@@ -613,6 +616,40 @@ def test_stopped_while_saving_leaves_the_config_as_it_was_and_nothing_beside_it(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["dudo.toml", empty.name, "dice.png"])
     assert config.read_text() == OTHER_TABLES
+
+
+def test_an_empty_glass_picture_that_cannot_be_written_says_why(
+    tmp_path: Path, photos: tuple[Path, Path],
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # OpenCV says only "false" (and a raw warning of its own, on the process's stderr): the
+    # file, opened by hand, says why. Here a folder stands where the picture goes, which
+    # root cannot write over either.
+    config = tmp_path / "dudo.toml"
+    empty, _ = photos
+    (tmp_path / ".dudo-empty.new.png").mkdir()
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
+    err = capfd.readouterr().err
+    assert "could not write the empty-glass picture" in err and "Is a directory" in err
+    assert "WARN" not in err and not config.exists()
+
+
+def test_stopped_once_the_config_is_written_is_no_traceback(
+    tmp_path: Path, photos: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Ctrl-C as what was measured is being printed, the config written whole: before, a
+    # KeyboardInterrupt traceback, from the flush of the output after the command.
+    config = tmp_path / "dudo.toml"
+    empty, _ = photos
+
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("vision.output.flush_output", ctrl_c)
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 130
+    assert "Traceback" not in capsys.readouterr().err
+    assert "[vision]" in config.read_text()  # the config was written, whole
 
 
 def test_the_simulator_at_a_terminal_throws_the_dice_it_is_asked_for(

@@ -141,6 +141,9 @@ def test_a_camera_named_by_its_device_node_is_a_live_camera_not_a_video_file(
     assert not DeviceSource(str(video)).live
     with pytest.raises(CameraUnavailable, match="device:/dev/null: no camera at /dev/null"):
         open_source("device:/dev/null").start()
+    # Unplugged, its node is gone: still a camera missing, not a video file that will not open.
+    with pytest.raises(CameraUnavailable, match="device:/dev/video97: no camera at /dev/video97"):
+        open_source("device:/dev/video97").start()
 
 
 def test_a_video_file_that_does_not_exist_is_an_error_naming_it(tmp_path: Path) -> None:
