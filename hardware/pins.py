@@ -201,7 +201,9 @@ def load_pin_map(source: str | Path | Mapping[str, Any]) -> PinMap:
         except UnicodeDecodeError:
             raise ValueError(f"pin map {path}: not UTF-8 text") from None
         except tomllib.TOMLDecodeError as e:
-            raise ValueError(f"pin map {path}: not valid TOML: {e}") from None
+            from vision.config import toml_mistake  # the config's own words for it
+
+            raise ValueError(f"pin map {path}: not valid TOML: {toml_mistake(e, path)}") from None
         where = f"pin map {path}"
         if "pins" not in data:
             raise ValueError(f"{where}: no [pins] table")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -171,6 +172,21 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def toml_mistake(err: tomllib.TOMLDecodeError, path: Path) -> str:
+    """tomllib's words for what is wrong with the TOML file at ``path``, but a key given
+    twice named ("'dudo' is given twice (line 3)"), where it says "Cannot overwrite a value"."""
+    said = str(err)
+    where = re.fullmatch(r"Cannot overwrite a value \(at line (\d+), column \d+\)", said)
+    if where is None:
+        return said
+    try:
+        line = path.read_bytes().decode("utf-8-sig").splitlines()[int(where[1]) - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return said
+    key = line.split("=", 1)[0].strip().strip("\"'")
+    return f"{key!r} is given twice (line {where[1]})" if key and "=" in line else said
+
+
 def read_toml(path: str | Path) -> dict[str, object]:
     """The parsed file, or ValueError naming it (missing, unreadable, not TOML)."""
     path = Path(path)
@@ -184,6 +200,6 @@ def read_toml(path: str | Path) -> dict[str, object]:
     except OSError as err:
         raise ValueError(f"{path}: cannot read the config file: {err.strerror}") from err
     except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML: {err}") from err
+        raise ValueError(f"{path}: not valid TOML: {toml_mistake(err, path)}") from err
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text (byte {err.start + 1}): not valid TOML") from err

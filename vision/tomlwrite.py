@@ -16,6 +16,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vision.config import toml_mistake
+
 
 def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) -> None:
     """Replace (or add) the given top-level tables of a TOML file; keep every other table.
@@ -33,7 +35,8 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     try:
         old_data = tomllib.loads(old_text) if old_text else {}
     except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML: {err}; file left unchanged") from None
+        raise ValueError(f"{path}: not valid TOML: {toml_mistake(err, path)}; file left"
+                         " unchanged") from None
     kept, leading = _strip_tables(old_text, set(tables))
     pieces = [kept.rstrip("\n")] if kept.strip() else []
     pieces.extend(

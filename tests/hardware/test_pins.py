@@ -104,6 +104,9 @@ def test_a_bad_pin_map_is_one_clear_error(entries: dict[str, object], message: s
     [
         ("[pins]\ndudo = 5\ncalza = 5\n", "BCM pin 5 is used twice"),
         ("[pins\ndudo = 5\n", "not valid TOML"),
+        # tomllib says "Cannot overwrite a value (at line 3, column 9)": the entry is named.
+        ("[pins]\ndudo = 5\ndudo = 6\n", "not valid TOML: 'dudo' is given twice (line 3)"),
+        ("[pins]\nseat1 = 2\n\"seat1\" = 3\n", "'seat1' is given twice (line 3)"),
         ("[server]\nport = 8080\n", "no [pins] table"),
         ("pins = 5\n", "[pins] must be a table"),
     ],

@@ -157,6 +157,7 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
         ("[colours]\nAna = 3\n", r"\[colours\] Ana = 3: must be a colour name"),
         ("[colours]\nAna = \"gold\"\n", r"\[colours\] Ana = 'gold': the reader names dice white,"),
         ("[camera\n", "not valid TOML"),
+        ("[camera]\nwidth = 640\nwidth = 800\n", "'width' is given twice \\(line 3\\)"),
     ],
 )
 def test_a_bad_calibration_table_is_refused_naming_the_key(
