@@ -7,7 +7,10 @@ gpiozero's ``bounce_time``; holding is gpiozero's ``when_held``.
 
 A button held down longer than ``stuck_after_s`` (a cup resting on it, a jammed
 switch, a pull-up wired the wrong way) is reported once and ignored until it is
-released. A button that already reads pressed at start-up is reported at once.
+released. A button that already reads pressed at start-up is reported at once. Released,
+it counts again once it has stayed up ``settle_s``: down again sooner, it is stuck again.
+A button wired to its switch's normally-closed contact reads pressed at rest and released
+only while a finger holds it, so every press would otherwise act as it is let go.
 
 An input that cannot be set up (its pin in use by another driver, say SPI's) is left out, as
 if not wired, and said in ``failed``: the other buttons still work. Only where none of them
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -52,6 +56,7 @@ class Controls:
         on_release: Callable[[str, bool], None] | None = None,
         holds: Mapping[str, float] | None = None,
         stuck_after_s: float = 10.0,
+        settle_s: float = 2.0,
         pin_factory: Any = None,
     ) -> None:
         self._on_press = on_press
@@ -61,8 +66,10 @@ class Controls:
         self._on_release = on_release
         self._holds = dict(holds or {})
         self.stuck_after_s = stuck_after_s
+        self.settle_s = settle_s
         self._lock = threading.Lock()
         self._stuck: set[str] = set()
+        self._freed: dict[str, float] = {}  # stuck buttons released, and when
         self._held: set[str] = set()  # hold buttons whose hold already fired this press
         self.buttons: dict[str, Button] = {}
         self.encoder: RotaryEncoder | None = None
@@ -107,7 +114,7 @@ class Controls:
             if button.is_pressed:
                 logger.warning("button %r (BCM %s) reads pressed at start-up: stuck, or "
                                "its pull_up is wrong in the pin map", name, pins[name].pin)
-                self._report_stuck(name, at_start=True)
+                self._report_stuck(name, warned=True)
 
     @contextmanager
     def _leaving_out(self) -> Iterator[None]:
@@ -140,16 +147,26 @@ class Controls:
         with self._lock:
             if name in self._stuck:
                 return
+            freed = self._freed.pop(name, None)
             self._held.discard(name)
+        if freed is not None and time.monotonic() - freed < self.settle_s:
+            # Up for a moment only, then down again: still stuck (or wired to the switch's
+            # normally-closed contact, where a finger's press is the moment it is up).
+            logger.warning("button %r down again within %s s of its release: still stuck, or"
+                           " wired to its normally-closed contact: ignored", name, self.settle_s)
+            self._report_stuck(name, warned=True)
+            return
         self._safely(self._on_press, name)
 
     def _released(self, name: str) -> None:
         with self._lock:
             was_stuck = name in self._stuck
             self._stuck.discard(name)
+            if was_stuck:
+                self._freed[name] = time.monotonic()
             held = name in self._held
         if was_stuck:
-            logger.info("button %r released: it counts again", name)
+            logger.info("button %r released: it counts again once up %s s", name, self.settle_s)
             if self._on_stuck is not None:
                 self._safely(self._on_stuck, name, False)
         elif self._on_release is not None:
@@ -172,12 +189,12 @@ class Controls:
                 return
         self._report_stuck(name)
 
-    def _report_stuck(self, name: str, at_start: bool = False) -> None:
+    def _report_stuck(self, name: str, warned: bool = False) -> None:
         with self._lock:
             if name in self._stuck:
                 return
             self._stuck.add(name)
-        if not at_start:  # (at start-up its own warning was given)
+        if not warned:  # (at start-up, or down again too soon, its own warning was given)
             logger.warning("button %r held down over %s s: ignored until released",
                            name, self.stuck_after_s)
         if self._on_stuck is not None:

@@ -103,9 +103,10 @@ class Panel:
     panel). The times are seconds: UNDO acts after ``undo_hold_s`` held, a seat button
     names the player of a bid or the caller of a DUDO/CALZA/PASS pressed within
     ``seat_window_s`` after it (and is used up by it), a button down for ``stuck_after_s``
-    is reported and ignored until released. The same bid or call button pressed again
-    within ``repeat_s`` is a double press, and is dropped: it would otherwise act for the
-    next player. Once the game is over, the dial's push (or BID) held ``again_hold_s``
+    is reported and ignored until released and left up ``settle_s`` (a button wired to its
+    switch's normally-closed contact is up only while pressed). The same bid or call button
+    pressed again within ``repeat_s`` is a double press, and is dropped: it would otherwise
+    act for the next player. Once the game is over, the dial's push (or BID) held ``again_hold_s``
     starts another game with the same players and rules; a seat pressed just before names
     who opens it (the roll-off's winner). At a table whose rules let the one-die player
     choose (``palifico_choice``), that player holds their seat button ``open_hold_s``
@@ -122,6 +123,7 @@ class Panel:
         open_hold_s: float = 2.0,
         seat_window_s: float = 3.0,
         stuck_after_s: float = 10.0,
+        settle_s: float = 2.0,
         repeat_s: float = 0.5,
         tick_s: float = 0.06,
         blink_s: float = 0.4,
@@ -179,6 +181,7 @@ class Panel:
                        **({self._again: again_hold_s} if self._again else {}),
                        **{f"seat{n}": open_hold_s for n in self.pins.seats}},
                 stuck_after_s=stuck_after_s,
+                settle_s=settle_s,
                 pin_factory=pin_factory,
             )
         except Exception:
@@ -345,7 +348,9 @@ class Panel:
         controls = getattr(self, "controls", None)
         stuck_now = sorted(controls.stuck) if controls is not None else [name]
         message = (f"button {', '.join(n.upper() for n in stuck_now)} held down: "
-                   "ignored until released") if stuck_now else None
+                   "ignored until released (held by nobody? its wire is on the switch's"
+                   " normally-closed contact, or its pull_up is wrong in the pin map)"
+                   ) if stuck_now else None
         set_fault = getattr(self.table, "set_fault", None)
         try:
             if set_fault is not None:

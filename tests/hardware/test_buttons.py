@@ -15,6 +15,7 @@ from hardware.sim import rotate, tap
 
 HOLD_S = 0.15
 STUCK_S = 0.4
+SETTLE_S = 0.2
 
 
 class Heard:
@@ -49,6 +50,7 @@ def controls(pin_factory: MockFactory, heard: Heard) -> Iterator[Controls]:
         on_stuck=lambda name, stuck: heard.record("stuck" if stuck else "unstuck", name),
         holds={"undo": HOLD_S},
         stuck_after_s=STUCK_S,
+        settle_s=SETTLE_S,
         pin_factory=pin_factory,
     )
     yield built
@@ -124,6 +126,12 @@ def test_a_button_held_down_too_long_is_reported_once_and_ignored_until_released
     pin.drive_high()
     assert heard.calls[-1] == ("unstuck", name)
     assert controls.stuck == set()
+    # Down again at once (a switch wired to its normally-closed contact is up only while a
+    # finger holds it): still stuck, no press.
+    tap(pin_factory, default_pin_map()[name])
+    assert heard.calls.count(("press", name)) == 1  # the first, as it went down
+    assert heard.calls[-2:] == [("stuck", name), ("unstuck", name)]
+    time.sleep(SETTLE_S + 0.05)  # up a moment: it counts again
     tap(pin_factory, default_pin_map()[name])
     assert heard.calls[-1] == ("press", name)
 

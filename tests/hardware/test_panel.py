@@ -34,6 +34,7 @@ UNDO_S = 0.1
 AGAIN_S = 0.15
 OPEN_S = 0.15
 STUCK_S = 1.0
+SETTLE_S = 0.3
 TICK_S = 0.003
 PINS = default_pin_map()
 BUZZER = PINS["buzzer"].pin
@@ -62,7 +63,7 @@ def build_panel(table: Table, factory: MockFactory, pins: PinMap = PINS,
     # The tests press faster than hands can: no double-press guard unless a test asks.
     settings: dict[str, Any] = {"undo_hold_s": UNDO_S, "again_hold_s": AGAIN_S,
                                 "open_hold_s": OPEN_S,
-                                "stuck_after_s": STUCK_S,
+                                "stuck_after_s": STUCK_S, "settle_s": SETTLE_S,
                                 "tick_s": TICK_S, "blink_s": 0.02, "repeat_s": 0.0, **times}
     return Panel(table, pins, pin_factory=factory, **settings)
 
@@ -559,12 +560,73 @@ def test_buttons_down_as_the_table_starts_are_all_named_on_the_page(table: Table
     factory = MockFactory(pin_class=HeldDown)
     panel = build_panel(table, factory)
     try:
-        assert table.state()["faults"]["panel"] == (
-            "button CALZA, DUDO held down: ignored until released")
+        assert table.state()["faults"]["panel"].startswith(
+            "button CALZA, DUDO held down: ignored until released (held by nobody? its wire is"
+            " on the switch's normally-closed contact, or its pull_up is wrong in the pin map)")
         factory.pin(PINS["calza"].pin).drive_high()
-        assert table.state()["faults"]["panel"] == "button DUDO held down: ignored until released"
+        assert table.state()["faults"]["panel"].startswith(
+            "button DUDO held down: ignored until released")
     finally:
         panel.close()
+
+
+def test_a_button_wired_to_its_normally_closed_contact_never_acts(table: Table) -> None:
+    # An arcade switch has three tags: wired to the normally-closed one, DUDO reads pressed
+    # at rest and is up only while a finger holds it. Before, the fault was shown, and then
+    # each press called dudo as the finger let go.
+    dudo = f"GPIO{PINS['dudo'].pin}"
+
+    class WrongWay(MockPWMPin):
+        def _set_pull(self, value: Any) -> None:
+            super()._set_pull(value)
+            if self.info.name == dudo:
+                self.drive_low()
+
+    factory = MockFactory(pin_class=WrongWay)
+    panel = build_panel(table, factory)
+    try:
+        new_game(table)
+        driver = MockPanelDriver(panel)
+        driver.press("dial")  # Ana bids
+        calm(panel)
+        moves = table.state()["moves"]
+        pin = factory.pin(PINS["dudo"].pin)
+        for _ in range(2):  # Ben presses DUDO: up while pressed, down as he lets go
+            pin.drive_high()
+            time.sleep(0.1)
+            pin.drive_low()
+            time.sleep(0.1)
+            calm(panel)
+            state = table.state()
+            assert state["phase"] == "bidding" and state["moves"] == moves
+            assert state["faults"]["panel"].startswith("button DUDO held down")
+    finally:
+        panel.close()
+
+
+def test_a_stuck_button_released_counts_again_once_it_has_stayed_up(
+    table: Table, panel: Panel, pin_factory: MockFactory
+) -> None:
+    # A cup rested on DUDO as the game began (refused: no bid to call), then lifted: down
+    # again at once, it is taken for still stuck; pressed once it has been up a moment
+    # (SETTLE_S here, 2 s at the table), it calls.
+    new_game(table)
+    driver = MockPanelDriver(panel)
+    pin = pin_factory.pin(PINS["dudo"].pin)
+    pin.drive_low()
+    deadline = time.monotonic() + 5
+    while "panel" not in table.state()["faults"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    pin.drive_high()
+    assert "panel" not in table.state()["faults"]
+    driver.press("dial")  # Ana bids
+    driver.press("dudo")  # at once: down again too soon
+    calm(panel)
+    assert table.state()["phase"] == "bidding"  # (and released again: it counts once up)
+    time.sleep(SETTLE_S + 0.1)
+    driver.press("dudo")
+    calm(panel)
+    assert table.state()["phase"] == "reveal"
 
 
 class WatchedCamera:
