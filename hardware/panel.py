@@ -33,6 +33,9 @@ logger = logging.getLogger(__name__)
 
 # Presses that call out the standing bid, by the caller the panel names.
 CALLS = ("dudo", "calza", "pass")
+# A press of another button this soon after the panel's own move of the turn was pressed
+# with it (DIAL and DUDO at once), not in answer to it: a person answers a beep slower.
+_TOGETHER_S = 0.25
 # The +/- buttons: (quantity, face) change of the dialed bid.
 ADJUST: Mapping[str, tuple[int, int]] = {
     "qty_up": (1, 0),
@@ -153,6 +156,7 @@ class Panel:
         # When the turn last passed from one player to another by another hand (a phone): a
         # press for the player to act just after it may have been meant for the one before.
         self._moved_at = -float("inf")
+        self._moved_here = False  # the last move of the turn by this panel's own press
         self._event_turn: str | None = None
         self._event_game: object = None  # the game_id of the last state the table sent
         # The game when UNDO went down: its game_id and moves (None: no game).
@@ -434,9 +438,12 @@ class Panel:
                           f" was pressed, was refused: press your own seat, then"
                           f" {button.upper()} again")
         player = state.get("turn")
-        if player is not None and time.monotonic() - self._moved_at < self.repeat_s:
-            # The turn moved by another hand just now: this press may be for the turn before.
-            return None, (f"{button.upper()}: the turn just moved on a phone: "
+        # Moved here, two buttons pressed together: closer than anyone answers a beep.
+        window = min(self.repeat_s, _TOGETHER_S) if self._moved_here else self.repeat_s
+        if player is not None and time.monotonic() - self._moved_at < window:
+            # The turn moved by another hand just now (or another button): this press may be
+            # for the turn before, or pressed with the bid it would answer.
+            return None, (f"{button.upper()}: the turn just moved: "
                           "press again if it is still yours")
         if player is not None:
             return player, ""
@@ -486,9 +493,11 @@ class Panel:
         elif event.kind == "state":
             collecting = getattr(self._local, "events", None)
             turn = event.state.get("turn")
-            if collecting is None and None not in (turn, self._event_turn) \
-                    and turn != self._event_turn:
-                self._moved_at = time.monotonic()  # not by this panel's own press
+            if None not in (turn, self._event_turn) and turn != self._event_turn:
+                # By a phone, or by this panel: another button pressed with the dial's push
+                # (DUDO with the bid it would call) must not land on the bid just made.
+                self._moved_at = time.monotonic()
+                self._moved_here = collecting is not None
             self._event_turn = turn
             game_id = event.state.get("game_id")
             if game_id != self._event_game:

@@ -767,6 +767,7 @@ def test_a_double_press_acts_once_and_sounds_once(
         new_game(table)
         if button == "dudo":
             driver.press("dial")  # Ana bids
+            time.sleep(0.3)  # Ben heard it (a DUDO pressed with the bid is refused: below)
         calm(panel)
         record = (table.record() or "").splitlines()
         buzzer = pin_factory.pin(BUZZER)
@@ -810,6 +811,32 @@ def test_a_press_a_seat_names_just_after_another_players_acts_for_that_seat(
         driver.press("dial")  # Caro: her own bid, not one named by Ben's seat
         calm(panel)
         assert [b["player"] for b in table.state()["bids"]] == ["Ana", "Ben", "Caro"]
+    finally:
+        panel.close()
+
+
+def test_dudo_pressed_with_the_bid_it_would_call_is_refused_not_taken_as_the_next_player_s(
+    table: Table, pin_factory: MockFactory
+) -> None:
+    # Ana pushes the dial and Ben's DUDO goes down with it, before Ben can have heard the bid:
+    # before, the call was Ben's, on a bid he had not heard.
+    panel = build_panel(table, pin_factory, repeat_s=0.5)
+    try:
+        new_game(table)
+        dial, dudo = (pin_factory.pin(PINS[name].pin) for name in ("dial", "dudo"))
+        dial.drive_low()
+        dudo.drive_low()
+        dial.drive_high()
+        dudo.drive_high()
+        calm(panel)
+        state = table.state()
+        assert (state["phase"], state["bid"]["player"], state["turn"]) == ("bidding", "Ana", "Ben")
+        assert state["display"]["panel"] == ("DUDO: the turn just moved: press again if it is"
+                                             " still yours")
+        time.sleep(0.6)  # (past the double-press guard of the first DUDO)
+        MockPanelDriver(panel).press("dudo")  # Ben, having heard it
+        calm(panel)
+        assert table.state()["phase"] == "reveal"
     finally:
         panel.close()
 
