@@ -158,7 +158,7 @@ class Panel:
         self._moved_at = -float("inf")
         self._moved_here = False  # the last move of the turn by this panel's own press
         self._event_turn: str | None = None
-        self._event_game: object = None  # the game_id of the last state the table sent
+        self._event_game: object = None  # the game and round of the last state the table sent
         # The game when UNDO went down: its game_id and moves (None: no game).
         self._undo_seen: tuple[int, int] | None = None
         # The button that starts another game once the game is over, held again_hold_s;
@@ -499,11 +499,13 @@ class Panel:
                 self._moved_at = time.monotonic()
                 self._moved_here = collecting is not None
             self._event_turn = turn
-            game_id = event.state.get("game_id")
-            if game_id != self._event_game:
+            place = (event.state.get("game_id"), event.state.get("round"))
+            if place != self._event_game:
                 # Another game (a phone started it, or an undo went back to the last): a
                 # seat pressed before names nobody in it (the panel's own start clears it too).
-                self._event_game = game_id
+                # Another round too: a seat pressed while the cups were up, a hand resting on
+                # it, named the next round's first press and had it refused.
+                self._event_game = place
                 with self._lock:
                     self._seat = self._doubt = None
             if collecting is not None:

@@ -28,7 +28,7 @@ from hardware.pins import (
     load_pin_map,
     setting_up,
 )
-from hardware.sim import MockPanelDriver
+from hardware.sim import MockPanelDriver, tap
 
 UNDO_S = 0.1
 AGAIN_S = 0.15
@@ -813,6 +813,25 @@ def test_a_press_a_seat_names_just_after_another_players_acts_for_that_seat(
         assert [b["player"] for b in table.state()["bids"]] == ["Ana", "Ben", "Caro"]
     finally:
         panel.close()
+
+
+def test_a_seat_pressed_while_the_cups_are_up_names_nobody_in_the_next_round(
+    table: Table, panel: Panel, driver: MockPanelDriver, pin_factory: MockFactory
+) -> None:
+    # Caro's hand rests on her seat button as the cups come up; the dice are read out on a
+    # phone and Ben, who lost, opens the next round at once. Before, his push of the dial
+    # was taken as Caro's ("not Caro's turn"), and his next press refused as well.
+    new_game(table)
+    driver.press("dial")  # Ana: 1x2
+    driver.press("dudo")  # Ben calls
+    calm(panel)
+    tap(pin_factory, PINS["seat3"])
+    reveal(table, Ana=[2, 2, 3, 4, 5], Ben=[6] * 5, Caro=[6] * 5)  # Ben was wrong
+    state = table.state()
+    assert (state["round"], state["turn"]) == (2, "Ben")
+    driver.press("dial")
+    calm(panel)
+    assert table.state()["bid"]["player"] == "Ben"
 
 
 def test_dudo_pressed_with_the_bid_it_would_call_is_refused_not_taken_as_the_next_player_s(
