@@ -76,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
                         " from above (a face is its pips)")
     p.add_argument("--json", action="store_true", help="one JSON object per image, a line each")
     p.add_argument("--annotate", metavar="DIR", help="write annotated images to DIR")
-    p.add_argument("--config", metavar="FILE", help="TOML config (vision section)")
+    p.add_argument("--config", metavar="FILE",
+                   help="TOML config ([vision]; with --expect, [seats] and [colours] too)")
+    p.add_argument("--expect", metavar="PLAYER=DICE", action="append",
+                   help="the dice a player must show, each player in seat order (give it once"
+                        " for each): every die is given to a player by the config's [colours]"
+                        " or [seats], as at the table, and what disagrees is said")
 
     p = sub.add_parser("calibrate", help="calibrate the camera under the glass")
     p.add_argument("--config", metavar="FILE", default=None,

@@ -344,7 +344,8 @@ class VisionReader:
     def read_dice(self, frame: np.ndarray) -> Reading:
         """The dice in the frame, seen from below the glass (``vision.reader.read_dice``); a
         frame of another size than the calibration's is read with its die size and marks
-        scaled to it, as ``dudo scan`` does (the seat zones are not: ``_size_mismatch``)."""
+        scaled to it, as ``dudo scan`` does (the seat zones are not:
+        ``vision.owners.size_mismatch``)."""
         from vision.reader import read_dice
 
         config = self.config
@@ -367,7 +368,7 @@ class VisionReader:
         import cv2
 
         from vision.annotate import annotate
-        from vision.owners import assign_owners
+        from vision.owners import assign_owners, size_mismatch
 
         reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
@@ -380,10 +381,10 @@ class VisionReader:
             if self._seat_of is not None:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
-            owners = list(ownership_owners(ownership, reading))
+            owners = ownership.owners(reading)
             disagreements = tuple(ownership.disagreements)
             if self._zones_sized:
-                disagreements += _size_mismatch(frame, calibration)
+                disagreements += size_mismatch(frame.shape[1], frame.shape[0], calibration)
         disagreements += reading.pleas
         dice = tuple(
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
@@ -399,31 +400,6 @@ class VisionReader:
             jpeg=encoded.tobytes() if ok else b"",
             ms=float(reading.ms.get("total", 0.0)),
         )
-
-
-def _size_mismatch(frame: np.ndarray, calibration: Calibration) -> tuple[str, ...]:
-    """Why whose die is whose cannot be trusted: seat zones, in pixels, calibrated on
-    pictures of another size than this frame (the camera or its resolution changed)."""
-    if not calibration.seats.seats:
-        return ()
-    height, width = frame.shape[:2]
-    camera = calibration.camera
-    if (width, height) == (camera.width, camera.height):
-        return ()
-    return (f"the picture is {width}x{height}, the seat zones were calibrated on"
-            f" {camera.width}x{camera.height} pictures: calibrate again (dudo calibrate)",)
-
-
-def ownership_owners(ownership: Any, reading: Any) -> list[str | None]:
-    """The owner of each die of the reading, in the reading's order (None: unknown)."""
-    owners: list[str | None] = [None] * len(reading.dice)
-    index = {id(die): i for i, die in enumerate(reading.dice)}
-    for player, dice in ownership.dice.items():
-        for die in dice:
-            i = index.get(id(die))
-            if i is not None:
-                owners[i] = player
-    return owners
 
 
 class RevealCamera:

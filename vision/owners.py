@@ -36,6 +36,11 @@ class Ownership:
         """Each player's faces that count, as the record's ``reveal`` action lists them."""
         return {player: sorted(d.face for d in dice) for player, dice in self.dice.items()}
 
+    def owners(self, reading: Reading) -> list[str | None]:
+        """The owner of each die of ``reading``, in the reading's order (None: nobody's)."""
+        owner = {id(die): player for player, dice in self.dice.items() for die in dice}
+        return [owner.get(id(die)) for die in reading.dice]
+
 
 def assign_owners(
     reading: Reading,
@@ -85,6 +90,19 @@ def assign_owners(
                        + _compare(owned, unowned, expected) + astray),
         by=by,
     )
+
+
+def size_mismatch(width: int, height: int, calibration: Calibration) -> tuple[str, ...]:
+    """Why whose die is whose cannot be trusted: seat zones, in pixels, calibrated on
+    pictures of another size than this ``width`` x ``height`` one (the camera or its
+    resolution changed)."""
+    if not calibration.seats.seats:
+        return ()
+    camera = calibration.camera
+    if (width, height) == (camera.width, camera.height):
+        return ()
+    return (f"the picture is {width}x{height}, the seat zones were calibrated on"
+            f" {camera.width}x{camera.height} pictures: calibrate again (dudo calibrate)",)
 
 
 def _no_zone(

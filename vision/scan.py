@@ -1,4 +1,5 @@
-"""``dudo scan IMAGE... [--view above|below] [--json] [--annotate DIR] [--config FILE]``.
+"""``dudo scan IMAGE... [--view above|below] [--json] [--annotate DIR] [--config FILE]
+[--expect PLAYER=DICE ...]``.
 
 Reads the dice in each photograph and prints, per image, the counts of each face (or,
 with ``--json``, one JSON object a line as DESIGN.md specifies). An image that cannot be
@@ -17,8 +18,9 @@ import os
 import sys
 import zlib
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
+from vision.calibration import Calibration
 from vision.config import ReaderConfig, calibrated_size, load_config
 from vision.reading import Reading, UnreadableImage
 
@@ -38,6 +40,11 @@ def scan_command(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         calibrated = calibrated_size(args.config)
+        owners = None
+        if args.expect:
+            from vision.calibration import load_calibration
+
+            owners = Owners(load_calibration(args.config), expected_dice(args.expect))
     except ValueError as err:
         print(f"dudo scan: {err}", file=sys.stderr)
         return 2
@@ -57,7 +64,7 @@ def scan_command(args: argparse.Namespace) -> int:
     for name in args.images:
         try:
             scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken,
-                     calibrated=calibrated)
+                     calibrated=calibrated, owners=owners)
         except (UnreadableImage, CannotWrite) as err:
             failures += 1
             print(f"dudo scan: {err}", file=sys.stderr)
@@ -74,6 +81,31 @@ def scan_command(args: argparse.Namespace) -> int:
             print(f"dudo scan: {err}", file=sys.stderr)
             return 2
     return 1 if failures else 0
+
+
+class Owners(NamedTuple):
+    """What ``--expect`` tells whose die is whose by: the config's calibration (``[seats]``,
+    ``[colours]``) and the dice each player must show, the players in seat order."""
+
+    calibration: Calibration
+    expected: dict[str, int]
+
+
+def expected_dice(given: list[str]) -> dict[str, int]:
+    """``--expect`` as given (``Ana=5``, once a player, in seat order): each player's dice;
+    ValueError naming the one that is wrong."""
+    expected: dict[str, int] = {}
+    for each in given:
+        player, sign, dice = each.partition("=")
+        player = player.strip()
+        if not sign or not player:
+            raise ValueError(f"--expect {each!r}: give PLAYER=DICE, as --expect Ana=5")
+        if player in expected:
+            raise ValueError(f"--expect {each!r}: {player} is given twice")
+        if not dice.strip().isdigit() or int(dice) > 1000:
+            raise ValueError(f"--expect {each!r}: DICE must be a whole number of dice, 0 or more")
+        expected[player] = int(dice)
+    return expected
 
 
 def _folder_problem(folder: Path) -> str | None:
@@ -110,12 +142,14 @@ def scan_one(
     taken: set[Path] | None = None,
     *,
     calibrated: tuple[int, int] | None = None,
+    owners: Owners | None = None,
 ) -> Reading:
     """Read one image, print its result to ``out`` and write its annotated copy if asked.
 
     ``taken``: paths the annotated copy must not be written to (see ``annotated_path``).
     ``calibrated``: the picture size the config's die size and marks were measured at; a
-    photograph of another size is read with them scaled to it.
+    photograph of another size is read with them scaled to it. ``owners``: each die given
+    to a player, as at the table (``vision.owners``), and what disagrees said.
     """
     from vision.reader import load_image, read_dice
 
@@ -126,7 +160,10 @@ def scan_one(
         reading = read_dice(image, config, view=view)
     except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)
         raise UnreadableImage(f"{name}: {err}") from None
-    line = json.dumps(reading.to_json(name)) if as_json else describe(name, reading)
+    if owners is None:
+        line = json.dumps(reading.to_json(name)) if as_json else describe(name, reading)
+    else:
+        line = _with_owners(name, reading, owners, (image.shape[1], image.shape[0]), as_json)
     try:
         out.write(line + "\n")
         out.flush()
@@ -155,6 +192,29 @@ def describe(name: str, reading: Reading) -> str:
     for plea in reading.pleas:
         line += f"  ({plea})"
     return line
+
+
+def _with_owners(name: str, reading: Reading, owners: Owners, size: tuple[int, int],
+                 as_json: bool) -> str:
+    """The result line with whose each die is and what disagrees: in JSON, each die's
+    ``owner`` (null: nobody's), ``owners`` (each player's faces) and ``disagreements``."""
+    from vision.owners import assign_owners, size_mismatch
+
+    ownership = assign_owners(reading, owners.calibration, owners.expected)
+    disagreements = [*ownership.disagreements, *size_mismatch(*size, owners.calibration)]
+    if as_json:
+        result = reading.to_json(name)
+        result["dice"] = [{**die.to_json(), "owner": owner}
+                          for die, owner in zip(reading.dice, ownership.owners(reading),
+                                                strict=True)]
+        result["owners"] = ownership.faces()
+        result["disagreements"] = disagreements
+        return json.dumps(result)
+    line = describe(name, reading)
+    if ownership.by != "none":
+        line += "  " + "; ".join(f"{player}: {' '.join(map(str, faces)) or 'none'}"
+                                 for player, faces in ownership.faces().items())
+    return line + "".join(f"  ({why})" for why in disagreements)
 
 
 def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> Path:

@@ -659,3 +659,42 @@ def test_a_config_whose_camera_table_the_table_would_refuse_stops_the_scan(
     assert (code, lines) == (2, [])
     assert err == (f"dudo scan: {config}: [camera] width = 'x': must be a whole number from 1"
                    " to 16,384\n")
+
+
+def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The config's [colours], as at the table: Ana plays the red dice, Ben the blue; Ben is
+    # to show two dice and only one of his lies on the glass. An engineer checks the colours
+    # (or the seat zones) they calibrated on a photograph, with no game to play.
+    path, _ = table
+    config = tmp_path / "table.toml"
+    config.write_text('[colours]\nAna = "red"\nBen = "blue"\n')
+    code, lines, err = scan(capsys, str(path), "--json", "--config", str(config),
+                            "--expect", "Ana=2", "--expect", "Ben=2")
+    assert (code, err) == (0, "")
+    result = json.loads(lines[0])
+    assert result["owners"] == {"Ana": [1, 1], "Ben": [2]}
+    assert "Ben should show 2 dice, 1 seen" in result["disagreements"]
+    assert sorted(d["face"] for d in result["dice"] if d["owner"] == "Ana") == [1, 1]
+    assert all(d["owner"] is None for d in result["dice"] if d["colour"] not in ("red", "blue"))
+    # The same for a person: each player's faces, and what disagrees.
+    code, lines, err = scan(capsys, str(path), "--config", str(config),
+                            "--expect", "Ana=2", "--expect", "Ben=2")
+    assert code == 0 and "Ana: 1 1; Ben: 2" in lines[0]
+    assert "(Ben should show 2 dice, 1 seen)" in lines[0]
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("Ana", "--expect 'Ana': give PLAYER=DICE, as --expect Ana=5"),
+    ("Ana=five", "--expect 'Ana=five': DICE must be a whole number of dice, 0 or more"),
+    ("=5", "--expect '=5': give PLAYER=DICE"),
+])
+def test_a_wrong_expect_is_named_and_nothing_is_read(
+    table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str], given: str, said: str
+) -> None:
+    path, _ = table
+    code, lines, err = scan(capsys, str(path), "--expect", given)
+    assert (code, lines) == (2, []) and said in err
+    code, lines, err = scan(capsys, str(path), "--expect", "Ana=2", "--expect", "Ana=3")
+    assert (code, lines) == (2, []) and "Ana is given twice" in err
