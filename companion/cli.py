@@ -88,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="TOML config to write (default: dudo.toml in this folder; the service"
                         " reads /etc/dudo-companion/config.toml)")
     p.add_argument("--source", default=None,
-                   help="frame source: picamera2, device:N or device:PATH, folder:DIR or sim"
-                        " (without it: the photographs of --empty and --dice)")
+                   help="frame source: picamera2, device:N or device:PATH, folder:DIR or sim,"
+                        " written to the config as the table's camera (without it: the"
+                        " photographs of --empty and --dice)")
     p.add_argument("--empty", metavar="IMAGE", help="a photograph of the empty glass")
     p.add_argument("--dice", metavar="IMAGE", help="a photograph with dice on the glass")
     p.add_argument("--seats", type=int, default=0,

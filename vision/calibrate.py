@@ -71,9 +71,9 @@ def calibrate_command(args: argparse.Namespace) -> int:
         print(f"dudo calibrate: {err}", file=sys.stderr)
         print(f"dudo calibrate: nothing written to {path}", file=sys.stderr)
         return 1
-    except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C at a prompt
+    except (EOFError, KeyboardInterrupt) as stop:  # Ctrl-D or Ctrl-C at a prompt
         print(f"\ndudo calibrate: stopped: nothing written to {path}", file=sys.stderr)
-        return 1
+        return 130 if isinstance(stop, KeyboardInterrupt) else 1  # as every command's Ctrl-C
     for line in lines:
         print(line)
     if args.config is None:
@@ -202,6 +202,9 @@ def calibrate(
         lines.append(f"seats: the zones of {before.width}x{before.height} pictures scaled to"
                      f" {camera.width}x{camera.height}")
     if seats:
+        if zones.polygons:  # said: the zones drawn by hand are gone
+            lines.append(f"seats: the {len(zones.polygons)} zones drawn by hand in [seats.zones]"
+                         " are replaced")
         # Where the camera looks from (`clockwise`: from above) is no matter of how many seats.
         zones = sector_zones(seats, camera.width, camera.height, clockwise=zones.clockwise)
         lines.append(

@@ -339,7 +339,8 @@ def test_stopping_at_a_prompt_writes_nothing_and_says_so(
 
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
     monkeypatch.setattr("builtins.input", prompt)
-    assert main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"]) == 1
+    code = main(["calibrate", "--config", str(config), "--source", f"folder:{folder}"])
+    assert code == (130 if stop is KeyboardInterrupt else 1)  # Ctrl-C: 130, as every command
     err = capsys.readouterr().err
     assert f"dudo calibrate: stopped: nothing written to {config}" in err
     assert "Traceback" not in err and config.read_text() == OTHER_TABLES
@@ -612,7 +613,7 @@ def test_stopped_while_saving_leaves_the_config_as_it_was_and_nothing_beside_it(
         monkeypatch.setattr(os, "fsync", ctrl_c)  # Ctrl-C as the copy goes to the card
     else:
         monkeypatch.setattr(cv2, "imwrite", ctrl_c_halfway)
-    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 1
+    assert main(["calibrate", "--config", str(config), "--empty", str(empty)]) == 130
     assert f"stopped: nothing written to {config}" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["dudo.toml", empty.name, "dice.png"])
@@ -827,3 +828,17 @@ def test_picamera2_is_metered_and_locked_on_the_glass_once_it_is_cleared(
     lines = calibrate(tmp_path / "dudo.toml", source_spec="picamera2", interactive=True)
     assert said[0].startswith("Clear the glass") and said[1] == "metered", said
     assert "exposure locked: 8000 us, gain 1.50, colour gains (1.9, 1.6)" in lines
+
+
+def test_seats_calibrated_over_zones_drawn_by_hand_say_they_replace_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, the zones drawn by hand went without a word.
+    config = tmp_path / "dudo.toml"
+    config.write_text("[camera]\nwidth = 800\nheight = 600\n[seats.zones]\n"
+                      "seat1 = [[0, 0], [400, 0], [400, 600]]\n"
+                      "seat2 = [[400, 0], [800, 0], [800, 600]]\n")
+    assert main(["calibrate", "--config", str(config), "--seats", "3"]) == 0
+    assert "seats: the 2 zones drawn by hand in [seats.zones] are replaced" in (
+        capsys.readouterr().out)
+    assert load_calibration(config).seats.count == 3
