@@ -153,8 +153,9 @@ class Panel:
         self._refusal: str | None = None  # the reason on the page for the last refusal
         self._refused_in: str | None = None  # the game (its key) when it was refused
         self._players_called = False  # the reveal waits for the players, and they were called
-        # When the turn last passed from one player to another by another hand (a phone): a
-        # press for the player to act just after it may have been meant for the one before.
+        # When the turn last passed from one player to another (by a phone, or by this panel's
+        # own press): a press for the player to act just after it may have been meant for the
+        # one before, or pressed together with the one that moved it.
         self._moved_at = -float("inf")
         self._moved_here = False  # the last move of the turn by this panel's own press
         self._event_turn: str | None = None

@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
-from vision.calibration import Calibration
+from vision.calibration import Calibration, load_calibration
 from vision.config import ReaderConfig, calibrated_size, load_config
 from vision.reading import Reading, UnreadableImage
 
@@ -42,8 +42,6 @@ def scan_command(args: argparse.Namespace) -> int:
         calibrated = calibrated_size(args.config)
         owners = None
         if args.expect:
-            from vision.calibration import load_calibration
-
             owners = Owners(load_calibration(args.config), expected_dice(args.expect))
     except ValueError as err:
         print(f"dudo scan: {err}", file=sys.stderr)
