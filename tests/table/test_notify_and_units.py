@@ -165,6 +165,7 @@ def test_the_install_script_is_valid_bash_and_installs_what_the_pi_needs() -> No
     assert subprocess.run(["bash", "-n", str(script)], timeout=30).returncode == 0
     text = script.read_text()
     for needed in ("python3-picamera2", "python3-opencv", "python3-lgpio",
+                   "python3-gpiozero",  # Raspberry Pi OS's, which finds a Pi 5's GPIO chip
                    "--system-site-packages", "usermod -a -G gpio,video",
                    "systemctl enable dudo-companion.service",
                    "( umask 027; cat >",  # the PIN is never readable by all, even briefly
