@@ -1,8 +1,9 @@
 """A tiny TOML writer: replaces whole top-level tables of a file and keeps the others' text.
 
 Only what the calibration needs: strings, numbers, booleans, arrays and nested tables.
-Every table not replaced keeps its text, comments included; the result is parsed again
-before it replaces the file, so a file is never left half-written or unreadable.
+Every table not replaced keeps its text, comments included; a replaced table keeps the
+comments of each key it still has. The result is parsed again before it replaces the file,
+so a file is never left half-written or unreadable.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     """Replace (or add) the given top-level tables of a TOML file; keep every other table.
 
     The other tables keep their text, comments included; the comment lines just above a
-    replaced table's header stay with it. The result is parsed again before it replaces the
-    file, which keeps its permissions and owner (it may hold the table's PIN), so a file is
-    never left half-written, unreadable or open to others. OSError names the file.
+    replaced table's header stay with it, and so do those above each of its keys, and at
+    the end of its lines, where the new table still has that key. The result is parsed again
+    before it replaces the file, which keeps its permissions and owner (it may hold the
+    table's PIN), so a file is never left half-written, unreadable or open to others.
+    OSError names the file.
     """
     path = Path(path)
     if path.exists() and not path.is_file():  # a link is followed; a device is no config
@@ -37,10 +40,11 @@ def save_tables(path: str | Path, tables: Mapping[str, Mapping[str, object]]) ->
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"{path}: not valid TOML: {toml_mistake(err, path)}; file left"
                          " unchanged") from None
-    kept, leading = _strip_tables(old_text, set(tables))
+    kept, leading, notes = _strip_tables(old_text, set(tables))
     pieces = [kept.rstrip("\n")] if kept.strip() else []
     pieces.extend(
-        leading.get(name, "") + dumps_table(name, dict(table)) for name, table in tables.items()
+        leading.get(name, "") + _dump((name,), dict(table), notes)
+        for name, table in tables.items()
     )
     new_text = "\n\n".join(p.rstrip("\n") for p in pieces) + "\n"
     try:
@@ -92,19 +96,27 @@ def _replace(path: Path, text: str) -> None:
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")
+_KEY_LINE = re.compile(r"""^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
+
+# A key's comments in a replaced table: the comment lines above it and the one at the end of
+# its line, by (table path, key); a header's own line comment has the key "".
+Notes = dict[tuple[tuple[str, ...], str], tuple[list[str], str]]
 
 
-def _strip_tables(text: str, names: set[str]) -> tuple[str, dict[str, str]]:
-    """The TOML text without the tables (and their sub-tables) named in ``names``, and the
-    comment lines found just above each of those tables' first header.
+def _strip_tables(text: str, names: set[str]) -> tuple[str, dict[str, str], Notes]:
+    """The TOML text without the tables (and their sub-tables) named in ``names``, the
+    comment lines found just above each of those tables' first header, and the comments of
+    those tables' keys.
 
     Comment lines belong to the header that follows them: those above a kept table stay,
     even after a table that is dropped; those right above a dropped one go with it.
     """
     out: list[str] = []
     leading: dict[str, str] = {}
+    notes: Notes = {}
     pending: list[str] = []  # comment and blank lines not yet given to a header
     skipping = False
+    section: tuple[str, ...] = ()
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -112,24 +124,54 @@ def _strip_tables(text: str, names: set[str]) -> tuple[str, dict[str, str]]:
             continue
         match = _HEADER.match(line)
         if match:
-            top = match.group(1).split(".")[0].strip().strip("\"'")
-            skipping = top in names
+            section = tuple(part.strip().strip("\"'") for part in match.group(1).split("."))
+            skipping = section[0] in names
             if skipping:
                 # The comment lines right above the header (no blank line between) go
                 # with the table; the lines before them stay where they are.
                 cut = len(pending)
                 while cut and pending[cut - 1].strip():
                     cut -= 1
-                if cut < len(pending) and top not in leading:
-                    leading[top] = "\n".join(pending[cut:]) + "\n"
+                above = [p.strip() for p in pending[cut:]]
+                if len(section) > 1:  # a sub-table's: kept with its header, as a key's
+                    notes[section, ""] = (above, match.group(2) or "")
+                else:
+                    if above and section[0] not in leading:
+                        leading[section[0]] = "\n".join(above) + "\n"
+                    notes[section, ""] = ([], match.group(2) or "")
                 out.extend(pending[:cut])
                 pending = []
+        elif skipping and (key := _KEY_LINE.match(line)):
+            name = key.group(1)
+            if name[0] in "\"'":
+                name = tomllib.loads(f"k = {name}")["k"]
+            above = [p.strip() for p in pending if p.strip()]
+            notes[section, name] = (above, _line_comment(line[key.end():]))
         if not skipping:
             out.extend(pending)
             out.append(line)
         pending = []
     out.extend(pending)
-    return "\n".join(out), leading
+    return "\n".join(out), leading, notes
+
+
+def _line_comment(value: str) -> str:
+    """The comment at the end of a key's line (its ``# ...``), or ""."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(value):
+        if escaped:
+            escaped = False
+        elif quote:
+            if ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return value[i:].rstrip()
+    return ""
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -177,14 +219,24 @@ def _value(value: object) -> str:
 
 def dumps_table(name: str, table: Mapping[str, object]) -> str:
     """One TOML table as text: its plain keys, then each nested table as ``[name.sub]``."""
-    lines = [f"[{name}]"]
+    return _dump((name,), table, {})
+
+
+def _dump(path: tuple[str, ...], table: Mapping[str, object], notes: Notes) -> str:
+    """:func:`dumps_table`, each key with the comments ``notes`` keeps for it."""
+
+    def commented(line: str, key: str) -> list[str]:
+        above, end = notes.get((path, key), ([], ""))
+        return [*above, f"{line}  {end}" if end else line]
+
+    lines = commented("[" + ".".join(_key(part) for part in path) + "]", "")
     nested = []
     for key, value in table.items():
         if isinstance(value, Mapping):
             nested.append((key, value))
         else:
-            lines.append(f"{_key(key)} = {_value(value)}")
+            lines.extend(commented(f"{_key(key)} = {_value(value)}", key))
     text = "\n".join(lines) + "\n"
     for key, value in nested:
-        text += "\n" + dumps_table(f"{name}.{_key(key)}", value)
+        text += "\n" + _dump((*path, key), value, notes)
     return text

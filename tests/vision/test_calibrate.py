@@ -110,6 +110,27 @@ def test_saving_keeps_each_comment_with_its_table_and_the_files_permissions(
     assert [p.name for p in tmp_path.iterdir()] == ["dudo.toml"]
 
 
+def test_saving_keeps_the_comments_of_each_key_a_rewritten_table_still_has(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text(
+        "[seats]  # the round table in the club\n"
+        "# four of us on Thursdays\n"
+        "count = 2\n"
+        'centre = [1, 1]  # measured with a ruler, "by hand" # twice\n'
+        "# gone with the key it was for\n"
+        "first_angle_hint = 3\n"
+    )
+    save_calibration(path, Calibration(seats=sector_zones(4, 800, 600)))
+    text = path.read_text()
+    assert ("[seats]  # the round table in the club\n"
+            "# four of us on Thursdays\ncount = 4\n") in text
+    assert 'centre = [400.0, 300.0]  # measured with a ruler, "by hand" # twice\n' in text
+    assert "gone with the key" not in text
+    assert tomllib.loads(text)["seats"]["count"] == 4
+
+
 def test_the_config_being_saved_is_never_readable_by_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
