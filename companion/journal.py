@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from companion.wal import wal_damage
 
@@ -70,6 +71,10 @@ _LAST_REVEAL = """CREATE TABLE IF NOT EXISTS last_reveal (
 
 class JournalError(Exception):
     """The journal could not read or write; the message says what and why."""
+
+
+class JournalGone(JournalError):
+    """The journal's file is no longer the one the table opened (moved or removed)."""
 
 
 class DamagedJournal(JournalError):
@@ -126,6 +131,27 @@ def damage(path: Path) -> str | None:
         return "; ".join(said[:3]).replace("\n", " ")
     # SQLite reads its WAL up to the first bad frame and drops the rest without a word.
     return wal_damage(path.with_name(path.name + "-wal"))
+
+
+def _file_id(database: str) -> tuple[int, int] | None:
+    """The device and inode of the journal's file (None: none there, or in memory)."""
+    try:
+        found = os.stat(database)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def what_to_do(err: BaseException, directory: Path) -> str:
+    """What the engineer does about a journal that could not be written, by SQLite's reason."""
+    reason = sqlite_reason(err)
+    if reason == "SQLITE_FULL":
+        return "the card is full: free some space on it"
+    if reason.startswith("SQLITE_IOERR"):
+        return ("the card fails to write (full, or failing): free some space on it, or put in"
+                " another")
+    return (f"{directory} cannot be written: make it the service user's, on a card that is"
+            " not read-only")
 
 
 def _with_wal(path: Path) -> tuple[Path, ...]:
@@ -264,11 +290,18 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
             if not self._has_schema():
                 self._db.executescript(_SCHEMA)
+            if not uri:
+                # SQLite opens a file it may not write (another user's, or on a card made
+                # read-only after a power cut) to be read, without a word: a first write
+                # says so now, not at the first action.
+                (version,) = self._db.execute("PRAGMA user_version").fetchone()
+                self._db.execute(f"PRAGMA user_version = {int(version)}")
         except sqlite3.Error as err:
             self._db.close()
             _remove(made)
             kind = DamagedJournal if _damage(err) else JournalError
             raise kind(f"cannot open the journal {self.database}: {err}") from err
+        self._file = _file_id(self.database) if not uri else None
 
     @classmethod
     def in_directory(cls, data_dir: str | Path) -> Journal:
@@ -289,6 +322,31 @@ class Journal:
             for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         return {"games", "actions", "dropped"} <= names
+
+    @property
+    def path(self) -> Path:
+        """The journal's file (for an SQLite URI, the file it names)."""
+        if self.database.startswith("file:"):
+            return Path(unquote(urlsplit(self.database).path))
+        return Path(self.database)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this journal was opened to be read only (``mode=ro``)."""
+        return self.database.startswith("file:") and "mode=ro" in self.database
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """:meth:`_guard`, for a write: refused where the journal's file is no longer the
+        one opened (its folder removed or moved while the table ran): SQLite would write to
+        the file it has open, and what it wrote would be lost at the next start."""
+        if self._file is not None and _file_id(self.database) != self._file:
+            raise JournalGone(
+                f"{doing}: the journal {self.database} was moved or removed while the table"
+                " ran: put it back, or start the table again (a new journal, without the"
+                " games that were in it)")
+        with self._guard(doing) as db:
+            yield db
 
     @contextmanager
     def _guard(self, doing: str) -> Iterator[sqlite3.Connection]:
@@ -314,7 +372,7 @@ class Journal:
         players (:meth:`notice`) are said no more, in the same transaction."""
         body = encode(header)
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._guard("cannot save the new game") as db:
+        with self._write("cannot save the new game") as db:
             db.execute("BEGIN IMMEDIATE")
             (game_id,) = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM games").fetchone()
             db.execute(
@@ -329,7 +387,7 @@ class Journal:
     def append(self, game_id: int, seq: int, action: dict[str, object]) -> None:
         """Store one accepted action as row ``seq`` (from 1) of a game, synced to disk."""
         body = encode(action)
-        with self._guard(f"cannot save action {seq} of game {game_id}") as db:
+        with self._write(f"cannot save action {seq} of game {game_id}") as db:
             db.execute(
                 "INSERT INTO actions (game_id, seq, body, checksum) VALUES (?, ?, ?, ?)",
                 (game_id, seq, body, checksum(game_id, seq, body)),
@@ -337,7 +395,7 @@ class Journal:
 
     def set_finished(self, game_id: int, winner: str | None) -> None:
         """Mark a game finished with its winner, or unfinished again (winner None, an undo)."""
-        with self._guard(f"cannot mark game {game_id} finished") as db:
+        with self._write(f"cannot mark game {game_id} finished") as db:
             db.execute(
                 "UPDATE games SET finished = ?, winner = ? WHERE id = ?",
                 (winner is not None, winner, game_id),
@@ -390,7 +448,7 @@ class Journal:
         :mod:`companion.salvage`): ``games`` (id, started, header, checksum, finished,
         winner), ``actions`` (game_id, seq, body, checksum), ``dropped`` (game_id, seq,
         body, checksum, reason, dropped) and ``notices`` (name, message)."""
-        with self._guard("cannot copy the games") as db:
+        with self._write("cannot copy the games") as db:
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT OR IGNORE INTO games (id, started, header, checksum,"
                            " finished, winner) VALUES (?, ?, ?, ?, ?, ?)", games)
@@ -414,7 +472,7 @@ class Journal:
 
     def set_notice(self, name: str, message: str) -> None:
         """Keep a notice for the players under ``name`` across restarts, until a new game."""
-        with self._guard(f"cannot keep the notice {name!r}") as db:
+        with self._write(f"cannot keep the notice {name!r}") as db:
             db.execute(_NOTICES)
             db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)",
                        (name, message))
@@ -426,7 +484,7 @@ class Journal:
 
     def keep_reveal(self, reveal: KeptReveal) -> None:
         """Keep the last reveal the camera read across restarts, in place of the one before."""
-        with self._guard("cannot keep the reveal's picture") as db:
+        with self._write("cannot keep the reveal's picture") as db:
             db.execute(_LAST_REVEAL)
             db.execute("INSERT OR REPLACE INTO last_reveal (one, game_id, moves, reading, picture)"
                        " VALUES (1, ?, ?, ?, ?)",
@@ -456,7 +514,7 @@ class Journal:
                            row.seq, row.game_id, reason, row.body[:200])
         dropped = datetime.now(UTC).isoformat(timespec="seconds")
         first = rows[0][0]
-        with self._guard(f"cannot set aside row {first.seq} of game {first.game_id}") as db:
+        with self._write(f"cannot set aside row {first.seq} of game {first.game_id}") as db:
             db.execute("BEGIN IMMEDIATE")
             for row, reason in rows:
                 db.execute(

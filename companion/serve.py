@@ -44,6 +44,7 @@ from companion.journal import (
     JournalError,
     damage,
     sqlite_reason,
+    what_to_do,
 )
 from companion.reveal import CameraStuck, VisionReader, within
 from companion.salvage import finish, mend, notice
@@ -252,23 +253,28 @@ def build(
 def _hold(data: Path, stack: ExitStack) -> None:
     """Hold the data directory for this table alone, until ``stack`` closes: a second
     ``dudo serve`` on it (one started by hand beside the service) would write the same
-    journal, and set it aside as damaged while the other writes it. Where the directory
-    cannot be made or written, nothing is held: opening the journal says why."""
+    journal, and set it aside as damaged while the other writes it. The directory itself is
+    locked, not its ``table.pid`` (which only names the holder): a pid file removed as stale
+    lets no second table in. Where the directory cannot be made or written, nothing is held:
+    opening the journal says why."""
     import fcntl  # Unix only, as the table is
 
     try:
         data.mkdir(parents=True, exist_ok=True)
-        held = os.open(data / HOLD_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        folder = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return
-    stack.callback(os.close, held)  # the kernel lets go of it too when the process dies
+    stack.callback(os.close, folder)  # the kernel lets go of it too when the process dies
     try:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise HeldElsewhere(_held_by(_pid_in(held), data)) from None
+        raise HeldElsewhere(_held_by(_pid_in(data), data)) from None
     with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
-        os.ftruncate(held, 0)
-        os.pwrite(held, f"{os.getpid()}\n".encode(), 0)
+        named = os.open(data / HOLD_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(named, f"{os.getpid()}\n".encode())
+        finally:
+            os.close(named)
 
 
 def _holder(data: Path) -> str | None:
@@ -277,23 +283,26 @@ def _holder(data: Path) -> str | None:
     import fcntl
 
     try:
-        held = os.open(data / HOLD_NAME, os.O_RDONLY)
+        folder = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
     try:
-        fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)  # let go of as it is closed
+        fcntl.flock(folder, fcntl.LOCK_SH | fcntl.LOCK_NB)  # let go of as it is closed
     except BlockingIOError:
-        return _pid_in(held)
+        return _pid_in(data)
     except OSError:
         return None  # a file system without locks: left to _hold
     finally:
-        os.close(held)
+        os.close(folder)
     return None
 
 
-def _pid_in(held: int) -> str:
-    """The pid the table holding the file ``held`` wrote in it ("?": none yet)."""
-    return os.pread(held, 20, 0).decode(errors="replace").strip() or "?"
+def _pid_in(data: Path) -> str:
+    """The pid the table holding ``data`` wrote in its ``table.pid`` ("?": none)."""
+    try:
+        return (data / HOLD_NAME).read_text(errors="replace").strip()[:20] or "?"
+    except OSError:
+        return "?"
 
 
 def _held_by(pid: str, data: Path) -> str:
@@ -347,12 +356,7 @@ def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
     except DamagedJournal as err:  # damage the check above could not see: nothing to loop on
         raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
     except JournalError as err:
-        reason = sqlite_reason(err)
-        why = ("the card is full: free some space on it" if reason == "SQLITE_FULL"
-               else "the card fails to write (full, or failing): free some space on it, or"
-               " put in another" if reason.startswith("SQLITE_IOERR")
-               else f"{data} cannot be written: make it the service user's, on a card that"
-               " is not read-only")
+        why = what_to_do(err, data)
         # SQLite needs `immutable` to read a WAL database whose -shm file it cannot create.
         for query in ("mode=ro", "mode=ro&immutable=1"):
             if not path.is_file():

@@ -28,7 +28,17 @@ from companion.announcement import Announcement
 from companion.bid import MAX_QUANTITY, Bid
 from companion.errors import shown
 from companion.game import Game, check_new_game
-from companion.journal import Journal, JournalError, KeptReveal, Row, checksum, encode
+from companion.journal import (
+    Journal,
+    JournalError,
+    JournalGone,
+    KeptReveal,
+    Row,
+    checksum,
+    encode,
+    sqlite_reason,
+    what_to_do,
+)
 from companion.resume import LeftOut, resume_latest
 from companion.reveal import CAPTURE_TIMEOUT_S, CameraReading, Reader, RevealCamera, Token
 from companion.rounds import opening
@@ -583,7 +593,21 @@ class Table:
             logger.warning("journal: %s", err)
 
     def _journal_failed(self, err: JournalError) -> Outcome:
-        message = f"cannot save the game: {err}; nothing was changed"
+        assert self.journal is not None
+        said = self._faults.get("journal")
+        if self.journal.read_only and said is not None:
+            # Opened to be read only at the start: its fault says why and what to do.
+            logger.error("cannot save the game: %s", err)
+            self._emit("rejected")
+            return Outcome(False, f"cannot save the game: {said}", self.state())
+        if isinstance(err, JournalGone):
+            message = f"cannot save the game: {err}; nothing was changed"
+        else:
+            message = f"cannot save the game: {err}: {what_to_do(err, self.journal.path.parent)}"
+            message += ("; the action was not taken, but a card failing as it writes may keep"
+                        " it: started again, the table shows whether it did"
+                        if sqlite_reason(err).startswith("SQLITE_IOERR")
+                        else "; nothing was changed")
         logger.error("%s", message)
         self._set_fault("journal", message)
         self._publish()

@@ -841,6 +841,20 @@ def test_a_second_table_on_the_same_data_directory_is_refused_while_the_first_ru
         assert built(data, again).table.state()["faults"] == {}
 
 
+def test_a_pid_file_removed_as_stale_lets_no_second_table_on_the_data_directory(
+    tmp_path: Path,
+) -> None:
+    # Before, the lock was the pid file's: removed, a second table started on the same
+    # journal, and its actions failed with "UNIQUE constraint failed".
+    data = tmp_path / "data"
+    with ExitStack() as first:
+        built(data, first)
+        (data / "table.pid").unlink()
+        with pytest.raises(StartError, match=f"another dudo serve \\(pid \\?\\) uses {data}"
+                           ), ExitStack() as second:
+            built(data, second)
+
+
 def test_a_journal_cut_to_nothing_is_set_aside_and_said_not_taken_for_a_new_one(
     tmp_path: Path,
 ) -> None:
@@ -871,7 +885,11 @@ def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
             " on a card that is not read-only; the table takes actions again by itself once the"
             " journal can be written")
         assert state["turn"] == "Ben"
-        assert not table.submit({"action": "dudo", "player": "Ben"}).ok
+        refused = table.submit({"action": "dudo", "player": "Ben"})
+        assert not refused.ok
+        # The refusal says why as the page does; the page keeps saying what to do.
+        assert refused.error == f"cannot save the game: {state['faults']['journal']}"
+        assert table.state()["faults"]["journal"] == state["faults"]["journal"]
 
 
 def no_room() -> None:

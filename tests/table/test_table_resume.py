@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -430,6 +434,8 @@ def test_a_full_disk_refuses_the_action_and_the_table_recovers_once_there_is_roo
             refused = outcome
             break
     assert refused is not None and "disk is full" in (refused.error or "")
+    assert (refused.error or "").endswith(": the card is full: free some space on it; nothing"
+                                          " was changed")
     assert table.state()["faults"]["journal"] == refused.error
     assert len(table.state()["bids"]) == quantity - 1
     db.execute("PRAGMA max_page_count = 1000000")
@@ -482,3 +488,121 @@ def test_a_journal_closed_under_a_request_says_why_it_cannot_answer(tmp_path: Pa
     journal.close()
     with pytest.raises(JournalError, match="Cannot operate on a closed database"):
         journal.games()
+
+
+def test_a_journal_moved_away_while_the_table_runs_refuses_actions_until_it_is_back(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    # Before, SQLite wrote on in the file it had open and the table said yes: every action
+    # after the move was gone at the next start, the folder being empty.
+    table.new_game(header)
+    play(table, opening[:1])
+    moved = data_dir.with_name("moved")
+    data_dir.rename(moved)
+    bid = {"action": "bid", "player": "Ben", "quantity": 4, "face": 6}
+    refused = table.submit(bid)
+    assert not refused.ok
+    where = data_dir / DATABASE_NAME
+    assert refused.error == (
+        f"cannot save the game: cannot save action 2 of game 1: the journal {where} was"
+        " moved or removed while the table ran: put it back, or start the"
+        " table again (a new journal, without the games that were in it); nothing was changed")
+    assert table.state()["faults"]["journal"] == refused.error
+    assert len(table.state()["bids"]) == 1
+    moved.rename(data_dir)  # put back
+    assert table.submit(bid).ok
+    assert table.state()["faults"] == {}
+    journal.close()
+    again, again_journal = restart(data_dir)
+    try:
+        assert len(again.state()["bids"]) == 2
+    finally:
+        again_journal.close()
+
+
+def test_a_journal_removed_while_the_table_runs_acknowledges_nothing_more(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    table.new_game(header)
+    play(table, opening[:1])
+    shutil.rmtree(data_dir)
+    refused = table.submit({"action": "bid", "player": "Ben", "quantity": 4, "face": 6})
+    assert not refused.ok and "was moved or removed while the table ran" in (refused.error
+                                                                            or "")
+    assert not table.new_game(header).ok
+
+
+# Debian's own Python: the project's may live where another user cannot go (root's home).
+_OTHER_USER = (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+               if os.geteuid() == 0 else [])
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and shutil.which("setpriv") is None,
+                    reason="root writes through file permissions, and setpriv is missing")
+def test_a_journal_the_table_may_not_write_is_refused_as_it_is_opened() -> None:
+    # Before, SQLite opened another user's journal (one `sudo dudo serve` left behind) to be
+    # read without a word: the page showed no fault, and each action was refused as a bare
+    # "attempt to write a readonly database", with no way back but a restart.
+    folder = Path(tempfile.mkdtemp(prefix="dudo-other-user-"))  # not in root's 0700 tmp
+    try:
+        _may_not_write(folder)
+    finally:
+        shutil.rmtree(folder)
+
+
+def _may_not_write(folder: Path) -> None:
+    package = folder / "code" / "companion"
+    package.mkdir(parents=True)
+    for name in ("__init__.py", "journal.py", "wal.py"):
+        shutil.copy(Path(__file__).parents[2] / "companion" / name, package / name)
+    data = folder / "data"
+    journal = Journal.in_directory(data)
+    Table(journal=journal).new_game({"game": "dudo-record/1", "rules": "perudo",
+                                     "players": ["Ana", "Ben"]})
+    journal.close()
+    (data / DATABASE_NAME).chmod(0o444)
+    data.chmod(0o777)  # the folder may be written: SQLite makes its WAL there
+    for step in (folder, folder / "code", package):
+        step.chmod(0o755)
+    opening = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+               "from companion.journal import Journal, JournalError\n"
+               "try:\n    Journal.in_directory(sys.argv[2])\n"
+               "except JournalError as err:\n    print(err)\n")
+    python = "/usr/bin/python3" if _OTHER_USER else sys.executable
+    done = subprocess.run([*_OTHER_USER, python, "-c", opening, str(folder / "code"),
+                           str(data)], capture_output=True, text=True, timeout=60, cwd=folder)
+    assert done.stderr == ""
+    assert done.stdout == (f"cannot open the journal {data / DATABASE_NAME}: attempt to write"
+                           " a readonly database\n")
+
+
+def test_a_card_failing_as_the_action_is_written_says_the_action_may_come_back(
+    table: Table, journal: Journal, data_dir: Path, header: dict[str, Any],
+    opening: list[dict[str, Any]], play: Any,
+) -> None:
+    # A write that fails half way (SQLite's I/O error, not a full card): the row may be on
+    # the card all the same. Before, "nothing was changed", and a restart played it.
+    import resource
+    import signal
+
+    table.new_game(header)
+    play(table, opening[:1])
+    wal = data_dir / (DATABASE_NAME + "-wal")
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (wal.stat().st_size, limits[1]))
+    try:  # no file of this process may grow: the WAL's next frame fails to be written
+        refused = table.submit({"action": "bid", "player": "Ben", "quantity": 4, "face": 6})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    assert not refused.ok
+    assert refused.error == (
+        "cannot save the game: cannot save action 2 of game 1: disk I/O error: the card fails"
+        " to write (full, or failing): free some space on it, or put in another; the action"
+        " was not taken, but a card failing as it writes may keep it: started again, the"
+        " table shows whether it did")
+    assert len(table.state()["bids"]) == 1
+    assert table.submit({"action": "bid", "player": "Ben", "quantity": 4, "face": 6}).ok
