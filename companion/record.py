@@ -108,6 +108,11 @@ def replay_file(path: str | Path) -> Game:
     that is not raises MalformedAction naming its line.
     """
     data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    if data.startswith(b"SQLite format 3\0"):
+        raise MalformedAction(
+            "this is the table's journal (an SQLite database of every game), not a game's"
+            " record: download each game's record from the page's Games list (GET"
+            " /api/games/ID/record)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

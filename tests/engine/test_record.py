@@ -297,6 +297,22 @@ def test_dudo_replay_names_the_line_of_a_byte_that_is_not_utf8(
     assert captured.err == "line 3: not UTF-8 text (byte 0xe9, byte 31 of the line)\n"
 
 
+def test_dudo_replay_given_the_tables_journal_says_where_a_record_is_had(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DESIGN.md calls the record the journal's content: the journal itself is the likely
+    # mistake. Before: "line 1: not UTF-8 text (byte 0xf3, byte 114 of the line)".
+    from companion.journal import Journal
+
+    Journal.in_directory(tmp_path).close()
+    assert main(["replay", str(tmp_path / "journal.sqlite3")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "this is the table's journal (an SQLite database of every game), not a game's record:"
+        " download each game's record from the page's Games list (GET /api/games/ID/record)\n")
+
+
 def test_dudo_replay_reads_a_record_saved_with_a_byte_order_mark_and_crlf(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
