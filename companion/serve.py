@@ -406,7 +406,7 @@ class _KeptJournal:
     def _retry(self, table: Table) -> None:
         while not self._stopped.wait(JOURNAL_RETRY_S):
             try:
-                journal = Journal.in_directory(self._data)
+                journal = self._to_write(table)
             except JournalError as err:
                 logger.debug("the journal cannot be written yet: %s", err)
                 continue
@@ -421,6 +421,31 @@ class _KeptJournal:
                 replaced.close()
             logger.warning("the journal can be written again: the table takes actions again")
             return
+
+    def _to_write(self, table: Table) -> Journal:
+        """The journal opened anew to be written; JournalError while it cannot be.
+
+        SQLite keeps one index (the ``-shm`` file) for a file in a process: the read-only
+        journal's, opened read-only where the card or the file could not be written, makes
+        every later open in this process read-only too, after the card can be written again.
+        Where the file and its folder can be written, the read-only journal is let go of for
+        the moment of the open (a phone's list of games asked for meanwhile is answered with
+        an error), and opened again if the journal still cannot be written."""
+        try:
+            return Journal.in_directory(self._data)
+        except JournalError as err:
+            path = self._data / DATABASE_NAME
+            if not (sqlite_reason(err).startswith("SQLITE_READONLY") and self.journal.read_only
+                    and all(os.access(p, os.W_OK) for p in (path, self._data))):
+                raise
+        read_only = self.journal.database
+        self.journal.close()
+        try:
+            return Journal.in_directory(self._data)
+        except JournalError:
+            self.journal = Journal(read_only, uri=True)
+            table.take_journal(self.journal)
+            raise
 
     def close(self) -> None:
         self._stopped.set()

@@ -249,8 +249,14 @@ class Table:
         opened anew (one that can be written, where the first could only be read); its fault
         is cleared. Returns the journal it replaces, for the caller to close. The rows a
         resume could not set aside in the first are set aside in it before: JournalError if
-        they cannot be, and the table keeps the journal it has."""
+        they cannot be, and the table keeps the journal it has.
+
+        A ``journal`` opened to be read only (:attr:`Journal.read_only`) only replaces the
+        one the table reads, its fault kept."""
         with self._lock:
+            if journal.read_only:
+                replaced, self.journal = self.journal, journal
+                return replaced
             left_out = self._left_out
             if left_out is not None and left_out.unsaved is not None:
                 journal.set_aside(*left_out.unsaved)  # JournalError if it cannot: none taken

@@ -892,6 +892,58 @@ def test_a_journal_that_can_only_be_read_is_said_on_the_page_from_the_start(
         assert table.state()["faults"]["journal"] == state["faults"]["journal"]
 
 
+def _mount(*args: str) -> bool:
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a card needs root (CI runs as root)")
+def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, SQLite opened the journal to be read without a word (no fault on the page), and
+    # once the card could be written again the table still refused every action until a
+    # restart: the read-only journal's index (-shm), shared in the process, kept every new
+    # open read-only.
+    import shutil
+
+    from companion.journal import Journal
+    from companion.table import Table
+
+    monkeypatch.setattr("companion.serve.JOURNAL_RETRY_S", 0.2)
+    card = tmp_path / "card"
+    card.mkdir()
+    if not _mount("-t", "tmpfs", "-o", "size=16m", "tmpfs", str(card)):
+        pytest.fail("cannot mount a tmpfs as root here")
+    try:
+        data, played = card / "data", tmp_path / "played"
+        journal = Journal.in_directory(played)
+        table = Table(journal=journal)
+        table.new_game({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]})
+        assert table.submit({"action": "bid", "player": "Ana", "quantity": 2, "face": 5}).ok
+        # The files as a power cut leaves them: the WAL holds the game, not yet folded back.
+        shutil.copytree(played, data)
+        journal.close()
+        assert (data / "journal.sqlite3-wal").stat().st_size > 0
+        assert _mount("-o", "remount,ro", str(card))
+        with ExitStack() as stack:
+            table = built(data, stack).table
+            state = table.state()
+            assert state["faults"]["journal"].startswith("the journal can only be read")
+            assert state["turn"] == "Ben"
+            bid = {"action": "bid", "player": "Ben", "quantity": 3, "face": 5}
+            assert not table.submit(bid).ok
+            assert _mount("-o", "remount,rw", str(card))
+            deadline = time.monotonic() + 10
+            while "journal" in table.state()["faults"]:
+                assert time.monotonic() < deadline, "the journal was not taken up again"
+                time.sleep(0.05)
+            assert table.submit(bid).ok
+        with ExitStack() as again:  # kept on the card
+            assert len(built(data, again).table.state()["bids"]) == 2
+    finally:
+        subprocess.run(["umount", str(card)], capture_output=True)
+
+
 def no_room() -> None:
     """Every write of the process fails, as on a card that is full or failing (files are
     still made, empty)."""
