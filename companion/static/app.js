@@ -1058,8 +1058,16 @@ function renderPicker() {
       "aria-pressed": c && c.face === f ? "true" : "false", title: legal && legal.odds ? pct(legal.odds.chance) + " likely true" : null,
       onclick: () => { page.choice = legal; renderPicker(); }}, die(f), h("small", {text: legal && legal.odds ? pct(legal.odds.chance) : ""}));
   }));
-  $("place-bid").disabled = !c;
-  $("place-bid").textContent = c ? "Bid " + c.quantity + " \u00d7 " + c.face
+  // A number being typed that is no bid's: Bid makes none (the tap that ends the typing
+  // would have made the nearest, which it never showed).
+  const typed = c && document.activeElement === $("qty") ? $("qty").value.trim() : "";
+  const number = /^[0-9]+$/.test(typed) ? parseInt(typed, 10) : NaN;
+  const unmatched = typed !== "" && number !== c.quantity;
+  $("place-bid").disabled = !c || unmatched;
+  $("place-bid").textContent = unmatched ? (isNaN(number) ? "Type how many dice"
+      : "No bid of " + number + (number > qtys[qtys.length - 1] ? ": " + qtys[qtys.length - 1] + " at most"
+      : number < qtys[0] ? ": " + qtys[0] + " at least" : ""))
+    : c ? "Bid " + c.quantity + " \u00d7 " + c.face
     : page.bidsLost >= 3 ? "The table gives no bids now: asking again\u2026"
     : page.bidsLost || !fresh ? "Asking the table for the bids\u2026" : "No bid up to the dice in play";
   renderHeld();
@@ -1085,10 +1093,10 @@ $("qty-up").addEventListener("click", () => stepQuantity(1));
 function chooseQuantity(nearest) {
   const qtys = quantities();
   const want = parseInt($("qty").value, 10);
-  if (!page.choice || !qtys.length || isNaN(want)) { if (nearest) renderPicker(); return; }
+  if (!page.choice || !qtys.length || isNaN(want)) { renderPicker(); return; }
   const q = nearest ? qtys.reduce((best, x) => (Math.abs(x - want) < Math.abs(best - want) ? x : best))
     : qtys.find((x) => x === want);
-  if (q === undefined) return;
+  if (q === undefined) { renderPicker(); return; }
   if (nearest) $("qty").value = String(q);
   chooseAt(q);
 }
@@ -1134,8 +1142,14 @@ function applyAnswer(data) {
   if (data.announcements) announce(data.announcements, data.state);
 }
 
-$("place-bid").addEventListener("click", () => {
+// What Bid said as the finger came down on it: the tap that ends a quantity's typing
+// chooses the nearest bid under the finger, and that bid, never shown, is not made.
+$("place-bid").addEventListener("pointerdown", () => {
+  page.bidPressed = $("place-bid").disabled ? null : $("place-bid").textContent;
+});
+$("place-bid").addEventListener("click", (e) => {
   const c = page.choice;
+  if (e.detail > 0 && page.bidPressed !== $("place-bid").textContent) return;  // a key: detail 0
   if (c && page.state.turn) act({action: "bid", player: page.state.turn, quantity: c.quantity, face: c.face});
 });
 $("call-dudo").addEventListener("click", () => act({action: "dudo", player: $("caller").value}));

@@ -80,6 +80,38 @@ def test_a_big_table_s_quantity_is_typed_and_one_out_of_reach_becomes_the_neares
     expect(quantity).to_have_value("23")
 
 
+def test_a_quantity_typed_that_is_no_bid_makes_no_bid_until_it_is_shown(
+    phone: Any, server: str
+) -> None:
+    # Before, "20" typed at a table of 15 dice left Bid saying "Bid 2 × 4"; the tap on it
+    # ended the typing, the nearest quantity was chosen under the finger, and 15 × 4 was bid.
+    started = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    wait_out_the_hold(phone, started)
+    phone.locator("#faces [aria-label='face 4']").click()
+    quantity, place = phone.locator("#qty"), phone.locator("#place-bid")
+    expect(place).to_have_text("Bid 1 × 4")
+    quantity.click()
+    phone.keyboard.type("20")
+    expect(place).to_have_text("No bid of 20: 15 at most")
+    expect(place).to_be_disabled()
+    shot(phone, "quantity-no-bid")
+    place.click(force=True)  # the tap: it ends the typing, and bids nothing
+    expect(quantity).to_have_value("15")
+    expect(place).to_have_text("Bid 15 × 4")
+    assert get_state(server)["bid"] is None
+    quantity.click()
+    phone.keyboard.type("x")
+    expect(place).to_have_text("Type how many dice")
+    phone.keyboard.press("Backspace")
+    phone.keyboard.type("3")
+    expect(place).to_have_text("Bid 3 × 4")  # a bid's number: Bid makes it as it says
+    place.click()
+    expect(phone.locator("#bid .qty")).to_have_text("3")
+    state = get_state(server)
+    assert (state["bid"]["quantity"], state["bid"]["face"]) == (3, 4)
+
+
 def test_the_bid_picker_starts_each_raise_from_its_lowest_bid(phone: Any, server: str) -> None:
     # Before, a bid picked and not made stayed picked while it was legal: Ana, opening the
     # next round, was offered the four 5s she had picked in the last one (12 taps back).
