@@ -459,11 +459,20 @@ function renderBanners(state) {
     if (opts.palifico_face_change === "one_die") rules.push("only players with one die may change the face");
     else rules.push("the face is locked");
     if (declared && declared.mode === "open") rules.push("open: each sees the others' dice, not their own");
-    const says = state.palifico + " has one die: " + rules.join("; ");
-    // Spaces between the parts: a line may break there, not inside the player's name.
-    sayOnce(pal, mode + says, () => pal.replaceChildren(h("strong", {text: "PALIFICO"}), " ",
-      ...(mode ? [h("span", {class: "pal-mode", text: mode}), " "] : []), h("span", {text: says})));
-    pal.hidden = false;
+    const rest = " has one die: " + rules.join("; ");
+    // Spaces between the parts: a line may break there, not inside the player's name. On a
+    // short screen, in place of the banner, the standing bid's label says the round and its
+    // player, and the rules go under the controls (CSS): DUDO in view as in any other round.
+    sayOnce(pal, mode + state.palifico + rest, () => {
+      pal.replaceChildren(h("strong", {text: "PALIFICO"}), " ",
+        ...(mode ? [h("span", {class: "pal-mode", text: mode}), " "] : []),
+        h("span", {text: state.palifico + rest}));
+      // (Still to declare, the choice's row under it says so.)
+      const tagMode = mode && !palificoChoicePending(state) ? mode + " " : "";
+      $("pal-tag").textContent = "PALIFICO " + tagMode + state.palifico;
+      $("palifico-rules").textContent = "Palifico: " + state.palifico + rest;
+    });
+    pal.hidden = $("pal-tag").hidden = $("palifico-rules").hidden = false;
     const key = state.round + ":" + state.palifico;
     if (page.lastPalifico !== key) {
       page.lastPalifico = key;
@@ -471,6 +480,7 @@ function renderBanners(state) {
     }
   } else {
     saidNothing(pal);
+    $("pal-tag").hidden = $("palifico-rules").hidden = true;
   }
   const win = $("winner");
   if (state.winner) {

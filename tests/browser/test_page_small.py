@@ -214,7 +214,9 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_small_phone(
 ) -> None:
     # Before, the banner took 200 px of a 640 px screen and pushed the Bid button and the
     # calls below it, where every other round shows them without a scroll. A 360x640 phone
-    # whose browser's bars leave 560 px shows Bid whole since session 61 (it lay 23 px below).
+    # whose browser's bars leave 560 px shows Bid whole since session 61 (it lay 23 px below),
+    # and DUDO whole since session 78 (it lay 34 px below; 29 px of it showed at 640 in the
+    # "dudo" rules, whose banner took three lines): the standing bid's label says the round.
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", dice=2)
     act(server, action="bid", player="Ana", quantity=5, face=6)
     act(server, action="dudo", player="Ben")
@@ -226,15 +228,22 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_small_phone(
     take_control(page)
     wait_out_the_hold(page, state)
     page.evaluate("window.scrollTo(0, 0)")
-    expect(page.locator("#palifico")).to_contain_text("Ana has one die")
+    expect(page.locator("#pal-tag")).to_have_text("PALIFICO Ana")
+    expect(page.locator("#palifico")).to_be_hidden()
+    rules = page.locator("#palifico-rules")
+    expect(rules).to_have_text("Palifico: Ana has one die: aces are not wild; the face is locked")
     shot(page, f"54-palifico-360x{height}")
-    # The Bid button whole, and on the taller screen DUDO (the full width below it) a
-    # finger's height at least.
-    bid, dudo = (page.locator(b).bounding_box() for b in ("#place-bid", "#call-dudo"))
-    assert bid is not None and bid["y"] + bid["height"] <= screen["height"], bid
-    assert dudo is not None
-    if height == 640:
-        assert dudo["y"] + 48 <= screen["height"], dudo
+    bid, dudo, undo, said = (page.locator(b).bounding_box() for b in (
+        "#place-bid", "#call-dudo", "#undo", "#palifico-rules"))
+    assert bid is not None and dudo is not None and undo is not None and said is not None
+    assert dudo["y"] + dudo["height"] <= screen["height"], dudo
+    assert said["y"] >= undo["y"] + undo["height"]  # the rules below, where a scroll finds them
+    # A phone without the PIN has no controls: the banner says it all, as on a tall screen.
+    watcher = open_page(browser, server, screen, "dark")
+    expect(watcher.locator("#palifico")).to_contain_text("Ana has one die: aces are not wild")
+    expect(watcher.locator("#palifico")).to_be_visible()
+    expect(watcher.locator("#pal-tag")).to_be_hidden()
+    watcher.context.close()
     page.context.close()
 
 
@@ -254,10 +263,11 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     wait_out_the_hold(page, state)
 
     def bid_below_the_banner() -> tuple[dict[str, float], float]:
+        # (Since session 78 the standing bid's label says the round there, not a banner.)
         page.evaluate("window.scrollTo(0, 0)")
-        bid, banner = (page.locator(b).bounding_box() for b in ("#place-bid", "#palifico"))
-        assert bid is not None and banner is not None
-        return bid, bid["y"] - (banner["y"] + banner["height"])
+        bid, card = (page.locator(b).bounding_box() for b in ("#place-bid", "#bid-card"))
+        assert bid is not None and card is not None
+        return bid, bid["y"] - card["y"]
 
     expect(page.locator("#palifico-choice")).to_be_visible()
     shot(page, f"56-palifico-to-declare-{width}x{height}")
@@ -266,9 +276,13 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     state = act(server, action="palifico", player=players[0], mode="closed")
     wait_out_the_hold(page, state)
     expect(page.locator("#palifico-choice")).to_be_hidden()
-    # The banner says "(closed)" now, shorter: Bid is measured from its foot.
+    expect(page.locator("#pal-tag")).to_have_text("PALIFICO (closed) Bartholomew Richardson")
     _, declared = bid_below_the_banner()
     assert abs(choosing - declared) <= 8, (choosing, declared)
+    state = act(server, action="bid", player=players[0], quantity=1, face=3)
+    wait_out_the_hold(page, state)
+    dudo = page.locator("#call-dudo").bounding_box()
+    assert dudo is not None and dudo["y"] + dudo["height"] <= screen["height"], dudo
     page.context.close()
 
 
@@ -612,11 +626,12 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     page.context.close()
 
 
-def test_a_phone_on_its_side_shows_the_palifico_banner_over_the_standing_bid(
+def test_a_phone_on_its_side_says_the_palifico_round_in_the_standing_bid_s_label(
     browser: Any, server: str
 ) -> None:
     # Across the screen, the banner of a palifico round still to declare pushed Bid to 296-344
-    # px of a 640x360 phone on its side, under a browser's bar; over the standing bid, the
+    # px of a 640x360 phone on its side, under a browser's bar; since session 62 it stood over
+    # the standing bid, and since session 78 the standing bid's label says the round: the
     # controls begin at the top.
     players = ["Bartholomew Richardson", "Anne-Charlotte Dubois", "Li"]
     state = a_palifico_round_to_declare(server, players)
@@ -625,12 +640,12 @@ def test_a_phone_on_its_side_shows_the_palifico_banner_over_the_standing_bid(
     wait_out_the_hold(page, state)
     page.evaluate("window.scrollTo(0, 0)")
     expect(page.locator("#palifico-choice")).to_be_visible()
+    expect(page.locator("#pal-tag")).to_have_text("PALIFICO Bartholomew Richardson")
     shot(page, "57-phone-on-its-side-palifico")
-    banner, card, controls, bid = (page.locator(s).bounding_box() for s in (
-        "#palifico", "#bid-card", "#controls", "#place-bid"))
-    # (The banner pulses, a little larger at times.)
-    assert banner["y"] + banner["height"] <= card["y"] and abs(banner["y"] - controls["y"]) <= 3
-    assert banner["x"] + banner["width"] <= controls["x"], (banner, controls)
+    tag, card, controls, bid = (page.locator(s).bounding_box() for s in (
+        "#pal-tag", "#bid-card", "#controls", "#place-bid"))
+    assert card["y"] <= tag["y"] and abs(card["y"] - controls["y"]) <= 3
+    assert tag["x"] + tag["width"] <= controls["x"], (tag, controls)
     assert bid["y"] + bid["height"] <= 300, bid
     page.context.close()
 
