@@ -10,7 +10,7 @@ the state who may call what.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from companion import bidding, rounds
@@ -160,7 +160,7 @@ def exact_call_problem(game: Game, seat: int) -> str:
     """Why ``seat`` may not make the table's exact call now ("" when they may)."""
     exact = game.rules.exact_call
     if exact == "none":
-        return "no exact call at this table (exact_call is none)"
+        return "no exact call at this table: its rules have none"
     call = EXACT_CALL_NAMES[exact].lower()
     bidder = game._bidder
     if game._passer is not None and seat == game._turn:
@@ -218,7 +218,7 @@ def do_call(game: Game, call: Call) -> list[Announcement]:
 def pass_problem(game: Game, seat: int) -> str:
     """Why ``seat`` may not pass now ("" when they may)."""
     if not game.rules.pass_:
-        return "no pass at this table (pass is false)"
+        return "no pass at this table: its rules have none"
     if seat != game._turn:
         return not_turn(game, seat)
     # RULES.md: "a player may pass instead of bidding": the round's opener too. The next
@@ -261,7 +261,7 @@ def check_palifico(game: Game, action: Mapping[str, Any]) -> Checked:
     _check_bidding(game, seat, "palifico declaration")
     name = game._names[seat]
     if not game.rules.palifico_choice:
-        raise IllegalAction("no open or closed palifico at this table (palifico_choice is false)")
+        raise IllegalAction("no open or closed palifico at this table: its rules have none")
     if game._palifico is None:
         raise IllegalAction("this round is not a palifico round")
     if seat != game._palifico:
@@ -312,20 +312,43 @@ def check_undo(game: Game, action: Mapping[str, Any]) -> Checked:
 
 def do_undo(game: Game) -> list[Announcement]:
     ended_round, over, won = game.round, game.phase == "over", game.winner
+    call, names = game._call, game._names
     snapshot, undone = game._history.pop()
     game._restore(snapshot)
     if game.round < ended_round or over and game.phase != "over":
         game.reopened |= {game.round}  # the end of this round taken back
     player = undone.get("player")
-    kind = undone["action"]
-    if kind == "calza":  # the record's name for the table's exact call
-        kind = EXACT_CALL_NAMES[game.rules.exact_call].lower()
-    what = kind + (f" by {player}" if player else "")
-    if undone["action"] == "bid":
-        what = f"{player}'s bid of {bid_words(undone['quantity'], undone['face'])}"
-    elif undone["action"] == "reveal":  # said as the others are: which, and what it did
-        what = f"the reveal of round {game.round}" + (f" that won {won} the game" if over else "")
-    return [Announcement("undo", player, f"Undone: {what}")]
+    said = undone_words(game, undone, call, names, won if over else None)
+    return [Announcement("undo", player, f"Undone: {said}")]
+
+
+def undone_words(game: Game, undone: Mapping[str, Any], call: Call | None,
+                 names: Sequence[str], won: str | None) -> str:
+    """The action taken back (``game`` as it was before it), in the history's words: ``Ben's
+    dudo on Ana's five 3s``, ``Ben's call of Ana's pass``, ``Dan leaving the table``; ``call``
+    is the call it made, ``won`` the winner it made."""
+    kind, player = undone["action"], undone.get("player")
+    if kind == "bid":
+        return f"{player}'s bid of {bid_words(undone['quantity'], undone['face'])}"
+    if kind == "reveal":  # which, and what it did
+        return f"the reveal of round {game.round}" + (f" that won {won} the game" if won else "")
+    if kind in ("dudo", "calza") and call is not None:
+        target = names[call.target]
+        if call.kind == "pass":
+            return f"{player}'s call of {target}'s pass"
+        bid = bid_words(call.quantity, call.face)
+        if call.kind == "dudo":
+            return f"{player}'s {'dudo cruzado' if call.cruzado else 'dudo'} on {target}'s {bid}"
+        if game.rules.exact_call == "spot_on":
+            return f"{player}'s call of {target}'s {bid} spot on"
+        return f"{player}'s {EXACT_CALL_NAMES[game.rules.exact_call].lower()} on {target}'s {bid}"
+    if kind == "pass":
+        return f"{player}'s pass"
+    if kind == "leave":
+        return f"{player} leaving the table"
+    if kind == "palifico":
+        return f"{player} declaring the round {undone['mode']}"
+    return kind + (f" by {player}" if player else "")
 
 
 def check_leave(game: Game, action: Mapping[str, Any]) -> Checked:

@@ -167,5 +167,6 @@ class TestOpenOrClosed:
             play(game_of("dudo"), "Ana open")
         game = game_of("perudo")
         play(game, ANA_DOWN_TO_ONE)
-        with pytest.raises(IllegalAction, match=r"palifico_choice is false"):
+        with pytest.raises(IllegalAction,
+                           match=r"no open or closed palifico at this table: its rules have none"):
             play(game, "Ana open")

@@ -320,16 +320,33 @@ class TestUndo:
         play(game, "undo")
         assert game.state() == Game(make_rules("perudo"), THREE).state()
 
-    @pytest.mark.parametrize(("preset", "said"), [("dudo", "spot on"), ("jinto", "jinto"),
-                                                  ("perudo", "calza")])
+    @pytest.mark.parametrize(("preset", "said"), [
+        ("dudo", "Ben's call of Ana's two 3s spot on"), ("jinto", "Ben's jinto on Ana's two 3s"),
+        ("perudo", "Ben's calza on Ana's two 3s")])
     def test_an_exact_call_undone_is_named_as_the_table_calls_it(
         self, play: Script, preset: str, said: str
     ) -> None:
-        # Before, "Undone: calza by Ben" at every table (the record's name for the call).
+        # Before, "Undone: calza by Ben" at every table (the record's name for the call);
+        # before session 78, "Undone: spot on by Ben", not which bid.
         options = {"exact_call": "calza"} if preset == "perudo" else {}
         game = Game(make_rules(preset, options), THREE)
         assert play(game, "Ana 2x3; Ben calza; undo")[-1] == Announcement(
-            "undo", "Ben", f"Undone: {said} by Ben")
+            "undo", "Ben", f"Undone: {said}")
+
+    @pytest.mark.parametrize(("preset", "script", "said"), [
+        ("perudo", "Ana 2x3; Ben dudo", "Ben's dudo on Ana's two 3s"),
+        ("dudo", "Ana pass; Ben dudo", "Ben's call of Ana's pass"),
+        ("dudo", "Ana pass", "Ana's pass"),
+        ("perudo", "Ana 2x3; Caro leave", "Caro leaving the table"),
+    ])
+    def test_an_action_undone_is_said_in_the_history_s_words(
+        self, play: Script, preset: str, script: str, said: str
+    ) -> None:
+        # Before session 78: "Undone: dudo by Ben" after the history said "Ben calls Ana's
+        # pass", "Undone: leave by Caro".
+        game = Game(make_rules(preset), THREE)
+        undone = play(game, script + "; undo")[-1]
+        assert undone.text == f"Undone: {said}"
 
     def test_undo_at_the_start_of_the_game_is_refused(self) -> None:
         with pytest.raises(IllegalAction, match="nothing to undo"):

@@ -299,7 +299,7 @@ def test_options_table_only_the_encyclopedia_declares_an_open_or_closed_palifico
         assert game.state()["palifico_mode"] == "open"
         assert game.actions[-1] == declare
     else:
-        refused(game, declare, "palifico_choice is false")
+        refused(game, declare, "no open or closed palifico at this table: its rules have none")
 
 
 # -- RULES.md, Option names ------------------------------------------------------------------
