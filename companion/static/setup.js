@@ -205,6 +205,16 @@ $("new-game").addEventListener("submit", (ev) => {
   sending(startGame);
 });
 async function startGame() {
+  // A seat left without a name is asked about, not dropped: the players after it would sit
+  // a seat too far up, for the panel's seat buttons and the camera's zones.
+  const unnamed = [...document.querySelectorAll("#seats .seat-name")].findIndex((i) => !cleanName(i.value));
+  if (unnamed >= 0) {
+    const input = document.querySelectorAll("#seats .seat-name")[unnamed];
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+    notice("Seat " + (unnamed + 1) + " has no name: type one, or remove the seat with \u00d7", "error");
+    return;
+  }
   const rows = seatRows();
   const names = rows.map((r) => r.name);
   const colours = Object.fromEntries(rows.map((r) => [r.name, r.colour]));

@@ -245,6 +245,28 @@ def test_two_seats_with_one_name_are_refused_at_the_second_name(
     assert get_state(server)["players"][2]["name"] == "Zoe"
 
 
+def test_a_seat_left_without_a_name_is_asked_about_not_dropped(
+    phone: Any, server: str
+) -> None:
+    # Before, the game started without that seat, and the players after it each sat a seat
+    # up: the panel's seat buttons and the camera's zones gave their dice to others.
+    open_form(phone)
+    fields = phone.locator("#seats input[type=text]")
+    count = fields.count()
+    fields.nth(1).fill("  ")
+    before = len(games(server))
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#notice")).to_have_text(
+        "Seat 2 has no name: type one, or remove the seat with \u00d7")
+    expect(fields.nth(1)).to_have_attribute("aria-invalid", "true")
+    expect(fields.nth(1)).to_be_focused()
+    assert len(games(server)) == before
+    phone.locator("#seats .seat-row").nth(1).locator(".remove").click()  # as the notice says
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert len(get_state(server)["players"]) == count - 1
+
+
 def colour_gap(a: str, b: str) -> float:
     """How far apart two "#rrggbb" colours look ("redmean", a weighted RGB distance)."""
     (r1, g1, b1), (r2, g2, b2) = ([int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in (a, b))
