@@ -203,6 +203,7 @@ function setControl(on) {
   $("lock").textContent = on ? "Control on" : "Enter PIN";
   $("lock").classList.toggle("on", on);
   if (page.state) render(page.state);
+  if (page.state && page.state.dice_in_play === null) loadGames();  // its record, the PIN's
 }
 
 $("lock").addEventListener("click", async () => {
@@ -623,6 +624,8 @@ function rulesInWords(state) {
   if (o.loss === "difference") said.push("the difference is lost");
   if (o.cruzado) said.push("dudo cruzado");
   if (o.direction === "alternating") said.push("the direction alternates");
+  // The players' "?" in place of their dice: the table's rule, not something missing.
+  if (o.lost_dice_visible === false) said.push("?: how many dice each holds is not shown (these rules)");
   if (players(state).some((p) => p.palifico_used)) said.push("P: palifico played");
   return said.join(" \u00b7 ");
 }
@@ -1322,8 +1325,13 @@ function numberHistory() {
 async function loadGames(url) {
   const data = await fetch(url || "/api/games", {credentials: "same-origin"}).then((r) => r.json()).catch(() => null);
   if (!data || !data.games) return;
-  const items = data.games.map((g) => h("li", {},
-    h("a", {href: g.record, download: "", text: gameTitle(g)})));
+  // The game under way at a table that hides the dice counts: its record, which counts
+  // them, is the PIN holder's until it ends (a link would download a refusal).
+  const s = page.state || {};
+  const kept = (g) => g.id === s.game_id && s.dice_in_play === null && s.phase !== "over" && !page.control;
+  const items = data.games.map((g) => h("li", {}, kept(g)
+    ? h("span", {text: gameTitle(g) + " \u00b7 its record once it ends"})
+    : h("a", {href: g.record, download: "", text: gameTitle(g)})));
   if (url) $("games").append(...items); else $("games").replaceChildren(...items);
   page.olderGames = data.more || null;
   $("older-games").hidden = !page.olderGames;

@@ -651,3 +651,22 @@ def test_a_refusal_stays_its_time_though_the_player_touches_the_page(
     expect(phone.locator("#notice")).to_have_text("DUDO by Ana: no bid to doubt yet")
     phone.locator("#notice").click()  # read: a tap on it clears it
     expect(phone.locator("#notice")).to_be_hidden(timeout=1500)
+
+
+def test_a_table_that_hides_the_dice_counts_says_so_and_offers_no_record_it_would_refuse(
+    browser: Any, server: str
+) -> None:
+    # Before session 78, every player read "?" with nothing to say why, and a phone without
+    # the PIN was offered the game's record, which downloaded a refusal (403).
+    state = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", lost_dice_visible=False)
+    watcher = open_page(browser, server, PHONE, "light")
+    wait_out_the_hold(watcher, state)
+    expect(watcher.locator("#rules-line")).to_contain_text(
+        "?: how many dice each holds is not shown (these rules)")
+    listed = watcher.locator("#games li").first
+    expect(listed).to_contain_text("(unfinished) \u00b7 its record once it ends")
+    expect(listed.locator("a")).to_have_count(0)
+    shot(watcher, "78-hidden-counts-watcher", full=True)
+    take_control(watcher)  # the PIN's phone may have it
+    expect(watcher.locator("#games li").first.locator("a")).to_have_count(1)
+    watcher.context.close()
