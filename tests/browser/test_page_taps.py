@@ -222,11 +222,21 @@ def test_odds_that_can_still_fail_are_never_said_to_be_sure(phone: Any) -> None:
                           " pct(0.012)]") == [">99%", "100%", "<1%", "0%", "50%", "99%", "1%"]
 
 
-def test_a_table_out_of_reach_is_said_at_the_top_however_far_the_page_is_scrolled(
+def test_a_table_out_of_reach_is_said_in_view_however_far_the_page_is_scrolled(
     phone: Any, server: str
 ) -> None:
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     take_control(phone)
+    # At the top, it leaves the standing bid in view (since session 78: under the header it
+    # hid the quantity and the die).
+    wait_out_the_hold(phone, act(server, action="bid", player="Ana", quantity=3, face=5))
+    phone.evaluate("setOffline(true)")
+    banner = phone.locator("#offline")
+    expect(banner).to_be_visible()
+    bid, said = phone.locator("#bid").bounding_box(), banner.bounding_box()
+    assert bid is not None and said is not None and bid["y"] + bid["height"] <= said["y"]
+    shot(phone, "78-out-of-reach-top")
+    phone.evaluate("setOffline(false)")
     phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     phone.evaluate("setOffline(true)")  # as the live feed does when the table is lost
     banner = phone.locator("#offline")
