@@ -149,15 +149,20 @@ async function recheckControl() {
 let noticeTimer = null;
 // A toast lies over the controls: the player's next touch clears an announcement's (the
 // history keeps every one), so the button under it can be seen before it is tapped. A
-// refusal's stays its time: it is kept nowhere else. A tap on the toast itself clears it,
-// a refusal's too, and presses nothing under it (it was read, or is in the way): the toast
-// stays until its own click, or a finger's tap would land on the button it hid.
+// refusal's, kept nowhere else, stays for the time to read it (REFUSAL_READ_MS), then goes at
+// the next touch too: it lies over the standing bid it often asks to look at again. A tap on
+// the toast itself clears it, a refusal's too, and presses nothing under it (it was read, or
+// is in the way): the toast stays until its own click, or a finger's tap would land on the
+// button it hid.
+const REFUSAL_READ_MS = 1500;
+let noticeShownAt = 0;
 function clearNotice() {
   clearTimeout(noticeTimer);
   $("notice").hidden = true;
 }
 document.addEventListener("pointerdown", (event) => {
-  if (event.target === $("notice") || $("notice").classList.contains("error")) return;
+  if (event.target === $("notice")) return;
+  if ($("notice").classList.contains("error") && performance.now() - noticeShownAt < REFUSAL_READ_MS) return;
   clearNotice();
 }, {capture: true});
 $("notice").addEventListener("click", clearNotice);
@@ -169,6 +174,7 @@ function notice(text, kind, ms) {
   $("said").textContent = text;
   el.className = "notice " + (kind || "");
   el.hidden = false;
+  noticeShownAt = performance.now();
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(() => { el.hidden = true; }, ms || (kind === "error" ? 6000 : 4000));
 }

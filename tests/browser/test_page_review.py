@@ -558,6 +558,22 @@ def test_a_toast_over_the_buttons_goes_at_the_next_touch(phone: Any, server: str
     assert get_state(server)["bid"]["text"] == "1x3"  # the touch changed nothing
 
 
+def test_a_refusal_s_toast_stays_to_be_read_then_goes_at_the_next_touch(
+    phone: Any, server: str
+) -> None:
+    # It lies over the standing bid it often asks to look at ("the game moved on: look
+    # again"): before session 78 it stayed its 6 s whatever the player touched.
+    new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    toast = phone.locator("#notice")
+    phone.evaluate("notice('the game moved on since this phone showed it: look again', 'error')")
+    phone.mouse.click(5, 300)  # at once: not yet read
+    expect(toast).to_be_visible()
+    phone.wait_for_timeout(1600)
+    phone.mouse.click(5, 300)
+    expect(toast).to_be_hidden(timeout=1000)  # well before its 6 s
+
+
 def test_a_screen_reader_hears_whose_turn_it_is_their_dice_and_the_chosen_face(
     phone: Any, server: str
 ) -> None:
