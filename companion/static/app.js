@@ -1054,10 +1054,26 @@ function renderCalls(state) {
 function quantities() { return [...new Set(page.bids.map((b) => b.quantity))].sort((a, b) => a - b); }
 function position(state) { return state ? state.game_id + "/" + state.moves : null; }
 function raise(state) { return state ? JSON.stringify([state.game_id, state.round, state.turn, state.bid]) : null; }
+// How long the picker keeps the last bids shown, held, while the next move's are asked for:
+// at every move it went blank ("–", "Asking the table for the bids…") for a network's
+// round trip, and came back.
+const BIDS_AWAITED_MS = 1000;
 function renderPicker() {
   // Bids given before the game last moved (another phone or the panel bid since, and the
   // new ones are on their way) are not offered: the table would refuse them.
   const fresh = page.bidsFor === position(page.state);
+  if (fresh) page.bidsAwaited = null;
+  else if (!page.bidsLost && page.state && page.state.phase === "bidding" && $("qty").value !== "\u2013") {
+    // The picker as it was, every part of it held, for a moment: the new bids are on their way.
+    if (!page.bidsAwaited || page.bidsAwaited.for !== position(page.state)) {
+      page.bidsAwaited = {for: position(page.state), from: performance.now()};
+    }
+    if (performance.now() - page.bidsAwaited.from < BIDS_AWAITED_MS) {
+      $("picker").querySelectorAll("button, input").forEach((el) => { el.disabled = true; });
+      setTimeout(renderPicker, BIDS_AWAITED_MS + 20);
+      return;
+    }
+  }
   const bids = fresh ? page.bids : [];
   const qtys = quantities();
   // Another raise to make (another player's, another bid's, a new round's or game's): from

@@ -484,3 +484,37 @@ def test_a_history_of_the_game_before_is_asked_for_again_not_added_to(
     expect(phone.locator("#history li")).to_have_text(lines[::-1])
     assert phone.evaluate("document.getElementById('history').start") == len(lines)
     phone.context.close()
+
+
+# Each change of the picker's quantity and of Bid's words, as the phone shows them.
+WATCH_PICKER = """() => {
+  window.picker = [];
+  const seen = () => window.picker.push([document.getElementById("qty").value,
+                                         document.getElementById("place-bid").textContent]);
+  for (const id of ["qty", "place-bid"]) {
+    new MutationObserver(seen).observe(document.getElementById(id),
+      {subtree: true, childList: true, characterData: true, attributes: true});
+  }
+}"""
+
+
+def test_the_bid_picker_does_not_go_blank_at_each_move_on_a_slow_network(
+    phone: Any, server: str
+) -> None:
+    # Before session 78, on a network of 200 ms each way the picker went blank at every move
+    # ("–" and "Asking the table for the bids…", two lines) until the new bids came back.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    take_control(phone)
+    expect(phone.locator("#place-bid")).to_have_text("Bid 1 × 2")
+    network = phone.context.new_cdp_session(phone)
+    network.send("Network.enable")
+    network.send("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 200, "downloadThroughput": -1, "uploadThroughput": -1})
+    phone.evaluate(WATCH_PICKER)
+    act(server, action="bid", player="Ana", quantity=3, face=4)
+    expect(phone.locator("#place-bid")).to_have_text("Bid 3 × 5")
+    shown = phone.evaluate("window.picker")
+    assert shown, "the picker never changed"
+    assert all(quantity != "–" and not bid.startswith("Asking") for quantity, bid in shown), shown
+    network.send("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
