@@ -744,12 +744,15 @@ function renderReveal(state) {
     $("reveal-link").removeAttribute("href");
     renderCounts(null);
   } else {
-    $("reading-corrected").hidden = true;
     img.classList.remove("again");
     img.hidden = $("reveal-link").hidden = true;  // nothing for the keyboard to reach either
     // Dice typed in by hand have no picture: their counts are still the reveal's to show.
     const typed = !inReveal && result && (result.faces || (result.dice && Object.values(result.dice).flat()));
     renderCounts(typed ? countFaces(typed) : null);
+    // Said on every phone (a picture's corrections are): these counts were typed, not read.
+    $("reading-corrected").hidden = !typed;
+    $("reading-corrected").textContent = typed ? "Typed in by hand"
+      + (state.camera ? ", in place of the camera's reading." : ".") : "";
     page.readingKey = null;
     page.picks = {};
   }

@@ -366,6 +366,9 @@ def test_dice_typed_in_by_hand_show_their_counts_as_a_picture_s_do(
         shown = player.locator(f"#counts .count-face[data-face='{face}'] b")
         expect(shown).to_have_text(f"\u00d7{n}")
     expect(player.locator("#result")).to_contain_text("5 counted")
+    # Said as a picture's corrections are (since session 78: the picture went, unexplained).
+    expect(player.locator("#reading-corrected")).to_have_text(
+        "Typed in by hand, in place of the camera's reading.")
     player.evaluate("document.getElementById('reveal').scrollIntoView()")
     shot(player, "20-typed-reveal-counts")
 
