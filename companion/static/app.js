@@ -239,7 +239,13 @@ $("pin-form").addEventListener("submit", async (ev) => {
     return;
   }
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) { $("pin-error").textContent = data.error || "refused"; return; }
+  if (!res.ok) {
+    $("pin-error").textContent = data.error || "refused";
+    // The wrong PIN goes: the next one is typed into an empty field, not after it.
+    $("pin").value = "";
+    $("pin").focus();
+    return;
+  }
   page.csrf = data.csrf;
   $("pin-dialog").close();
   if ($("notice").textContent === CONTROL_ENDED) $("notice").hidden = true;  // taken again

@@ -167,6 +167,9 @@ def test_a_watcher_without_the_pin_sees_the_table_but_no_controls(phone: Any) ->
     phone.click("#pin-form button[type=submit]")
     # The answer comes back asynchronously: wait for it rather than read at once.
     expect(phone.locator("#pin-error")).to_contain_text("wrong table PIN")
+    # The wrong PIN goes, the keyboard in the field for the next (since session 78).
+    expect(phone.locator("#pin")).to_have_value("")
+    expect(phone.locator("#pin")).to_be_focused()
     expect(phone.locator("#lock")).not_to_have_class("lock on")
     expect(phone.locator("#controls")).to_be_hidden()
 
