@@ -668,3 +668,21 @@ def test_a_phone_on_its_side_shows_the_game_s_end_across_the_screen(
         expect(page.locator(card)).to_be_visible()
         assert page.locator(card).bounding_box()["width"] >= 600, card
     page.context.close()
+
+
+def test_the_pin_dialog_fits_a_small_phone_at_twice_the_text_size(
+    browser: Any, server: str
+) -> None:
+    # Before session 78, its margins and padding grew with the text: after a wrong PIN's
+    # five lines, Cancel lay below the dialog's foot, reached only by a scroll inside it.
+    page = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    page.add_style_tag(content="html { font-size: 200%; }")
+    page.click("#lock")
+    page.fill("#pin", "9")
+    page.click("#pin-form button[type=submit]")
+    expect(page.locator("#pin-error")).to_contain_text("wrong table PIN")
+    dialog, cancel = (page.locator(s).bounding_box() for s in ("#pin-dialog", "#pin-cancel"))
+    assert dialog is not None and cancel is not None
+    assert cancel["y"] + cancel["height"] <= dialog["y"] + dialog["height"] <= 640, (cancel, dialog)
+    shot(page, "78-pin-dialog-text-200")
+    page.context.close()
