@@ -13,7 +13,8 @@
 - ``NEW_GAME``: defaults for the page's new-game form (``rules``, ``options``, ``players``).
 - ``PUBLIC_URL``: the address the join QR code shows (default: the address asked for).
 - ``PIN_ATTEMPTS``, ``PIN_WINDOW_S``: wrong PINs a phone may try per window (5 per 60 s);
-  ``PIN_TABLE_ATTEMPTS``: all phones together (30 per window: many addresses guess no faster).
+  ``PIN_TABLE_ATTEMPTS``, ``PIN_TABLE_WINDOW_S``: all phones together (30 per 600 s: many
+  addresses guess no faster).
 - ``SESSION_DAYS``: how long a control session lasts (7 days; a changed PIN ends them all).
 - ``MAX_CONTENT_LENGTH``: the largest request body (64 KiB).
 - ``SSE_MAX_CLIENTS``, ``SSE_MAX_PER_ADDRESS``, ``SSE_QUEUE_SIZE``, ``SSE_KEEPALIVE_S``,
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "PIN_ATTEMPTS": 5,
     "PIN_WINDOW_S": 60.0,
     "PIN_TABLE_ATTEMPTS": 30,
+    "PIN_TABLE_WINDOW_S": 600.0,
     "SESSION_DAYS": 7.0,
     "SSE_MAX_CLIENTS": 24,
     "SSE_MAX_PER_ADDRESS": 16,

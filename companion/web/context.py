@@ -71,7 +71,8 @@ class WebContext:
         return cls(
             table=table,
             limiter=PinLimiter(int(config["PIN_ATTEMPTS"]), float(config["PIN_WINDOW_S"]),
-                               table_attempts=int(config["PIN_TABLE_ATTEMPTS"])),
+                               table_attempts=int(config["PIN_TABLE_ATTEMPTS"]),
+                               table_window_s=float(config["PIN_TABLE_WINDOW_S"])),
             sessions=ControlSessions(config.get("SESSIONS_FILE"), pin_mark=pin_mark(config),
                                      days=float(config["SESSION_DAYS"])),
             listed=config.get("JOURNAL"),

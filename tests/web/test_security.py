@@ -333,6 +333,27 @@ def test_many_addresses_together_guess_no_faster_than_the_table_allows(app: Flas
     assert login(regular).status_code == 200
 
 
+def test_the_table_s_guessing_limit_holds_for_ten_minutes(app: Flask) -> None:
+    # Before session 78, 30 a minute: a laptop of ten addresses tried every 4-digit PIN in
+    # five and a half hours. Now 30 in 10 minutes (the table's own limiter, its clock moved).
+    now = [0.0]
+    app.extensions["dudo"].limiter._clock = lambda: now[0]
+    for n in range(10):
+        guesser = app.test_client()
+        guesser.environ_base["REMOTE_ADDR"] = f"192.0.2.{n + 1}"
+        for _ in range(3):
+            assert login(guesser, "0000").status_code == 403
+        now[0] += 1.0
+    player = app.test_client()
+    player.environ_base["REMOTE_ADDR"] = "192.0.2.200"
+    now[0] += 120.0  # two minutes after: each guesser's own minute is long over
+    refused = login(player, PIN)
+    assert refused.status_code == 429
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
+    now[0] += 600.0
+    assert login(player, PIN).status_code == 200
+
+
 def test_a_body_too_large_is_refused_before_it_is_read(client: FlaskClient) -> None:
     answer = client.post("/api/login", data=b"x" * (65 * 1024),
                          headers={"Content-Type": "application/json"})
