@@ -92,4 +92,17 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     if app.config["SIM_DRIVER"] is not None:
         app.register_blueprint(sim.bp)
     api.register_error_handlers(app)
+    app.after_request(_guarded)
     return app
+
+
+def _guarded(response: Any) -> Any:
+    """Every answer: never framed by another site's page, never sniffed as another type; and
+    the API's (the game as it stands, the PIN's session) never kept in a browser's cache."""
+    from flask import request
+
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    if request.path.startswith("/api/") or request.path == "/":
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response

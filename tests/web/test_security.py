@@ -358,3 +358,18 @@ def test_a_body_too_large_is_refused_before_it_is_read(client: FlaskClient) -> N
     answer = client.post("/api/login", data=b"x" * (65 * 1024),
                          headers={"Content-Type": "application/json"})
     assert answer.status_code == 413 and "Too Large" in answer.get_json()["error"]
+
+
+def test_no_answer_is_framed_sniffed_or_kept_in_a_cache_where_it_tells_the_game(
+    client: FlaskClient,
+) -> None:
+    # Before session 78 no answer said any of it: a browser could keep the state it was
+    # given, and another site's page could lay the table's page under its own.
+    for path in ("/", "/api/state", "/api/session", "/api/bids", "/static/app.js"):
+        answer = client.get(path)
+        assert answer.status_code == 200, path
+        assert answer.headers["X-Content-Type-Options"] == "nosniff", path
+        assert answer.headers["X-Frame-Options"] == "DENY", path
+        if path != "/static/app.js":  # the page's script may be kept: it tells no game
+            assert answer.headers["Cache-Control"] == "no-store", path
+    assert client.get("/static/app.js").headers.get("Cache-Control") != "no-store"
