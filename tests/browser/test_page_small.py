@@ -686,3 +686,19 @@ def test_the_pin_dialog_fits_a_small_phone_at_twice_the_text_size(
     assert cancel["y"] + cancel["height"] <= dialog["y"] + dialog["height"] <= 640, (cancel, dialog)
     shot(page, "78-pin-dialog-text-200")
     page.context.close()
+
+
+@pytest.mark.parametrize("width, height", [(360, 640), (844, 390)])
+def test_each_game_in_the_list_is_a_finger_high(
+    browser: Any, server: str, width: int, height: int
+) -> None:
+    # Before session 78 each was 36 px high: an inline link's padding made it no taller.
+    new_game(server, ["Ana", "Ben"], rules="perudo")
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    page = open_page(browser, server, {"width": width, "height": height}, "light")
+    links = page.locator("#games a")
+    expect(links.nth(1)).to_be_visible()
+    for n in range(links.count()):
+        box = links.nth(n).bounding_box()
+        assert box is not None and box["height"] >= 44, box
+    page.context.close()
