@@ -64,6 +64,10 @@ SSE_MAX_CLIENTS = 64
 # together took them all, and the table answered nobody until the idle ones were closed, two
 # minutes later; those now close after a minute idle (a live page speaks every 15 s).
 CONNECTION_LIMIT = 500
+# The most of them one address may hold (a phone's browser opens about six, and one for each
+# page it follows): one laptop's requests it never finishes took all 500, and no phone was
+# answered while it went on (session 78).
+CONNECTIONS_PER_ADDRESS = 100
 IDLE_CONNECTION_S = 60
 # What waitress holds for a phone that does not read (asleep, in a pocket) before the
 # answer's writer waits: past it, the live page's queue fills and the phone is let go (see
@@ -706,11 +710,11 @@ def _create_server(app: Any, config: Config) -> Any:
     try:
         # waitress would take a body of up to 1 GB, spooled to the card: past the app's own
         # limit (answered in JSON), it is cut off here.
-        return create_server(
+        return _within_limit_per_address(create_server(
             app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo",
             max_request_body_size=1024 * 1024, connection_limit=CONNECTION_LIMIT,
             channel_timeout=IDLE_CONNECTION_S, outbuf_high_watermark=OUTPUT_HELD_BYTES,
-        )
+        ), CONNECTIONS_PER_ADDRESS)
     except PermissionError as err:  # a port below 1024: trying again will not help
         raise StartError(
             f"cannot listen on {config.host}:{config.port}: {err.strerror} (a port below 1024"
@@ -735,6 +739,33 @@ def _create_server(app: Any, config: Config) -> Any:
                 " --host) to this machine's address or name, or 0.0.0.0 for every address"
                 if isinstance(why, socket.gaierror) else str(err))
         raise StartError(f"cannot listen on {config.host}:{config.port}: {said}") from err
+
+
+def _within_limit_per_address(server: Any, most: int) -> Any:
+    """``server`` (waitress's), closing at once a connection from an address that already
+    holds ``most`` of its connections; the first refused of each address is logged."""
+    accept, refused = server.accept, set()
+
+    def accept_within_limit() -> Any:
+        taken = accept()
+        if taken is None:
+            return None
+        conn, addr = taken
+        host = addr[0] if isinstance(addr, tuple) else addr
+        held = sum(1 for channel in list(server.active_channels.values())
+                   if isinstance(channel.addr, tuple) and channel.addr[0] == host)
+        if held < most:
+            refused.discard(host)
+            return taken
+        if host not in refused:
+            refused.add(host)
+            logger.warning("%s holds %d of the page's connections: its next ones are closed"
+                           " until it lets some go", host, held)
+        conn.close()
+        return None
+
+    server.accept = accept_within_limit
+    return server
 
 
 def _close_server(server: Any) -> None:

@@ -29,8 +29,10 @@ from companion.serve import (
     JOURNAL_RETRY_S,
     CannotWriteYet,
     StartError,
+    _close_server,
     _open_journal,
     _web_app,
+    _within_limit_per_address,
     build,
     serve_command,
 )
@@ -1136,3 +1138,45 @@ def test_a_table_the_watchdog_kills_first_logs_where_each_thread_was(tmp_path: P
     assert "Fatal Python error: Aborted" in printed
     # (Up to 100 threads, newest first: a camera's or the panel's among them.)
     assert re.search(r'File ".*/(companion|hardware|vision)/\w+\.py", line \d+', printed)
+
+
+def test_one_address_holding_its_share_of_connections_leaves_the_others_answered() -> None:
+    # Before session 78 one laptop's requests it never finished (a "slowloris") took all 500
+    # of waitress's connections: no phone was answered while it went on.
+    import threading
+
+    from waitress import create_server
+
+    def hello(environ: Any, start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"the table"]
+
+    server = _within_limit_per_address(create_server(hello, host="127.0.0.1", port=0), 3)
+    port = server.effective_port
+    threading.Thread(target=server.run, daemon=True).start()
+    held = []
+    try:
+        for _ in range(3):  # requests it never finishes
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            held.append(sock)
+        time.sleep(0.3)  # each taken by the server
+        one_more = socket.create_connection(("127.0.0.1", port), timeout=5)
+        held.append(one_more)
+        one_more.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        try:  # closed at once, unanswered (a reset, the request unread)
+            assert one_more.recv(100) == b""
+        except ConnectionResetError:
+            pass
+        phone = socket.create_connection(("127.0.0.1", port), timeout=5,
+                                         source_address=("127.0.0.2", 0))
+        held.append(phone)
+        phone.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while chunk := phone.recv(4096):
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 200 OK") and answer.endswith(b"the table")
+    finally:
+        for sock in held:
+            sock.close()
+        _close_server(server)
