@@ -56,24 +56,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Threads for waitress: each live page (SSE stream) holds one; ~60 phones plus the actions.
-SERVER_THREADS = 100
 SSE_MAX_CLIENTS = 64
-# Connections waitress keeps open: a phone opening the page holds about six, kept for the
-# next request, and its live page one. At waitress's own 100, fifteen phones opening the page
-# together took them all, and the table answered nobody until the idle ones were closed, two
-# minutes later; those now close after a minute idle (a live page speaks every 15 s).
-CONNECTION_LIMIT = 500
-# The most of them one address may hold (a phone's browser opens about six, and one for each
-# page it follows): one laptop's requests it never finishes took all 500, and no phone was
-# answered while it went on (session 78).
-CONNECTIONS_PER_ADDRESS = 100
-IDLE_CONNECTION_S = 60
-# What waitress holds for a phone that does not read (asleep, in a pocket) before the
-# answer's writer waits: past it, the live page's queue fills and the phone is let go (see
-# companion.web.events). At waitress's own 16 MB (past 1 MB in a file in /tmp) sixty-four
-# such phones had the table at 581 MB, held after they went.
-OUTPUT_HELD_BYTES = 256 * 1024
 READY_TIMEOUT_S = 60.0
 
 
@@ -666,8 +649,10 @@ class _Page:
 
     def listen(self) -> None:
         """Take the page's address and port (StartError if they cannot be)."""
+        from companion.web import server
+
         self._server = _create_server(self, self._config)
-        self._stack.callback(_close_server, self._server)
+        self._stack.callback(server.close, self._server)
 
     def serve(self, companion: Companion) -> Any:
         """The server, the web app of ``companion``'s table behind it."""
@@ -705,16 +690,10 @@ def _web_app(companion: Companion, config: Config) -> Any:
 
 def _create_server(app: Any, config: Config) -> Any:
     """The waitress server for ``app``, bound to its port (StartError if it cannot be)."""
-    from waitress import create_server
+    from companion.web import server
 
     try:
-        # waitress would take a body of up to 1 GB, spooled to the card: past the app's own
-        # limit (answered in JSON), it is cut off here.
-        return _within_limit_per_address(create_server(
-            app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="dudo",
-            max_request_body_size=1024 * 1024, connection_limit=CONNECTION_LIMIT,
-            channel_timeout=IDLE_CONNECTION_S, outbuf_high_watermark=OUTPUT_HELD_BYTES,
-        ), CONNECTIONS_PER_ADDRESS)
+        return server.create(app, config.host, config.port)
     except PermissionError as err:  # a port below 1024: trying again will not help
         raise StartError(
             f"cannot listen on {config.host}:{config.port}: {err.strerror} (a port below 1024"
@@ -739,40 +718,6 @@ def _create_server(app: Any, config: Config) -> Any:
                 " --host) to this machine's address or name, or 0.0.0.0 for every address"
                 if isinstance(why, socket.gaierror) else str(err))
         raise StartError(f"cannot listen on {config.host}:{config.port}: {said}") from err
-
-
-def _within_limit_per_address(server: Any, most: int) -> Any:
-    """``server`` (waitress's), closing at once a connection from an address that already
-    holds ``most`` of its connections; the first refused of each address is logged."""
-    accept, refused = server.accept, set()
-
-    def accept_within_limit() -> Any:
-        taken = accept()
-        if taken is None:
-            return None
-        conn, addr = taken
-        host = addr[0] if isinstance(addr, tuple) else addr
-        held = sum(1 for channel in list(server.active_channels.values())
-                   if isinstance(channel.addr, tuple) and channel.addr[0] == host)
-        if held < most:
-            refused.discard(host)
-            return taken
-        if host not in refused:
-            refused.add(host)
-            logger.warning("%s holds %d of the page's connections: its next ones are closed"
-                           " until it lets some go", host, held)
-        conn.close()
-        return None
-
-    server.accept = accept_within_limit
-    return server
-
-
-def _close_server(server: Any) -> None:
-    """Let go of the page's port and waitress's threads (a start stopped after it was taken,
-    or the server stopped)."""
-    server.task_dispatcher.shutdown()
-    server.close()
 
 
 def _secret_key(data: Path) -> bytes:

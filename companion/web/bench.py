@@ -1,10 +1,11 @@
 """``python -m companion.web.bench``: how fast a submitted action reaches every phone.
 
-Serves the real app with waitress on 127.0.0.1 (a free port), connects ``--clients``
-Server-Sent Events streams, then submits ``--actions`` actions of seeded random games over
-HTTP (``POST /api/actions`` with the PIN header), one at a time. For every action and every
-client it measures the delay from just before the POST to the moment that client has read
-the event, and prints the median and the 99th percentile.
+Serves the real app with the server ``dudo serve`` runs (``companion.web.server``) on
+127.0.0.1 (a free port), connects ``--clients`` Server-Sent Events streams, then submits
+``--actions`` actions of seeded random games over HTTP (``POST /api/actions`` with the PIN
+header), one at a time. For every action and every client it measures the delay from just
+before the POST to the moment that client has read the event, and prints the median and the
+99th percentile.
 """
 
 from __future__ import annotations
@@ -131,20 +132,20 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def run(clients: int, actions: int, seed: int, journal_dir: Path | None) -> dict[str, Any]:
     """Serve, connect, submit, measure; returns the figures."""
-    from waitress.server import create_server
-
     from companion.journal import Journal
     from companion.table import Table
-    from companion.web import create_app
+    from companion.web import create_app, server
 
     journal = Journal.in_directory(journal_dir) if journal_dir else None
     table = Table(journal=journal)
     # Every phone of the bench is at this machine's address.
     app = create_app(table, {"TABLE_PIN": PIN, "SSE_MAX_CLIENTS": clients,
                              "SSE_MAX_PER_ADDRESS": clients})
-    server = create_server(app, host="127.0.0.1", port=0, threads=clients + 8)
-    port = server.effective_port
-    threading.Thread(target=server.run, daemon=True).start()
+    # The server ``dudo serve`` runs, with a thread for each phone and the poster.
+    page = server.create(app, "127.0.0.1", 0, threads=max(server.SERVER_THREADS, clients + 8),
+                         most=max(server.CONNECTIONS_PER_ADDRESS, clients + 1))
+    port = page.effective_port
+    threading.Thread(target=page.run, daemon=True).start()
 
     followers = [Follower(port) for _ in range(clients)]
     for f in followers:

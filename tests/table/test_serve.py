@@ -30,13 +30,13 @@ from companion.serve import (
     JOURNAL_RETRY_S,
     CannotWriteYet,
     StartError,
-    _close_server,
     _open_journal,
     _web_app,
-    _within_limit_per_address,
     build,
     serve_command,
 )
+from companion.web.server import close as _close_server
+from companion.web.server import within_limit_per_address as _within_limit_per_address
 from tests.table.conftest import card_full_for, write_over
 
 PIN = "1357"
