@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -410,7 +411,10 @@ class RevealCamera:
     ``started(token)`` (the table says whether the picture is still wanted, and switches
     the light on), takes the frame, calls ``ended()``
     (the light goes off), reads it and calls ``done(token, reading, problem)``: a reading,
-    or None and why the players must enter the dice by hand.
+    or None and why the players must enter the dice by hand. A take asked for while an
+    earlier one still waits for its cups stands for it: the earlier one is dropped at once,
+    unphotographed (a call undone and made again is photographed once its own cups are up,
+    not once every call before it has waited for its own).
     """
 
     def __init__(
@@ -427,6 +431,8 @@ class RevealCamera:
         self._idle = threading.Condition()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reveal")
         self._closing = threading.Event()
+        self._newest = 0  # the number of the last take asked for
+        self._asked = threading.Condition()  # told of each take asked for, and of closing
 
     def reader(self) -> Reader:
         """The reader (the vision package's, loaded at the first reveal, when none was given)."""
@@ -450,10 +456,14 @@ class RevealCamera:
         closed. (``held_by_others``: as ``Reader.read``'s.)"""
         with self._idle:
             self._pending += 1
+        with self._asked:
+            self._newest += 1
+            number = self._newest
+            self._asked.notify_all()
         try:
             self._worker.submit(
-                self._work, token, dict(expected), dict(seats), started, ended, done, after_s,
-                tuple(held_by_others),
+                self._work, number, token, dict(expected), dict(seats), started, ended, done,
+                time.monotonic() + after_s, tuple(held_by_others),
             )
         except RuntimeError:
             self._finished()
@@ -462,17 +472,18 @@ class RevealCamera:
 
     def _work(
         self,
+        number: int,
         token: Token,
         expected: dict[str, int],
         seats: dict[str, int],
         started: Callable[[Token], bool],
         ended: Callable[[], None],
         done: Callable[[Token, CameraReading | None, str], None],
-        after_s: float,
+        cups_up_at: float,
         held_by_others: tuple[str, ...],
     ) -> None:
         try:
-            if self._closing.wait(after_s) or not started(token):
+            if not self._cups_up(number, cups_up_at) or not started(token):
                 return
             reading, problem = self._take_and_read(expected, seats, ended, held_by_others)
             done(token, reading, problem)
@@ -484,6 +495,17 @@ class RevealCamera:
                 logger.exception("the table could not take the failed picture back")
         finally:
             self._finished()
+
+    def _cups_up(self, number: int, cups_up_at: float) -> bool:
+        """Wait until ``cups_up_at`` (``time.monotonic()``); False, at once, when a newer
+        take was asked for meanwhile or the worker is closing."""
+        with self._asked:
+            while number == self._newest and not self._closing.is_set():
+                left = cups_up_at - time.monotonic()
+                if left <= 0:
+                    return True
+                self._asked.wait(left)
+        return False
 
     def _take_and_read(
         self, expected: dict[str, int], seats: dict[str, int], ended: Callable[[], None],
@@ -536,5 +558,7 @@ class RevealCamera:
 
     def close(self) -> None:
         """Stop the worker, waiting for a picture under way (not for the cups to come up)."""
-        self._closing.set()
+        with self._asked:
+            self._closing.set()
+            self._asked.notify_all()
         self._worker.shutdown(wait=True)

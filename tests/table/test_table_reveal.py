@@ -802,6 +802,31 @@ def test_a_call_left_standing_is_photographed_once_the_cups_are_up(
     assert state["round"] == 2 and state["reading"]["applied"]
 
 
+def test_a_call_pressed_again_after_an_undo_is_photographed_once_its_own_cups_are_up(
+    header: dict[str, Any],
+) -> None:
+    # The camera waited out the cups of every call taken back before it, one after the
+    # other: a DUDO mis-pressed, undone and pressed again had its picture 3 s late at the
+    # service's 3 s, and later for each more.
+    setup = CameraTable("truth", cups_up_s=30.0)
+    table = setup.table
+    try:
+        table.new_game(header)
+        assert table.submit(BID).ok
+        for _ in range(2):  # pressed, and taken back: their cups would be up in 30 s
+            assert table.submit(DUDO).ok
+            assert table.submit({"action": "undo"}).ok
+        table.cups_up_s = 0.5
+        assert table.submit(DUDO).ok
+        assert table.wait_idle(10)  # not 30 s and more
+        assert setup.camera.last_scene is not None
+        assert [e.kind for e in setup.events].count("capture_start") == 1
+        state = table.state()
+        assert state["round"] == 2 and state["reading"]["applied"]
+    finally:
+        table.close()
+
+
 def test_closing_the_table_does_not_wait_for_the_cups(header: dict[str, Any]) -> None:
     setup = CameraTable("truth", cups_up_s=30.0)
     table = setup.table
