@@ -43,6 +43,7 @@ const page = {
   historyAsked: 0,
   historyAnswered: 0,
   bidsFor: null,     // the game and moves ("3/12") the legal bids shown were given for
+  bidsWanted: null,  // the game and moves the last ask for the legal bids was made at
   bidsLost: 0,       // the asks for the legal bids that failed in a row (asked again later)
   heard: 0,          // when the live feed last said anything (performance.now())
   feed: null,        // the live feed (an EventSource)
@@ -1153,8 +1154,10 @@ $("qty").addEventListener("blur", () => renderPicker());
 async function loadBids() {
   const ask = ++page.bidsAsked;
   const asked = position(page.state);
+  page.bidsWanted = null;
   // No bids to ask for: none are known (the PIN entered next, the button asks for them).
   if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsFor = null; page.bidsLost = 0; return; }
+  page.bidsWanted = asked;
   const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   // Answers can come out of order: one to an older ask is for a game that has moved on.
   if (ask !== page.bidsAsked) return;
@@ -1164,6 +1167,16 @@ async function loadBids() {
   renderPicker();
   // Asked again after 1, 2, 4... s (at most 30): a table that keeps failing is not pressed.
   if (page.bidsLost) setTimeout(() => { if (ask === page.bidsAsked) loadBids(); }, Math.min(30, 2 ** (page.bidsLost - 1)) * 1000);
+}
+
+// The legal bids change only as the game moves (its id and moves): a state that moved
+// nothing (the panel's dial turned, the camera's light) asks for none again. Each phone with
+// the PIN asked at every state, the table working them all out again for each: a dial turned
+// ten clicks made ten asks a phone, and on a Pi's pace its push beeped 0.2 s late (session 79).
+function loadBidsIfMoved() {
+  const asked = page.control && page.state && page.state.phase === "bidding" && !page.bidsLost
+    && page.bidsWanted === position(page.state);
+  if (!asked) loadBids();
 }
 
 function act(action) {
@@ -1181,7 +1194,7 @@ function applyAnswer(data) {
   // The live feed may already have brought a newer state (the camera reads fast, an answer
   // can arrive after it): an answer older than what is shown must not take the page back.
   const stale = data.state && page.state && data.state.version < page.state.version;
-  if (data.state && !stale) { render(data.state); loadBids(); }
+  if (data.state && !stale) { render(data.state); loadBidsIfMoved(); }
   // The live feed brings the same announcements: announce() shows each batch once.
   if (data.announcements) announce(data.announcements, data.state);
 }
@@ -1415,7 +1428,7 @@ function connect(lostAlready) {
     }
     render(data.state);
     announce(data.announcements, data.state);
-    loadBids();
+    loadBidsIfMoved();
     // A game ends, or an undo takes its end back: the list of games says who won.
     if ((data.state.phase === "over") !== (lastPhase === "over") && lastPhase !== null) loadGames();
     lastPhase = data.state.phase;

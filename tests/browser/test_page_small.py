@@ -437,6 +437,30 @@ def test_every_phone_shows_the_bid_the_panel_s_dial_is_on(browser: Any, server: 
     watcher.context.close()
 
 
+def test_a_phone_with_the_pin_asks_for_the_bids_once_a_move_not_at_each_turn_of_the_dial(
+    browser: Any, server: str
+) -> None:
+    # Each phone with the PIN asked the table for every legal bid at each state it heard, and
+    # a turn of the panel's dial is one: a dial turned three clicks, three asks a phone, each
+    # worked out anew by the table (on a Pi's pace, the push's beep came 0.2 s late).
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    phone = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    take_control(phone)
+    loaded = "page.bidsFor === position(page.state) && page.bids.length > 0"
+    phone.wait_for_function(loaded)
+    asks: list[str] = []
+    phone.on("request", lambda r: asks.append(r.url) if "/api/bids" in r.url else None)
+    for _ in range(3):
+        assert "error" not in call_api(server, "/api/sim/dial", {"steps": 1})
+    expect(phone.locator("#dial")).to_have_text("panel: 1\u00d75")  # every turn heard
+    act(server, action="bid", player="Ana", quantity=1, face=5)
+    expect(phone.locator("#bid-by")).to_have_text("by Ana")
+    phone.wait_for_function(loaded)
+    expect(phone.locator("#dial")).to_have_text("panel: 1\u00d76")  # the dial set anew: heard
+    assert len(asks) == 1, asks  # the move's, once
+    phone.context.close()
+
+
 @pytest.mark.parametrize("width", [320, 360])
 def test_a_long_name_breaks_between_its_words(browser: Any, server: str, width: int) -> None:
     # Before, "Bartholo / mew" and "Maximilian / o": a name was cut inside a word to keep its
