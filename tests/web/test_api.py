@@ -425,6 +425,10 @@ def test_the_join_qr_code_is_an_svg_of_the_page_address(client: FlaskClient) -> 
     assert "http://192.0.2.7:8080/" in client.get("/", base_url="http://192.0.2.7:8080/").get_data(
         as_text=True
     )
+    # Drawn once an address: the Pi given another one, the code is of that one.
+    again = client.get("/qr.svg", base_url="http://192.0.2.7:8080/").data
+    moved = client.get("/qr.svg", base_url="http://192.0.2.99:8080/").data
+    assert again == answer.data and b"<svg" in moved and moved != answer.data
 
 
 def test_where_the_counts_are_hidden_the_record_of_the_game_on_is_for_the_pin_holder(
