@@ -31,6 +31,7 @@ const page = {
   historyHas: null,  // the game and moves the history loaded from the table holds ({game_id, moves})
   awayFrom: null,    // the game and history lines the page had when its feed went down
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
+  drawn: null,       // the state last drawn whole, but for its version and display (drawnPart)
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
@@ -297,17 +298,43 @@ function colourOf(state, name) {
   return c[name] || null;
 }
 
-function render(state) {
-  // The first /api/state can answer after the live feed has brought a newer state: an older
-  // one must not take the page back. A restarted table counts again from 0, in a new run.
+// Whether a state is to be shown: the first /api/state can answer after the live feed has
+// brought a newer state, and an older one must not take the page back (a restarted table
+// counts again from 0, in a new run). What the panel says shows as it comes.
+function current(state) {
   if (typeof state.version === "number") {
     if (state.run !== page.run) { page.run = state.run; page.floor = -Infinity; }
-    if (state.version < page.floor) return;
+    if (state.version < page.floor) return false;
     page.floor = state.version;
   }
   const panelSays = (state.display || {}).panel;
   if (panelSays && panelSays !== page.panelSaid) notice(panelSays, "error");
   page.panelSaid = panelSays;
+  return true;
+}
+
+// A state but for its version and what the panel displays, as text.
+function drawnPart(state) {
+  const {version, display, ...rest} = state;
+  return JSON.stringify(rest);
+}
+
+// A state the table sent (the live feed, an action's answer). One that moves only what the
+// panel displays (each click of its dial, the dial set anew after each move) redraws the
+// dial's line alone: a slow phone took a whole redraw of the page at each.
+function renderFromTable(state) {
+  if (!page.state || drawnPart(state) !== page.drawn) {
+    render(state);
+  } else if (current(state)) {
+    page.state = state;
+    renderDial(state);
+    renderSim(state);
+  }
+}
+
+function render(state) {
+  if (!current(state)) return;
+  page.drawn = drawnPart(state);
   // Another phone started a new game: this one's history is the new game's.
   // Or the history on the page is another game's (asked for before this game began, and
   // answered after): it is asked for again, not added to.
@@ -568,7 +595,11 @@ function renderBid(state) {
   else if (state.phase === "over") says("");
   // Only a phone with the PIN can start one: the others are told who can.
   else says(page.control ? "Start a game below" : "Whoever has the table PIN starts a game");
-  // The panel has no display: every phone shows the bid its dial is on, to push.
+  renderDial(state);
+}
+
+// The panel has no display: every phone shows the bid its dial is on, to push.
+function renderDial(state) {
   const dial = state.phase === "bidding" && state.turn && (state.display || {}).dial;
   $("dial").hidden = !dial;
   $("dial").textContent = dial ? "panel: " + String(dial).replace("x", "\u00d7") : "";
@@ -1194,7 +1225,7 @@ function applyAnswer(data) {
   // The live feed may already have brought a newer state (the camera reads fast, an answer
   // can arrive after it): an answer older than what is shown must not take the page back.
   const stale = data.state && page.state && data.state.version < page.state.version;
-  if (data.state && !stale) { render(data.state); loadBidsIfMoved(); }
+  if (data.state && !stale) { renderFromTable(data.state); loadBidsIfMoved(); }
   // The live feed brings the same announcements: announce() shows each batch once.
   if (data.announcements) announce(data.announcements, data.state);
 }
@@ -1426,7 +1457,7 @@ function connect(lostAlready) {
       page.capturing = false;  // the picture is read: "Reading the dice" is over
       if ($("notice").textContent.startsWith("Reading the dice")) $("notice").hidden = true;
     }
-    render(data.state);
+    renderFromTable(data.state);
     announce(data.announcements, data.state);
     loadBidsIfMoved();
     // A game ends, or an undo takes its end back: the list of games says who won.

@@ -461,6 +461,42 @@ def test_a_phone_with_the_pin_asks_for_the_bids_once_a_move_not_at_each_turn_of_
     phone.context.close()
 
 
+# Every change the page's DOM takes from now on, as the id of the element nearest it that
+# has one ("#dial", "#players"...); read with MUTATED.
+WATCH_MUTATIONS = """() => {
+  window.mutated = [];
+  new MutationObserver((records) => records.forEach((r) => {
+    const at = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const owner = at && at.closest("[id]");
+    window.mutated.push(owner ? "#" + owner.id : at ? at.tagName : "?");
+  })).observe(document.body,
+    {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+MUTATED = "() => [...new Set(window.mutated)]"
+
+
+def test_a_turn_of_the_panel_s_dial_redraws_its_line_alone_on_every_phone(
+    browser: Any, server: str
+) -> None:
+    # Each click of the dial is a state from the table, and so is the dial set anew after each
+    # move: every phone redrew its whole page at each (a slow phone, 0.1 s of its time a click).
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    expect(watcher.locator("#dial")).to_have_text("panel: 2\u00d74")
+    watcher.evaluate(WATCH_MUTATIONS)
+    assert "error" not in call_api(server, "/api/sim/dial", {"steps": 1})
+    expect(watcher.locator("#dial")).to_have_text("panel: 2\u00d75")
+    # The dial's line, and the simulated panel's own copy of it (a real table has none).
+    assert set(watcher.evaluate(MUTATED)) <= {"#dial", "#sim"}, watcher.evaluate(MUTATED)
+    # The next move is drawn whole, and the dial set anew with it.
+    act(server, action="bid", player="Ben", quantity=3, face=3)
+    expect(watcher.locator("#bid-by")).to_have_text("by Ben")
+    expect(watcher.locator("#dial")).to_have_text("panel: 3\u00d74")
+    assert {"#players", "#bid", "#round-bids"} <= set(watcher.evaluate(MUTATED))
+    watcher.context.close()
+
+
 @pytest.mark.parametrize("width", [320, 360])
 def test_a_long_name_breaks_between_its_words(browser: Any, server: str, width: int) -> None:
     # Before, "Bartholo / mew" and "Maximilian / o": a name was cut inside a word to keep its
