@@ -1,11 +1,12 @@
 """The reveal as the camera saw it: one frame read, compared with the dice each player must show.
 
 After a call the table takes ONE frame and hands it to a :class:`VisionReader`, which reads the
-dice (``vision.reader.read_dice``), tells whose die each is (``vision.owners.assign_owners``),
-draws the annotated picture (``vision.annotate.annotate``) and returns a
-:class:`CameraReading`. The reading either agrees with the expected dice and is confident
-(:attr:`CameraReading.matched`: the table applies it at once) or it waits on the page for
-the players to confirm it, correct a face, or take the picture again.
+dice (``vision.reader.read_dice``), tells whose die each is (``vision.owners.assign_owners``)
+and returns a :class:`CameraReading`, whose annotated picture (``vision.annotate.annotate``)
+is drawn once the table has told the players what it read (:class:`Picture`). The reading
+either agrees with the expected dice and is confident (:attr:`CameraReading.matched`: the
+table applies it at once) or it waits on the page for the players to confirm it, correct a
+face, or take the picture again.
 
 Nothing here is imported from ``vision`` or ``cv2`` at module level: a table with no camera
 never loads OpenCV.
@@ -99,6 +100,32 @@ class SeenDie:
         }
 
 
+class Picture:
+    """A reveal's annotated picture as a JPEG, drawn once, when first asked for.
+
+    The reader gives the reading with its picture still to draw, so the table tells the
+    players the counts first: drawing and encoding a camera's full frame takes 20 ms here,
+    60-100 ms on a Pi. The one frame is let go once drawn.
+    """
+
+    def __init__(self, jpeg: bytes = b"", draw: Callable[[], bytes] | None = None) -> None:
+        self._jpeg = jpeg
+        self._draw = draw
+        self._lock = threading.Lock()
+
+    def jpeg(self) -> bytes:
+        """The JPEG's bytes (empty: no picture, or one that could not be drawn), drawn now
+        if not yet."""
+        with self._lock:
+            if self._draw is not None:
+                draw, self._draw = self._draw, None
+                try:
+                    self._jpeg = draw()
+                except Exception:  # the reading stands: the players go without its picture
+                    logger.exception("the reveal's picture could not be drawn")
+            return self._jpeg
+
+
 @dataclass(frozen=True)
 class CameraReading:
     """What the camera read at one reveal, against the dice each player must show.
@@ -110,7 +137,8 @@ class CameraReading:
     the owners stage reported (counts per player that differ), and why every die of the
     picture is doubted (smeared, dice too small), in words. ``confirmed``: the players
     confirmed it on the page; ``applied``: it became the round's reveal.
-    ``picture``: which picture of the table it is (each picture taken has a new number), so
+    ``drawn``: its annotated picture (:attr:`jpeg`). ``picture``: which picture of the
+    table it is (each picture taken has a new number), so
     that a correction made on one picture is never applied to another. ``began``: where the
     round it was taken in began (``Game.began``; -2: not known), so that a reading of a round
     played before an undo took that round's start back is never offered for the dice of the
@@ -121,7 +149,7 @@ class CameraReading:
     expected: Mapping[str, int]
     disagreements: tuple[str, ...] = ()
     doubt_threshold: float = 0.8
-    jpeg: bytes = b""
+    drawn: Picture = field(default_factory=Picture, compare=False)
     round: int = 0
     ms: float = 0.0
     confirmed: bool = False
@@ -130,6 +158,11 @@ class CameraReading:
     must_show: Mapping[str, int] | None = None
     picture: int = 0
     began: int = -2
+
+    @property
+    def jpeg(self) -> bytes:
+        """The annotated picture as a JPEG (empty: none), drawn at the first ask."""
+        return self.drawn.jpeg()
 
     @property
     def doubtful(self) -> tuple[SeenDie, ...]:
@@ -242,7 +275,7 @@ class CameraReading:
             expected=dict(saved["expected"]),
             disagreements=tuple(saved["disagreements"]),
             doubt_threshold=float(saved["doubt_threshold"]),
-            jpeg=jpeg,
+            drawn=Picture(jpeg),
             round=int(saved["round"]),
             ms=float(saved["ms"]),
             confirmed=bool(saved["confirmed"]),
@@ -391,14 +424,18 @@ class VisionReader:
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
             for i, d in enumerate(reading.dice)
         )
-        picture = annotate(frame, reading, numbered=True)  # the page lists the dice by number
-        ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+
+        def draw() -> bytes:
+            picture = annotate(frame, reading, numbered=True)  # the page lists dice by number
+            ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+            return encoded.tobytes() if ok else b""
+
         return CameraReading(
             dice=dice,
             expected=dict(expected),
             disagreements=disagreements,
             doubt_threshold=reading.doubt_threshold,
-            jpeg=encoded.tobytes() if ok else b"",
+            drawn=Picture(draw=draw),
             ms=float(reading.ms.get("total", 0.0)),
         )
 
@@ -487,6 +524,8 @@ class RevealCamera:
                 return
             reading, problem = self._take_and_read(expected, seats, ended, held_by_others)
             done(token, reading, problem)
+            if reading is not None:
+                reading.drawn.jpeg()  # drawn now, if the table has not (its frame let go)
         except Exception:
             logger.exception("the reveal's picture failed")
             try:

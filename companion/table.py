@@ -483,6 +483,11 @@ class Table:
         self._mark_finished(phase_before)
         self._publish()
         self._emit("state", announcements)
+        if reading is not None and self._reading is not None:
+            # Kept for a restart once the phones have the counts: writing the picture to a
+            # Pi's card is no part of the reveal (a power cut before it loses the picture
+            # alone; the reveal is in the journal).
+            self._keep_reveal(self._reading)
         return Outcome(True, None, self.state(), announcements)
 
     def _after_action(
@@ -536,8 +541,6 @@ class Table:
             self._reading = None  # the next round's first say: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
             self._reading = replace(self._reading, round=round_now, began=self._game.began)
-        if reading is not None and self._reading is not None:
-            self._keep_reveal(self._reading)
         if phase_before == "reveal" and phase != "reveal":
             if kind != "undo" and self._reading is not None:
                 self._last_reveal = self._reading  # for an undo back into this reveal
@@ -763,6 +766,7 @@ class Table:
             if self._capture_token != token or game is None:
                 return  # a newer picture was asked for, or the call was taken back
             self._capture_token = None
+            waiting: CameraReading | None = None
             if (self._game_id, len(game.actions)) != token[:2]:
                 pass  # the game moved on while the picture was read: it no longer applies
             elif reading is None:
@@ -784,10 +788,11 @@ class Table:
                     reading = replace(
                         reading, disagreements=(*reading.disagreements, outcome.error or "")
                     )
-                self._reading = reading
-                self._keep_reveal(reading)  # waiting: a restart shows it again
+                self._reading = waiting = reading
             self._publish()
             self._emit("state")
+            if waiting is not None:
+                self._keep_reveal(waiting)  # a restart shows it again (once the phones have it)
 
     # -- resuming after a restart ---------------------------------------------------------
 

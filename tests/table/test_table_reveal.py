@@ -22,6 +22,7 @@ from typing import Any
 import cv2
 import pytest
 
+import vision.annotate
 from companion.journal import DATABASE_NAME, Journal
 from companion.reveal import CameraReading, SeenDie, VisionReader
 from companion.serve import alive
@@ -638,6 +639,54 @@ def test_a_restart_after_a_camera_reveal_still_shows_its_picture_until_the_next_
     assert "reading" not in again.state()
     again.close()
     assert "reading" not in restarted().state() and restarted().reveal_picture() is None
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["journal", "no-journal"])
+def test_the_phones_hear_a_camera_reveal_before_its_picture_is_drawn_and_kept(
+    tmp_path: Path, header: dict[str, Any], monkeypatch: pytest.MonkeyPatch, kept: bool
+) -> None:
+    # The picture was drawn on the frame, encoded (60-100 ms on a Pi) and written to the
+    # journal (a third of a megabyte, to a card) before anyone heard the counts: waits at
+    # every reveal for what the players look at after the counts, and a restart needs.
+    journal = Journal.in_directory(tmp_path) if kept else None
+    setup = CameraTable(journal=journal)
+    heard_before: list[tuple[str, bool]] = []
+
+    def heard() -> bool:
+        return any(a.kind == "reveal" for e in setup.events for a in e.announcements)
+
+    draw = vision.annotate.annotate
+    monkeypatch.setattr(vision.annotate, "annotate", lambda *args, **kwargs: (
+        heard_before.append(("drawn", heard())), draw(*args, **kwargs))[1])
+    if journal is not None:
+        keep = journal.keep_reveal
+        monkeypatch.setattr(journal, "keep_reveal", lambda reveal: (
+            heard_before.append(("kept", heard())), keep(reveal))[1])
+    shown = setup.call(header)
+    assert shown["reading"]["applied"]
+    assert heard_before == [("drawn", True)] + ([("kept", True)] if kept else [])
+    picture = setup.table.reveal_picture()
+    assert picture is not None and picture.startswith(b"\xff\xd8")  # a JPEG
+    setup.table.close()
+    if kept:
+        again = Table(journal=Journal.in_directory(tmp_path))
+        assert again.state()["reading"] == shown["reading"]
+        assert again.reveal_picture() == picture
+        again.close()
+
+
+def test_a_picture_that_cannot_be_drawn_leaves_the_reveal_standing_without_it(
+    tmp_path: Path, header: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise cv2.error("out of memory")
+
+    monkeypatch.setattr(vision.annotate, "annotate", broken)
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)
+    assert shown["reading"]["applied"] and shown["phase"] == "bidding"
+    assert setup.table.reveal_picture() is None  # the page says there is no picture
+    setup.table.close()
 
 
 def test_a_restart_after_a_reveal_and_a_player_leaving_still_shows_its_picture(
