@@ -427,7 +427,7 @@ function keepPlace(place) {
 const SENDERS = "#controls button, #reading-actions button, #manual button[type=submit], #cups button[type=submit], #new-game button[type=submit], #sim button, #leave-row button";
 function held() { return page.offline || page.sending || performance.now() < page.settleUntil; }
 function renderHeld() {
-  $("offline").hidden = !page.offline;
+  if ($("offline").hidden === page.offline) $("offline").hidden = !page.offline;
   if (page.offline) $("offline-text").textContent = UNREACHABLE;
   if (!held()) return;
   // The button with the focus may go with what it did (DUDO as the cups come up).
@@ -445,7 +445,9 @@ document.addEventListener("click", (event) => {
 function release() {
   if (held()) return;
   document.querySelectorAll("[data-held]").forEach((b) => { delete b.dataset.held; b.removeAttribute("aria-disabled"); });
-  if (page.state) render(page.state); else renderHeld();
+  // Nothing else to draw: what the table sent meanwhile is drawn (each phone drew every move
+  // twice, the second time half a second later, to let its buttons go).
+  renderHeld();
   const back = page.refocus;
   page.refocus = null;
   const lost = !document.activeElement || document.activeElement === document.body;
@@ -457,6 +459,13 @@ function release() {
   const next = [back, ...(card ? card.querySelectorAll("button") : []), $("undo")].find(usable);
   if (next) next.focus({preventScroll: true});
 }
+// A phone turned on its side: what is fitted to the page's width (a long name on the turn's
+// line) is fitted again, once it has turned.
+let turned = null;
+window.addEventListener("resize", () => {
+  clearTimeout(turned);
+  turned = setTimeout(() => { if (page.state) render(page.state); }, 150);
+});
 function setOffline(on) {
   if (page.offline === on) return;
   page.offline = on;

@@ -110,7 +110,8 @@ def test_call_pass_keeps_the_calls_where_they_were_beside_the_exact_call_and_pas
     calls = [page.locator(b) for b in ("#call-dudo", "#call-calza", "#call-pass")]
     expect(calls[1]).to_have_text("EXACTOMUNDO")
     for zoom in ("100%", "200%"):
-        page.evaluate(f"document.documentElement.style.fontSize = '{zoom}'")
+        # Drawn again at that size, as a page opened with it is drawn from the start.
+        page.evaluate(f"document.documentElement.style.fontSize = '{zoom}'; render(page.state)")
         wait_out_the_hold(page, state)
         expect(calls[0]).to_have_text("DUDO")
         before = [b.bounding_box() for b in calls]
@@ -462,10 +463,12 @@ def test_a_phone_with_the_pin_asks_for_the_bids_once_a_move_not_at_each_turn_of_
 
 
 # Every change the page's DOM takes from now on, as the id of the element nearest it that
-# has one ("#dial", "#players"...); read with MUTATED.
+# has one ("#dial", "#players"...), but for buttons held and let go; read with MUTATED.
 WATCH_MUTATIONS = """() => {
   window.mutated = [];
+  const holding = ["data-held", "aria-disabled"];
   new MutationObserver((records) => records.forEach((r) => {
+    if (r.type === "attributes" && holding.includes(r.attributeName)) return;
     const at = r.target.nodeType === 1 ? r.target : r.target.parentElement;
     const owner = at && at.closest("[id]");
     window.mutated.push(owner ? "#" + owner.id : at ? at.tagName : "?");
@@ -495,6 +498,35 @@ def test_a_turn_of_the_panel_s_dial_redraws_its_line_alone_on_every_phone(
     expect(watcher.locator("#dial")).to_have_text("panel: 3\u00d74")
     assert {"#players", "#bid", "#round-bids"} <= set(watcher.evaluate(MUTATED))
     watcher.context.close()
+
+
+def test_a_phone_draws_each_move_once_not_again_as_it_lets_its_buttons_go(
+    browser: Any, server: str
+) -> None:
+    # After a move every phone holds its buttons half a second; letting them go, it drew the
+    # whole page again: each move drawn twice on every phone.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    state = act(server, action="bid", player="Ana", quantity=2, face=3)
+    expect(watcher.locator("#bid-by")).to_have_text("by Ana")
+    watcher.evaluate(WATCH_MUTATIONS)
+    wait_out_the_hold(watcher, state)
+    assert watcher.evaluate(MUTATED) == []
+    watcher.context.close()
+
+
+def test_a_phone_turned_on_its_side_says_the_turn_whole_at_once(browser: Any, server: str) -> None:
+    # On a narrow phone a long name's turn is said shorter; turned on its side, the line is
+    # fitted again once it has turned, not at the next move.
+    new_game(server, ["Ana", "Ben", "Maximiliana Rosales"], rules="dudo")
+    phone = open_page(browser, server, {"width": 320, "height": 568}, "light")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    wait_out_the_hold(phone, act(server, action="pass", player="Ben"))
+    what = phone.locator("#turn .what")
+    expect(what).to_have_text(" must raise or call")
+    phone.set_viewport_size({"width": 568, "height": 320})
+    expect(what).to_have_text(" must raise or call the pass")
+    phone.context.close()
 
 
 @pytest.mark.parametrize("width", [320, 360])
