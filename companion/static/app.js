@@ -32,6 +32,7 @@ const page = {
   awayFrom: null,    // the game and history lines the page had when its feed went down
   floor: -Infinity,  // the newest state version shown since the live feed (re)connected
   drawn: null,       // the state last drawn whole, but for its version and display (drawnPart)
+  textFitted: null,  // the text size (px) the page was last drawn at
   run: null,         // the table's run that version counts in (a restart begins a new one)
   offline: false,    // the live feed is down: nothing is sent until it is back
   sending: false,    // an action of this phone is on its way: nothing more is sent meanwhile
@@ -326,9 +327,12 @@ function renderFromTable(state) {
   if (!page.state || drawnPart(state) !== page.drawn) {
     render(state);
   } else if (current(state)) {
+    const place = placeLeft();  // the dial's line may take a line more, or one fewer
     page.state = state;
     renderDial(state);
     renderSim(state);
+    keepPlace(place);
+    placeKept();
   }
 }
 
@@ -355,11 +359,7 @@ function render(state) {
     setTimeout(release, SETTLE_MS + 20);
   }
   page.state = state;
-  // Where the reader left the page: as the last redraw kept it, unless they have scrolled
-  // since. (Measured now, a picture whose size came in since, its load still to come, would
-  // be taken for where they were: the players stayed pushed down by it.)
-  const place = page.place && window.scrollY === page.placeAt && !page.place.card.hidden
-    ? page.place : placeInView();
+  const place = placeLeft();
   $("round").textContent = state.round ? "round " + state.round : "";
   renderFaults(state);
   renderBanners(state);
@@ -389,7 +389,19 @@ function render(state) {
   if (state.dice_in_play === null && state.phase !== "over" && !page.control) $("record-link").hidden = true;
   renderHeld();
   if (formClosed) window.scrollTo(0, 0); else keepPlace(place);
-  // The picture comes after: its place is kept then too, unless the reader has scrolled since.
+  placeKept();
+}
+
+// Where the reader left the page: as the last redraw kept it, unless they have scrolled
+// since. (Measured now, a picture whose size came in since, its load still to come, would
+// be taken for where they were: the players stayed pushed down by it.)
+function placeLeft() {
+  return page.place && window.scrollY === page.placeAt && !page.place.card.hidden
+    ? page.place : placeInView();
+}
+// The place a redraw kept. The picture comes after: its place is kept then too, unless the
+// reader has scrolled since.
+function placeKept() {
   page.place = placeInView();
   page.placeAt = window.scrollY;
 }
@@ -459,13 +471,25 @@ function release() {
   const next = [back, ...(card ? card.querySelectorAll("button") : []), $("undo")].find(usable);
   if (next) next.focus({preventScroll: true});
 }
-// A phone turned on its side: what is fitted to the page's width (a long name on the turn's
-// line) is fitted again, once it has turned.
+// A phone turned on its side, or its text made larger: what is fitted to the page's width and
+// text (a long name on the turn's line) is fitted again, once it has turned. What the reader
+// sees then stays in view (not where it was before the turn).
 let turned = null;
-window.addEventListener("resize", () => {
+function refit() {
   clearTimeout(turned);
-  turned = setTimeout(() => { if (page.state) render(page.state); }, 150);
-});
+  turned = setTimeout(() => { if (page.state) { page.place = null; render(page.state); } }, 150);
+}
+// Not as the browser's bar comes and goes (a height alone): a whole redraw for nothing.
+let widthFitted = window.innerWidth;
+window.addEventListener("resize", () => { if (window.innerWidth !== widthFitted) { widthFitted = window.innerWidth; refit(); } });
+let textSize = null;  // the width of #em, a rem wide: the page's text size
+if (window.ResizeObserver) {
+  new ResizeObserver((seen) => {
+    const now = seen[seen.length - 1].contentRect.width;
+    if (textSize !== null && now !== textSize) refit();
+    textSize = now;
+  }).observe($("em"));
+}
 function setOffline(on) {
   if (page.offline === on) return;
   page.offline = on;
@@ -570,8 +594,8 @@ function renderBid(state) {
   // At a large text size (the phone's setting) a name beside "to raise or call" kept a letter
   // or none: the name has a line of its own, always while the text is that large, so the
   // buttons below stay put as the turn goes round.
-  document.body.classList.toggle("large-text",
-    parseFloat(getComputedStyle(document.documentElement).fontSize) >= LARGE_TEXT_PX);
+  page.textFitted = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  document.body.classList.toggle("large-text", page.textFitted >= LARGE_TEXT_PX);
   const passer = standingPass(state);
   // One line while a game is played, so that the buttons below never move as it changes: a
   // long name is cut short (the players' list shows it whole), and the words after it kept.

@@ -188,6 +188,14 @@ def open_page(browser: Any, server: str, viewport: dict[str, int], scheme: str) 
     return page
 
 
+def text_size(page: Any, size: str) -> None:
+    """Make ``page``'s text ``size`` ("200%"), as a phone's own setting does, and wait until
+    the page has drawn itself again at that size."""
+    page.add_style_tag(content=f"html {{ font-size: {size}; }}")
+    page.wait_for_function("""() => !page.state || page.textFitted
+        === parseFloat(getComputedStyle(document.documentElement).fontSize)""")
+
+
 def shot(page: Any, name: str, full: bool = False) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

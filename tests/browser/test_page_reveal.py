@@ -27,6 +27,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    text_size,
 )
 
 pytestmark = pytest.mark.browser
@@ -379,7 +380,7 @@ def test_confirm_stays_on_the_screen_while_thirty_dice_at_twice_the_text_are_che
     # Before, Confirm came five screens below the first die to check.
     small = open_page(browser, waiting_table, {"width": 360, "height": 640}, "light")
     take_control(small)
-    small.add_style_tag(content="html { font-size: 200%; }")
+    text_size(small, "200%")
     new_game(waiting_table, ["Ana", "Ben", "Caro", "Dan", "Eve", "Fay"], rules="perudo")
     act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
     act(waiting_table, action="dudo", player="Ben")

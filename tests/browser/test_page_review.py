@@ -33,6 +33,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    text_size,
     wait_out_the_hold,
     wait_until_held,
 )
@@ -405,7 +406,7 @@ def test_a_small_phone_with_its_text_at_twice_the_size_still_fits_the_screen(
     small = open_page(browser, server, {"width": 360, "height": 640}, "light")
     take_control(small)
     # The phone's larger-text setting: the page's text is sized from it, in rem.
-    small.add_style_tag(content="html { font-size: 200%; }")
+    text_size(small, "200%")
     assert small.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 34
     assert not small.evaluate(OVERFLOW), small.evaluate(WIDE)
     # Whose turn: the name on a line of its own, whole (before, "to raise or call" left it a

@@ -29,6 +29,7 @@ from tests.browser.conftest import (
     start_serve,
     stop_serve,
     take_control,
+    text_size,
     wait_out_the_hold,
 )
 
@@ -341,7 +342,7 @@ def test_the_form_fits_a_small_phone_with_its_text_at_twice_the_size(
 ) -> None:
     small = open_page(browser, server, {"width": 360, "height": 640}, "light")
     open_form(small)
-    small.add_style_tag(content="html { font-size: 200%; }")
+    text_size(small, "200%")
     small.click("#new-game summary")  # the options too
     assert small.evaluate("document.documentElement.scrollWidth") <= 360
     for part in small.locator("#new-game select, #new-game input, #new-game button,"

@@ -10,6 +10,7 @@ tests/artifacts/.
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from tests.browser.conftest import (
     open_page,
     shot,
     take_control,
+    text_size,
     wait_out_the_hold,
 )
 
@@ -158,7 +160,7 @@ def test_seat_numbers_stay_in_their_circles_with_text_at_twice_the_size(
     new_game(server, names, rules="dudo", dice=1)
     page = open_page(browser, server, SMALL, "dark")
     expect(page.locator(".player .seat")).to_have_count(players)
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     for number, (left, top, right, bottom), circle in page.evaluate(SEAT_BOXES):
         c_left, c_top, c_right, c_bottom = circle
         assert c_left <= left and right <= c_right, (number, circle)
@@ -175,7 +177,7 @@ def test_a_player_s_name_keeps_one_line_with_text_at_twice_the_size(
     page = open_page(browser, server, SMALL, "dark")
     wait_out_the_hold(page, started)  # this game shown: no later state redraws the list
     expect(page.locator(".player .cupdie")).to_have_count(20)
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     lines = page.evaluate("""() => [...document.querySelectorAll(".player .name")].map((n) => [
       n.textContent, n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).fontSize),
     ])""")
@@ -198,7 +200,7 @@ def test_the_palifico_banner_keeps_its_word_whole_with_text_at_twice_the_size(
     state = act(server, action="reveal", dice={"Ana": [2, 3], "Ben": [4, 5]})
     assert state["palifico"] == "Ana"
     page = open_page(browser, server, SMALL, "dark")
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     word = page.locator("#palifico strong")
     expect(word).to_have_text("PALIFICO")
     lines = word.evaluate("(el) => el.getBoundingClientRect().height"
@@ -515,6 +517,46 @@ def test_a_phone_draws_each_move_once_not_again_as_it_lets_its_buttons_go(
     watcher.context.close()
 
 
+def test_a_turn_of_the_dial_that_takes_a_line_more_leaves_the_controls_under_the_finger(
+    browser: Any, server: str
+) -> None:
+    # With large text, the dial's line from 9x6 to 10x2 takes the bid card a line more: the
+    # controls below it, where the reader had scrolled, moved down 29 px under their finger
+    # (found by a helper's audit of the dial's line redrawn alone).
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=9, face=5)
+    phone = open_page(browser, server, {"width": 360, "height": 640}, "light")
+    take_control(phone)
+    text_size(phone, "150%")
+    expect(phone.locator("body")).to_have_class(re.compile("large-text"))
+    expect(phone.locator("#dial")).to_have_text("panel: 9\u00d76")
+    top = "() => document.getElementById('controls').getBoundingClientRect().top"
+    phone.evaluate("""() => { const below = document.querySelector("header.top")
+        .getBoundingClientRect().bottom; window.scrollBy(0, document.getElementById("controls")
+        .getBoundingClientRect().top - below - 30); }""")
+    before = phone.evaluate(top)
+    height = phone.locator("#bid-card").bounding_box()["height"]
+    assert "error" not in call_api(server, "/api/sim/dial", {"steps": 1})
+    expect(phone.locator("#dial")).to_have_text("panel: 10\u00d72")
+    assert phone.locator("#bid-card").bounding_box()["height"] > height + 10  # a line more
+    assert abs(phone.evaluate(top) - before) < 1
+    phone.context.close()
+
+
+def test_text_made_larger_in_the_middle_of_a_game_is_fitted_at_once(
+    browser: Any, server: str
+) -> None:
+    # The page fitted the turn's line to a larger text only at its next redraw (a move).
+    new_game(server, ["Ana", "Ben", "Maximiliana Rosales"], rules="dudo")
+    phone = open_page(browser, server, {"width": 320, "height": 568}, "light")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    wait_out_the_hold(phone, act(server, action="pass", player="Ben"))
+    assert "large-text" not in (phone.locator("body").get_attribute("class") or "")
+    text_size(phone, "150%")
+    expect(phone.locator("body")).to_have_class(re.compile("large-text"))
+    phone.context.close()
+
+
 def test_a_phone_turned_on_its_side_says_the_turn_whole_at_once(browser: Any, server: str) -> None:
     # On a narrow phone a long name's turn is said shorter; turned on its side, the line is
     # fitted again once it has turned, not at the next move.
@@ -560,7 +602,7 @@ def test_a_player_s_cup_count_and_badges_stay_together_at_the_right(
     act(server, action="bid", player="Bartholomew Fitzgerald", quantity=2, face=3)
     page = open_page(browser, server, SMALL, "dark")
     expect(page.locator(".player .badge")).to_have_count(1)
-    page.add_style_tag(content=f"html {{ font-size: {text}; }}")
+    text_size(page, text)
     ends = set()
     for player in page.locator(".player").all():
         row, cup = player.bounding_box(), player.locator(".cup").bounding_box()
@@ -640,7 +682,7 @@ def test_the_simulated_panel_s_dial_and_lights_fit_with_text_at_twice_the_size(
     new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     page = open_page(browser, server, {"width": 360, "height": 640}, "light")
     take_control(page)
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     expect(page.locator("#sim")).to_be_visible()
     page.locator("#sim").scroll_into_view_if_needed()
     dial, bid = page.locator("#sim .dial"), page.locator("#sim-dial-bid")
@@ -710,7 +752,7 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     assert watcher.locator("#controls").is_hidden()
     assert watcher.locator("#bid-card").bounding_box()["width"] >= 600
     # With the text at twice the size, two columns are too narrow for it: one, as upright.
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     act(server, action="bid", player=players[2], quantity=5, face=5)
     expect(page.locator("#bid-by")).to_have_text("by Li")
     assert page.locator("#controls").bounding_box()["width"] >= 600
@@ -768,7 +810,7 @@ def test_the_pin_dialog_fits_a_small_phone_at_twice_the_text_size(
     # Before session 78, its margins and padding grew with the text: after a wrong PIN's
     # five lines, Cancel lay below the dialog's foot, reached only by a scroll inside it.
     page = open_page(browser, server, {"width": 360, "height": 640}, "light")
-    page.add_style_tag(content="html { font-size: 200%; }")
+    text_size(page, "200%")
     page.click("#lock")
     page.fill("#pin", "9")
     page.click("#pin-form button[type=submit]")

@@ -20,6 +20,7 @@ from tests.browser.conftest import (
     open_page,
     shot,
     take_control,
+    text_size,
     wait_out_the_hold,
 )
 
@@ -264,7 +265,7 @@ def test_the_six_faces_take_one_row_or_two_of_three(browser: Any, server: str) -
     expect(small.locator("#faces .face-btn:not([disabled])").first).to_be_visible()
     assert small.evaluate(FACE_ROWS) == [6]
     for size in ("150%", "200%"):
-        small.add_style_tag(content=f"html {{ font-size: {size}; }}")
+        text_size(small, size)
         assert small.evaluate(FACE_ROWS) == [3, 3], size
     small.context.close()
 
