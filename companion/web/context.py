@@ -64,6 +64,8 @@ class WebContext:
     sim_driver: Any = None
     broker: Broker = field(init=False)
     unsubscribe: Callable[[], None] | None = None
+    # /api/bids' last answer, and the table's (run, version) it was worked out at.
+    bids_kept: tuple[tuple[Any, Any], bytes] | None = None
 
     @classmethod
     def build(cls, table: Any, config: Mapping[str, Any]) -> WebContext:
