@@ -482,12 +482,11 @@ function refit() {
 // Not as the browser's bar comes and goes (a height alone): a whole redraw for nothing.
 let widthFitted = window.innerWidth;
 window.addEventListener("resize", () => { if (window.innerWidth !== widthFitted) { widthFitted = window.innerWidth; refit(); } });
-let textSize = null;  // the width of #em, a rem wide: the page's text size
+// #em is a rem wide: its width is the page's text size, against the one it was drawn at.
 if (window.ResizeObserver) {
   new ResizeObserver((seen) => {
     const now = seen[seen.length - 1].contentRect.width;
-    if (textSize !== null && now !== textSize) refit();
-    textSize = now;
+    if (page.textFitted !== null && now !== page.textFitted) refit();
   }).observe($("em"));
 }
 function setOffline(on) {
