@@ -65,6 +65,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     from companion.web import api, auth, page, sim
     from companion.web.context import WebContext
     from companion.web.events import Broker
+    from companion.web.gzipped import gzipped
 
     app = Flask(__name__, template_folder="../templates", static_folder="../static")
     app.config.update(DEFAULTS)
@@ -93,6 +94,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(sim.bp)
     api.register_error_handlers(app)
     app.after_request(_guarded)
+    app.after_request(gzipped)
     return app
 
 

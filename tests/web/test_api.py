@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+import companion
 from companion.game import Game
 from companion.record import replay
 from companion.table import Table
@@ -31,6 +34,55 @@ def test_the_page_is_served_with_its_script_and_style(client: FlaskClient) -> No
     assert '<meta name="csrf-token"' in html
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/style.css").status_code == 200
+
+
+@pytest.mark.parametrize("name", ["app.js", "style.css", "setup.js"])
+def test_a_phone_that_takes_gzip_gets_the_page_s_files_in_a_third_of_the_bytes(
+    client: FlaskClient, name: str
+) -> None:
+    whole = (Path(companion.__file__).parent / "static" / name).read_bytes()
+    sent = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip, deflate"})
+    assert sent.status_code == 200
+    assert sent.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in sent.headers["Vary"]
+    assert int(sent.headers["Content-Length"]) == len(sent.data) < len(whole) / 2
+    assert gzip.decompress(sent.data) == whole
+    # Its next visit is told "not modified", as for the file sent as it is.
+    again = client.get(f"/static/{name}", headers={
+        "Accept-Encoding": "gzip", "If-None-Match": sent.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
+
+
+def test_a_phone_that_takes_no_gzip_gets_the_files_as_they_are(client: FlaskClient) -> None:
+    whole = (Path(companion.__file__).parent / "static" / "app.js").read_bytes()
+    for asked in ({}, {"Accept-Encoding": "identity"}, {"Accept-Encoding": "gzip;q=0, br"}):
+        sent = client.get("/static/app.js", headers=asked)
+        assert sent.status_code == 200 and "Content-Encoding" not in sent.headers, asked
+        assert sent.data == whole
+        assert "Accept-Encoding" in sent.headers["Vary"]  # a cache keeps both apart
+    # A part asked for by Range is a part of the file itself.
+    part = client.get("/static/app.js", headers={"Accept-Encoding": "gzip", "Range": "bytes=0-99"})
+    assert part.status_code == 206 and "Content-Encoding" not in part.headers
+    assert part.data == whole[:100]
+    # The API's answers are never gzipped (its live feed must flow as it is written).
+    assert "Content-Encoding" not in client.get(
+        "/api/state", headers={"Accept-Encoding": "gzip"}).headers
+
+
+def test_a_file_changed_on_disk_is_sent_gzipped_as_it_is_now(
+    table: Table, tmp_path: Path
+) -> None:
+    app = create_app(table, {"TESTING": True})
+    app.static_folder = str(tmp_path)
+    script = tmp_path / "app.js"
+    script.write_text("let first = 1;\n" * 100)
+    client = app.test_client()
+    first = client.get("/static/app.js", headers={"Accept-Encoding": "gzip"})
+    assert gzip.decompress(first.data) == script.read_bytes()
+    script.write_text("let second = 2;\n" * 120)  # an update copied in
+    second = client.get("/static/app.js", headers={"Accept-Encoding": "gzip"})
+    assert gzip.decompress(second.data) == script.read_bytes()
+    assert second.headers["ETag"] != first.headers["ETag"]
 
 
 def test_before_any_game_the_state_says_so_and_there_is_no_record(client: FlaskClient) -> None:
