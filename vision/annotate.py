@@ -154,6 +154,12 @@ class _Banner:
         self.text = f"{reading.total} {noun}   {counts}"
         if doubtful:
             self.text += f"   {doubtful} doubtful"
+        if reading.too_dark:
+            self.text += "   too dark: take it again"
+        if reading.burnt_out:
+            self.text += "   burnt out: take it again"
+        if reading.out_of_focus:
+            self.text += "   out of focus: take it again"
         if reading.smeared:
             self.text += "   smeared: take it again"
         if reading.too_small:

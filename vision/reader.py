@@ -199,6 +199,7 @@ def _read(
     from vision.closeup import see_close_dice
     from vision.colour import name_colours
     from vision.join import join_split_dice
+    from vision.light import judge_light
     from vision.locate import locate_dice
     from vision.nets import load_nets
     from vision.pieces import drop_pieces
@@ -216,6 +217,7 @@ def _read(
     if top or bottom or left or right:
         image = np.ascontiguousarray(image[top: frame_h - bottom, left: frame_w - right])
     h, w = image.shape[:2]
+    t = _lap(ms, "bars", t)
 
     def faces_of(candidates: list[Candidate]) -> list[FaceRead]:
         source, seen, _ = _face_source(image, candidates, [c.size for c in candidates])
@@ -245,16 +247,19 @@ def _read(
 
     source, seen, shrink = _face_source(image, located, sizes)
     faces = read_faces(source, [_in_band(c, die_px * shrink, band) for c in seen], nets)
+    t = _lap(ms, "faces", t)
     seen, faces = join_split_dice(source, seen, faces, nets)
+    t = _lap(ms, "join", t)
     if config.die_size is None:
         # A photograph taken close: the locator may have seen the pips of a large die as dice.
         closer = see_close_dice(source, seen, faces, nets)
         if closer[0] != seen:
             seen, faces = closer
             die_px = float(np.median([c.size for c in seen if c.score >= 0.5])) / shrink
+    t = _lap(ms, "closeup", t)
     seen, faces = drop_pieces(seen, faces)
     table_die = sure_die_size(seen, faces)
-    t = _lap(ms, "read", t)
+    t = _lap(ms, "pieces", t)
 
     kept = [
         (c, f)
@@ -299,24 +304,29 @@ def _read(
                 colour=colour,
             )
         )
+    t = _lap(ms, "specks", t)
     # Judged on the dice read, each at the size the locator gave it (not brought within the
     # table's die size: a die seen close, its first pass's pips set that size).
     leaning = smear(source, places)
+    t = _lap(ms, "smear", t)
     smeared = leaning.frame > _SMEARED
     too_small = bool(places) and statistics.median(c.size for c in places) < (
         SMALLEST_SURE_DIE * shrink)
-    every_die = smeared or too_small
+    light = judge_light(source, places)
+    t = _lap(ms, "light", t)
+    every_die = smeared or too_small or any(light)
     slanted = not every_die and (squared or leaning.frame > _SLANTED) and any(
         alone > _SLANTED_DIE for alone in leaning.dice)
     twice = seen_twice(dice)
     dice = [replace(d, confidence=min(d.confidence, 0.5))
             if every_die or slanted and alone > _SLANTED_DIE or i in twice else d
             for i, (d, alone) in enumerate(zip(dice, leaning.dice, strict=True))]
-    t = _lap(ms, "smear", t)
+    t = _lap(ms, "twice", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0
     return Reading(tuple(dice), view, ms, frame_w, frame_h, config.doubt_threshold, smeared,
-                   too_small, slanted), leaning
+                   too_small, slanted, too_dark=light.too_dark, burnt_out=light.burnt_out,
+                   out_of_focus=light.out_of_focus), leaning
 
 
 def _a_speck(

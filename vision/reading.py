@@ -19,6 +19,10 @@ SLANTED = "the picture is taken slantwise (some dice squashed): take it square t
 # reader cannot tell a camera looking slantwise from a tool stretching the picture).
 SQUASHED = ("the picture's dice are squashed one way (taken slantwise, or stretched by a tool):"
             " take it square to the table, and use it unstretched")
+# Why every die of a picture too dark, burnt out or out of focus is doubted.
+TOO_DARK = "the picture is too dark to read (is the light under the glass on?): take it again"
+BURNT_OUT = "the picture is burnt out, white all over (too much light): take it again"
+OUT_OF_FOCUS = "the picture is out of focus: take it again"
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -81,6 +85,9 @@ class Reading:
     ``slanted``: taken slantwise, the dice it squashes most are doubted (not all of them).
     ``squashed``: its dice together are squashed one way (the camera looked slantwise, or a
     tool stretched the photograph to a square); the dice ``slanted`` doubts are told so.
+    ``too_dark``, ``burnt_out``, ``out_of_focus``: its light or focus is too poor to read
+    any die surely (:mod:`vision.light`), so every die is doubted; said even where no die
+    was found, but for focus (judged on the dice).
     """
 
     dice: tuple[Die, ...]
@@ -93,12 +100,17 @@ class Reading:
     too_small: bool = False
     slanted: bool = False
     squashed: bool = False
+    too_dark: bool = False
+    burnt_out: bool = False
+    out_of_focus: bool = False
 
     @property
     def pleas(self) -> tuple[str, ...]:
         """Why the picture's dice are doubted, in the players' words (none where each die is
         judged on its own)."""
-        return ((SMEARED,) * self.smeared + (TOO_SMALL,) * self.too_small
+        return ((TOO_DARK,) * self.too_dark + (BURNT_OUT,) * self.burnt_out
+                + (OUT_OF_FOCUS,) * self.out_of_focus + (SMEARED,) * self.smeared
+                + (TOO_SMALL,) * self.too_small
                 + (SQUASHED if self.squashed else SLANTED,) * self.slanted)
 
     @property

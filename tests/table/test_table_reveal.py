@@ -29,7 +29,7 @@ from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
 from companion.web import create_app
-from vision.reading import SMEARED, TOO_SMALL, Die, Reading
+from vision.reading import SMEARED, TOO_DARK, TOO_SMALL, Die, Reading
 from vision.simulate import RenderOptions, SimulatedCamera
 from vision.sources import FolderSource
 
@@ -1431,6 +1431,24 @@ def test_a_picture_whose_dice_are_too_small_to_read_surely_waits_for_the_players
         reading = reader.read(picture, expected)
         assert (TOO_SMALL in reading.disagreements) is too_small, width
         assert (len(reading.doubtful) == len(reading.dice) == 5) is too_small, width
+
+
+def test_a_reveal_whose_light_failed_waits_for_the_players_and_says_why() -> None:
+    # The light under the glass off or failing: the picture is read, but none of its dice
+    # surely, and the page says to look at the light, rather than "5 dice expected, 0 seen".
+    from vision.simulate import RenderOptions, SimulatedCamera
+
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5, 3], "Ben": [6, 1]})
+    reader = VisionReader(None, calibration=camera.calibration)
+    expected = {"Ana": 3, "Ben": 2}
+    frame = camera.capture()
+    assert TOO_DARK not in reader.read(frame, expected).disagreements
+    for gain in (0.06, 0.0):
+        dark = (frame.astype("float32") * gain).astype("uint8")
+        reading = reader.read(dark, expected)
+        assert TOO_DARK in reading.disagreements, gain
+        assert not reading.matched and len(reading.doubtful) == len(reading.dice), gain
 
 
 def test_seat_zones_of_a_config_naming_no_picture_size_are_of_its_pictures_own_size(

@@ -78,7 +78,8 @@ def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray
     assert rows.size and rows.max() < 40  # only the banner at the top
 
 
-@pytest.mark.parametrize("why", ["smeared", "too_small", "slanted"])
+@pytest.mark.parametrize(
+    "why", ["too_dark", "burnt_out", "out_of_focus", "smeared", "too_small", "slanted"])
 def test_a_picture_whose_dice_are_doubted_for_the_picture_says_why_in_its_banner(
     table: np.ndarray, why: str
 ) -> None:

@@ -32,7 +32,8 @@ def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(
         r"; nets run by (ONNX Runtime [\d.]+, the locator in 8 bits|OpenCV [\d.]+'s dnn)$", lines[0]
     )
     for line in lines[1:]:
-        assert re.search(r": 2 reads, median [\d.]+ ms .*stages: locate [\d.]+, read [\d.]+", line)
+        assert re.search(r": 2 reads, median [\d.]+ ms .*stages: bars [\d.]+, locate [\d.]+,"
+                         r" faces [\d.]+, .*light [\d.]+", line)
         # How many of the two frames were read exactly (how well: test_reader_sim's 20 frames).
         assert re.search(r"; counts exact in [012]/2$", line)
 

@@ -743,7 +743,8 @@ def test_the_scan_json_has_every_field_of_the_contract() -> None:
     assert sum(data["counts"].values()) == data["total"] == reading.total  # type: ignore[attr-defined]
     die = data["dice"][0]  # type: ignore[index]
     assert list(die) == ["face", "pips", "x", "y", "size", "confidence", "colour"]
-    assert set(reading.ms) == {"locate", "read", "colour", "smear", "total"}
+    assert list(reading.ms) == ["bars", "locate", "faces", "join", "closeup", "pieces", "colour",
+                                "specks", "smear", "light", "twice", "total"]
 
 
 @pytest.mark.parametrize(

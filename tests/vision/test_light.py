@@ -1,0 +1,135 @@
+"""A picture too dark, burnt out or out of focus to read surely has all its dice doubted, and
+``dudo scan`` says why, rather than misreading some of them surely or saying "0 dice" of a
+table whose light is off; a picture merely dim, bright or a little soft is read as ever."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.degrade import degrade
+from vision.evaluate import load_labels, score_image
+from vision.reader import load_image, read_dice
+from vision.reading import BURNT_OUT, OUT_OF_FOCUS, TOO_DARK, Reading
+from vision.scan import describe
+from vision.simulate import render_dice
+
+DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
+
+
+def lit(image: np.ndarray, gain: float) -> np.ndarray:
+    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def blurred(image: np.ndarray, sigma: float) -> np.ndarray:
+    return np.asarray(cv2.GaussianBlur(image, (0, 0), sigma))
+
+
+def pleaded(reading: Reading) -> tuple[bool, bool, bool]:
+    return reading.too_dark, reading.burnt_out, reading.out_of_focus
+
+
+def misread_surely(path: Path, reading: Reading) -> int:
+    labels = load_labels(DEV / "labels" / f"{path.stem}.txt", 640, 640, "above")
+    return score_image(path.name, labels, reading).confidently_wrong
+
+
+def test_a_picture_at_a_twelfth_of_its_light_has_every_die_doubted_as_too_dark() -> None:
+    # Read as it was, 20 dice of the dev photographs were missed or misread, 6 of them surely.
+    for path in DEV_SLICE:
+        reading = read_dice(lit(load_image(path), 1 / 12), view="above")
+        assert pleaded(reading) == (True, False, False), path.name
+        assert reading.total > 0 and len(reading.doubtful) == reading.total, path.name
+        assert misread_surely(path, reading) == 0, path.name
+
+
+def test_a_dark_frame_with_the_light_off_is_not_read_as_an_empty_table() -> None:
+    black = read_dice(np.full((480, 640, 3), 3, np.uint8), view="below")
+    assert black.total == 0 and black.pleas == (TOO_DARK,)
+    assert describe("dark.png", black).endswith(f"({TOO_DARK})")
+    # An empty table in its light is no fault.
+    empty = read_dice(np.full((480, 640, 3), 170, np.uint8), view="below")
+    assert empty.total == 0 and empty.pleas == ()
+
+
+def test_a_white_frame_is_burnt_out_not_an_empty_table() -> None:
+    white = read_dice(np.full((480, 640, 3), 255, np.uint8), view="below")
+    assert white.total == 0 and white.pleas == (BURNT_OUT,)
+
+
+def test_dim_and_bright_pictures_are_read_as_ever() -> None:
+    # A seventh of the light and twice it: the dev photographs read as they are (held out:
+    # 1,055 and 1,051 dice of 1,063), each die judged on its own. Twice the light burns the
+    # white tray and a tenth of the dice three quarters white.
+    for path in DEV_SLICE:
+        image = load_image(path)
+        for gain in (1 / 7, 2.0):
+            reading = read_dice(lit(image, gain), view="above")
+            assert reading.pleas == (), (path.name, gain)
+            assert len(reading.doubtful) < reading.total, (path.name, gain)
+
+
+@pytest.mark.parametrize("sigma", [3.5, 5.0])
+def test_a_picture_out_of_focus_has_every_die_found_doubted(sigma: float) -> None:
+    # The dev photographs' dice are about 41 px across: blurred by 8-12% of a die. Read as
+    # they were, held out, 23 dice were misread surely at each. Blurred by 12%, most
+    # photographs show no die the reader finds, and focus is judged on the dice found: the
+    # table's count of the dice under the cups then tells the players (not done: dudo scan
+    # says 0 dice).
+    judged = surely = 0
+    for path in DEV_SLICE:
+        reading = read_dice(blurred(load_image(path), sigma), view="above")
+        if reading.total:
+            assert reading.out_of_focus or reading.smeared, path.name
+            assert len(reading.doubtful) == reading.total, path.name
+            judged += 1
+        surely += misread_surely(path, reading)
+    assert judged >= (11 if sigma < 4 else 5)
+    assert surely == 0
+
+
+def test_a_picture_a_little_soft_or_of_small_dice_is_judged_die_by_die() -> None:
+    # Blurred by 1.5 px (vision.degrade's "blur"), a camera of half the resolution enlarged,
+    # and dice 13 px across (a wide view): read as well as the sharp photographs, held out.
+    for path in DEV_SLICE:
+        image = load_image(path)
+        for name in ("blur", "upscaled", "tiny"):
+            reading = read_dice(degrade(image, name), view="above")
+            assert not reading.out_of_focus, (path.name, name)
+
+
+def test_the_simulated_table_under_the_glass_is_well_lit_and_sharp() -> None:
+    for seed in range(6):
+        frame = render_dice([1, 2, 3, 4, 5, 6, 2, 5], seed=seed).image
+        reading = read_dice(frame, view="below")
+        assert reading.pleas == (), seed
+
+
+def test_the_few_dice_lit_under_the_glass_in_a_dark_room_are_not_too_dark() -> None:
+    # At the end of a game two dice may be all that is light in a wide frame: the room above
+    # the glass dark around them.
+    image = load_image(DEV_SLICE[0])
+    labels = load_labels(DEV / "labels" / f"{DEV_SLICE[0].stem}.txt", 640, 640, "above")
+    frame = np.full((1520, 2028, 3), 6, np.uint8)
+    for die in labels[:2]:
+        r = int(die.size * 0.6)
+        x, y = int(die.x), int(die.y)
+        frame[700 + y - r:700 + y + r, 900 + x - r:900 + x + r] = image[y - r:y + r, x - r:x + r]
+    reading = read_dice(frame, view="above")
+    assert reading.total >= 2 and not reading.too_dark
+
+
+def test_dudo_scan_prints_why_a_dark_photograph_s_dice_are_doubted(tmp_path: Path) -> None:
+    dark = tmp_path / "dark.png"
+    cv2.imwrite(str(dark), lit(load_image(DEV_SLICE[0]), 1 / 12))
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "scan", "--view", "above",
+                           str(dark)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert TOO_DARK in done.stdout and "Traceback" not in done.stderr
+    assert OUT_OF_FOCUS not in done.stdout

@@ -1,0 +1,126 @@
+"""Whether a picture is lit and focused well enough to read any of its dice surely: not too
+dark (the light under the glass off or failing), not burnt out (no die found in a picture
+gone white), not out of focus (the pips run together). Where it is not, every die is
+doubted and the players are told why.
+
+Each is judged against what the reader still reads. Held out, from above, the dev
+photographs read as they are at a seventh of their light, at twice it and blurred by 1.5 px
+(4% of their dice), and none of them is judged so. At a twelfth of their light 14 dice were
+missed and 11 read wrong, 6 of them surely; now every die found is doubted. Blurred by 3.5
+and 5 px (8 and 12% of a die), 23 dice were misread surely at each; now 8 and 11, in
+photographs whose dice the reader still finds are the sharper (focus is judged on the dice
+found: most photographs blurred by 5 px show none, and are read as 0 dice). Five times the
+light still misreads 18 dice surely: a white die's body burnt white shows its dark pips,
+read right, so burnt dice are not judged (not done).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+from vision.locate import Candidate
+
+# Too dark where the frame's brightest 0.5% (its lightest channel) stay below this, and the
+# brightest tenth of every die found too (a few dice lit under the glass may be all that is
+# light in a frame of a dark room): the dev photographs measure 192-220, at a seventh of
+# their light (still read) 28-33, at a twelfth 15-17 (dice missed and misread).
+_DARK = 20
+# Burnt out where, with no die found, this share of the picture is pure white in every
+# channel (at least _WHITE): a white tray at twice its light measures 0.80-0.99 and its dice
+# are read. (Dice found are not judged so: a white die's body burnt white still shows its
+# dark pips, read as before; the dev photographs at twice their light: a tenth of their dice
+# three quarters white, read as before.)
+_WHITE = 250
+_BURNT = 0.995
+# The frame is judged on every this many pixels' rows and columns.
+_STEP_PX = 8
+# Each die is looked at this many pixels across, its edges' softness measured in dice.
+_DIE_PX = 64
+# Out of focus where the dice's edges, by their median, are as soft as a Gaussian blur of
+# this share of a die: the dev photographs measure 0.010-0.028; blurred by 1.5 px (3% of
+# their dice; read as well as before) 0.020-0.066, by 3.5 px (8%: 23 dice misread surely)
+# 0.061-0.108; dice 13 px across (a wide view) 0.019-0.065.
+_SOFT = 0.075
+# Edges' slopes are counted in this many steps a grey level a pixel, up to _SLOPE_BINS.
+_SLOPE_STEPS = 4
+_SLOPE_BINS = 1024
+# A blurred step's steepest slope is its height over this times the blur's sigma (sqrt(2 pi)).
+_STEP = float(np.sqrt(2.0 * np.pi))
+
+
+class Light(NamedTuple):
+    """What is wrong with a picture's light and focus (all False: nothing)."""
+
+    too_dark: bool = False
+    burnt_out: bool = False
+    out_of_focus: bool = False
+
+
+def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
+    """Whether the picture ``image`` (BGR) is too dark, burnt out or out of focus to read
+    the ``dice`` found in it surely (all of it judged where none is found, but focus)."""
+    # A dark or burnt frame is so all over: every eighth row and column tell it.
+    sample = cv2.split(np.ascontiguousarray(image[::_STEP_PX, ::_STEP_PX]))
+    lightest = [_quantiles(cv2.max(cv2.max(sample[0], sample[1]), sample[2]).reshape(1, -1),
+                           (0.995,))[0, 0]]
+    patches = []
+    h, w = image.shape[:2]
+    for c in dice:
+        r = max(1, int(0.5 * c.size))
+        x0, x1 = max(0, int(c.x) - r), min(w, int(c.x) + r)
+        y0, y1 = max(0, int(c.y) - r), min(h, int(c.y) + r)
+        if x1 - x0 >= 3 and y1 - y0 >= 3:
+            patch = image[y0:y1, x0:x1]
+            patches.append(cv2.resize(patch, (_DIE_PX, _DIE_PX), interpolation=(
+                cv2.INTER_AREA if patch.shape[0] > _DIE_PX else cv2.INTER_LINEAR)))
+    out_of_focus = False
+    if patches:
+        # The dice side by side: one pass of each filter, the seams between them left out.
+        strip = np.hstack(patches)
+        b, g, r_ = cv2.split(strip)
+        lightest.append(_quantiles(_each(cv2.max(cv2.max(b, g), r_), len(patches)),
+                                   (0.9,)).max())
+        out_of_focus = float(np.median(_softness(strip, len(patches)))) > _SOFT
+    too_dark = float(max(lightest)) < _DARK
+    burnt_out = not dice and float(
+        (cv2.min(cv2.min(sample[0], sample[1]), sample[2]) >= _WHITE).mean()) > _BURNT
+    return Light(too_dark, burnt_out, out_of_focus)
+
+
+def _each(strip: np.ndarray, n: int, cut: int = 0) -> np.ndarray:
+    """The ``n`` dice side by side in a one-channel ``strip``, one row of values each, less
+    ``cut`` pixels at each side."""
+    each = strip.reshape(_DIE_PX, n, _DIE_PX).transpose(1, 0, 2)
+    if cut:
+        each = each[:, cut:-cut, cut:-cut]
+    return each.reshape(n, -1)
+
+
+def _quantiles(rows: np.ndarray, shares: tuple[float, ...], bins: int = 256) -> np.ndarray:
+    """Each row's values (whole numbers below ``bins``) below which each of ``shares`` of
+    them lie: one histogram a row, counted in one pass (sorting each row costs ten times
+    as much)."""
+    n, m = rows.shape
+    counts = np.bincount((rows + np.arange(n)[:, None] * bins).ravel(), minlength=n * bins)
+    below = np.cumsum(counts.reshape(n, bins), axis=1)
+    return np.stack([(below <= int(share * m)).sum(axis=1) for share in shares], axis=1)
+
+
+def _softness(strip: np.ndarray, n: int) -> np.ndarray:
+    """How soft each die's edges are, ``n`` dice side by side in ``strip``: the sigma of
+    the Gaussian blur that would make its steepest edges (the 99th percentile of their
+    slopes) of its contrast (5th to 95th percentile of its grey), in dice. Sharp dice
+    measure about 0.02 however large."""
+    grey = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY)
+    slope = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    # In quarters of a grey level a pixel (Sobel's weights sum to 8).
+    quarters = np.minimum(slope * (_SLOPE_STEPS / 8.0), _SLOPE_BINS - 1).astype(np.int64)
+    steepest = _quantiles(_each(quarters, n, cut=2), (0.99,), _SLOPE_BINS)[:, 0] / _SLOPE_STEPS
+    low, high = _quantiles(_each(grey, n).astype(np.int64), (0.05, 0.95)).T
+    # A die with no edge at all (burnt out white) shows no sign of focus either way.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        soft = (high - low) / (steepest * _STEP) / _DIE_PX
+    return np.where(steepest > 0, soft, 0.0)
