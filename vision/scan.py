@@ -24,6 +24,9 @@ from vision.calibration import Calibration, load_calibration
 from vision.config import ReaderConfig, calibrated_size, load_config
 from vision.reading import Reading, UnreadableImage
 
+# Said where --expect names several players and the config cannot tell their dice apart.
+_NO_OWNERS = ("whose die is whose is not known: the config has no [colours] or [seats];"
+              " only the total is compared")
 # The formats an annotated copy is written in; any other image is annotated as a PNG.
 _WRITABLE = (".jpg", ".jpeg", ".png")
 # Written into every annotated copy (a JPEG comment, a PNG text chunk): a later run may write
@@ -212,6 +215,8 @@ def _with_owners(name: str, reading: Reading, owners: Owners, size: tuple[int, i
     if ownership.by != "none":
         line += "  " + "; ".join(f"{player}: {' '.join(map(str, faces)) or 'none'}"
                                  for player, faces in ownership.faces().items())
+    elif len(owners.expected) > 1:
+        line += f"  ({_NO_OWNERS})"
     return line + "".join(f"  ({why})" for why in disagreements)
 
 

@@ -685,6 +685,22 @@ def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
     assert "(Ben should show 2 dice, 1 seen)" in lines[0]
 
 
+def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
+    table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, nothing said that no die could be given to a player: Ben's missing die went
+    # unremarked as long as the total was right.
+    path, scene = table
+    shown = len(scene.dice)
+    code, lines, err = scan(capsys, str(path), "--expect", f"Ana={shown - 1}", "--expect",
+                            "Ben=1")
+    assert (code, err) == (0, "")
+    assert ("(whose die is whose is not known: the config has no [colours] or [seats]; only"
+            " the total is compared)") in lines[0]
+    code, lines, err = scan(capsys, str(path), "--expect", f"Ana={shown}")
+    assert code == 0 and "whose die is whose" not in lines[0]  # one player: all theirs
+
+
 @pytest.mark.parametrize(("given", "said"), [
     ("Ana", "--expect 'Ana': give PLAYER=DICE, as --expect Ana=5"),
     ("Ana=five", "--expect 'Ana=five': DICE must be a whole number of dice, 0 or more"),
