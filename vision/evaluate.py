@@ -86,11 +86,14 @@ class ImageScore:
 class Summary:
     """The scores of a whole folder; ``lone_labels``: its label files that no photograph
     has (their dice are not scored); ``not_read``: what else ``images/`` holds, not scored
-    (folders, named with a ``/``, and files that are no photographs)."""
+    (folders, named with a ``/``, and files that are no photographs); ``miscounted``: the
+    photographs whose label file holds another number of dice than counts.csv lists, in
+    words (scored by the label file)."""
 
     images: list[ImageScore]
     lone_labels: tuple[str, ...] = ()
     not_read: tuple[str, ...] = ()
+    miscounted: tuple[str, ...] = ()
 
     def _sum(self, name: str) -> int:
         return sum(int(getattr(s, name)) for s in self.images)
@@ -327,10 +330,15 @@ def evaluate_folder(
                   " keeps the photographs in images/ itself, their labels in labels/"
                   if folders else "")
         raise ValueError(f"{root}: no images in {root / 'images'}{inside}")
-    scores = []
+    scores, miscounted = [], []
     for path in unread + images:
         label_path = labels_dir / (path.stem + ".txt")
         labelled = label_path.is_file()
+        if labelled and path.name in listed:
+            held = len(load_labels(label_path, 1, 1, view))
+            if held != listed[path.name]:
+                miscounted.append(f"{path.name}: its label file holds {held} dice, counts.csv"
+                                  f" lists {listed[path.name]}")
         if not labelled and label_path.exists():  # scored as a table with no dice, before
             raise ValueError(f"{path.name}: its label file {label_path} is not a file")
         if not labelled and listed.get(path.name, 0):
@@ -376,7 +384,7 @@ def evaluate_folder(
         seen = photographed | {p.stem for p in unread}
         lone = tuple(sorted(p.name for p in labels_dir.glob("*.txt")
                             if p.stem not in seen and not p.name.startswith(".")))
-    return Summary(sorted(scores, key=lambda s: s.image), lone, not_read)
+    return Summary(sorted(scores, key=lambda s: s.image), lone, not_read, tuple(miscounted))
 
 
 def _photographs(folder: Path) -> tuple[list[Path], list[Path]]:
@@ -542,6 +550,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"evaluate: {args.folder / 'images'}: {len(skipped)} not photographs, not read:"
               f" {', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''}",
               file=sys.stderr)
+    for said in summary.miscounted:  # a label lost or a row stale: the labels are scored
+        print(f"evaluate: {said} (scored by the label file)", file=sys.stderr)
     unread = [s for s in summary.images if not s.readable]
     for s in unread:  # scored as every die missed; named, as ``dudo scan`` names them
         print(f"evaluate: {s.image}: {s.errors[0]}", file=sys.stderr)

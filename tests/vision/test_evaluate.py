@@ -798,3 +798,19 @@ def test_a_counts_csv_with_a_spreadsheet_s_empty_rows_is_read_and_a_bad_one_name
         f"evaluate: error: {counts}:2: no n_dice (the row ends before it) for 'IMG_1.jpg'\n")
     counts.write_text("")  # an empty file lists nothing
     assert main([str(small_folder)]) == 0
+
+
+def test_a_label_file_holding_other_dice_than_counts_csv_lists_is_named(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Emptied, or a line lost: it was scored as a table of fewer dice with no word.
+    shutil.copyfile(DEV / "counts.csv", small_folder / "counts.csv")
+    assert main([str(small_folder)]) == 0
+    assert "counts.csv lists" not in capsys.readouterr().err  # the dev set agrees with itself
+    label = sorted((small_folder / "labels").glob("*.txt"))[0]
+    held = label.read_text().splitlines()
+    label.write_text("\n".join(held[1:]) + "\n")
+    assert main([str(small_folder)]) == 0
+    err = capsys.readouterr().err
+    assert (f"evaluate: {label.stem}.jpg: its label file holds {len(held) - 1} dice, counts.csv"
+            f" lists {len(held)} (scored by the label file)") in err
