@@ -407,6 +407,9 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
                                f" surely (at least {SMALLEST_SURE_DIE:g} px): move the camera"
                                " closer")
     sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
+    if not sizes and reading.pleas:  # the picture's own fault: too dark, out of focus...
+        raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): "
+                               + "; ".join(reading.pleas))
     if not sizes:
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): put a"
                                " few dice, face down, on the glass in good light")

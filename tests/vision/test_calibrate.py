@@ -26,7 +26,7 @@ from vision.calibration import (
 from vision.config import load_config
 from vision.evaluate import load_labels, score_image
 from vision.reader import load_image, read_dice
-from vision.reading import DEFAULT_DOUBT_THRESHOLD
+from vision.reading import DEFAULT_DOUBT_THRESHOLD, OUT_OF_FOCUS, TOO_DARK
 from vision.simulate import render_dice
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
@@ -733,6 +733,26 @@ def test_dice_too_small_to_read_surely_are_refused_not_written_as_a_config(
     assert f"far.png: the dice measure {said}" in err
     assert "too small to read surely (at least 11 px): move the camera closer" in err
     assert "good light" not in err
+    assert not config.exists()
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda image: cv2.GaussianBlur(image, (0, 0), 4.0), OUT_OF_FOCUS),
+    (lambda image: (image / 12).astype(np.uint8), TOO_DARK),
+])
+def test_a_dice_picture_too_dark_or_out_of_focus_is_refused_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    change: Callable[[np.ndarray], np.ndarray], said: str,
+) -> None:
+    # Before, the players were told to put dice on the glass "in good light" for a camera
+    # out of focus.
+    photo = load_image(DEV / "images" / "IMG_20191208_111228.jpg")
+    dice = tmp_path / "dice.png"
+    cv2.imwrite(str(dice), cv2.flip(change(photo), 1))
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--dice", str(dice)]) == 1
+    err = capsys.readouterr().err
+    assert "dice.png: no die read surely" in err and said in err
     assert not config.exists()
 
 
