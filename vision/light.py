@@ -9,9 +9,9 @@ photographs read as they are at a seventh of their light, at twice it and blurre
 missed and 11 read wrong, 6 of them surely; now every die found is doubted. Blurred by 3.5
 and 5 px (8 and 12% of a die), 23 dice were misread surely at each; now 8 and 11, in
 photographs whose dice the reader still finds are the sharper (focus is judged on the dice
-found: most photographs blurred by 5 px show none, and are read as 0 dice). Five times the
-light still misreads 18 dice surely: a white die's body burnt white shows its dark pips,
-read right, so burnt dice are not judged (not done).
+read; where none is, as in most photographs blurred by 5 px, on the places the locator is
+sure of). Five times the light still misreads 18 dice surely: a white die's body burnt
+white shows its dark pips, read right, so burnt dice are not judged (not done).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ class Light(NamedTuple):
 
 def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
     """Whether the picture ``image`` (BGR) is too dark, burnt out or out of focus to read
-    the ``dice`` found in it surely (all of it judged where none is found, but focus)."""
+    the ``dice`` found in it surely (light judged on all of it too; burnt out only where
+    no die is given; focus on the dice alone)."""
     # A dark or burnt frame is so all over: every eighth row and column tell it.
     sample = cv2.split(np.ascontiguousarray(image[::_STEP_PX, ::_STEP_PX]))
     lightest = [_quantiles(cv2.max(cv2.max(sample[0], sample[1]), sample[2]).reshape(1, -1),

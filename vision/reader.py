@@ -93,6 +93,9 @@ _LOCATED_AGAIN_BELOW = 15.0 / 16.0
 # foreshortened, one of the 121 is beyond it; smeared 3, 5 and 7 px, 1, 25 and 103 are.
 # Held out, a 7 px smear cost 35-44 dice, 8-14 of them misread surely; 3 px, none.
 _SMEARED = 0.45
+# Where no die is read, the light and focus are judged at the locator's sure places if at
+# least this many (vision.light).
+_FEW = 3
 # A frame whose dice lean one way beyond this, short of smeared, has the dice that lean most
 # (each alone beyond ``_SLANTED_DIE``) doubted: a photograph taken slantwise squashes the dice
 # far from the camera most, and they are read surely as two dice or as other faces. The dev
@@ -312,7 +315,11 @@ def _read(
     smeared = leaning.frame > _SMEARED
     too_small = bool(places) and statistics.median(c.size for c in places) < (
         SMALLEST_SURE_DIE * shrink)
-    light = judge_light(source, places)
+    # Where no die is read, judged at the places the locator was sure of, if a few (a glint
+    # on the empty glass is soft): blurred enough, no die is read, and a blurred photograph
+    # was read as an empty table.
+    sure_places = [c for c in seen if c.score >= 0.5]
+    light = judge_light(source, places or (sure_places if len(sure_places) >= _FEW else []))
     t = _lap(ms, "light", t)
     every_die = smeared or too_small or any(light)
     slanted = not every_die and (squared or leaning.frame > _SLANTED) and any(
