@@ -318,6 +318,8 @@ def _from_source(
             if answer.strip().lower() != "s":
                 if isinstance(source, SimulatedCamera):  # no glass to throw dice on: it throws
                     source.set_dice({"thrown": [1, 2, 3, 4, 5, 6]})
+                if isinstance(source, PicameraSource):
+                    settings = _focused(source, settings, lines)
                 dice_frame = source.capture()
         elif dice_frame is None:
             lines.append("no dice picture (not run at a terminal, and no --dice): "
@@ -325,6 +327,24 @@ def _from_source(
     finally:
         source.close()
     return empty_frame, dice_frame, settings
+
+
+def _focused(source: PicameraSource, settings: CameraSettings,
+             lines: list[str]) -> CameraSettings:
+    """The settings with the lens focused on the dice thrown on the glass, for a camera that
+    focuses itself (a Camera Module 3 left to itself holds its lens at about a metre, and
+    the dice under the glass come out soft: every die doubted as out of focus)."""
+    lens, focused = source.focus()
+    if lens is None:
+        return settings  # a camera of fixed focus
+    settings = dataclasses.replace(settings, lens_position=lens)
+    source.settings = settings
+    distance = f" (about {100.0 / lens:.0f} cm)" if lens > 0 else " (at infinity)"
+    lines.append(f"focus locked: lens at {lens:.2f} dioptres{distance}")
+    if not focused:
+        lines.append("warning: the camera could not bring the dice into focus: check that"
+                     " they lie on the glass in its view, and the light under it is on")
+    return settings
 
 
 def _check_empty(

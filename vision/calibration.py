@@ -29,6 +29,7 @@ _CAMERA_KEYS = (
     "exposure_us",
     "analogue_gain",
     "colour_gains",
+    "lens_position",
     "empty",
     "brightness",
 )
@@ -41,7 +42,9 @@ class CameraSettings:
     ``source``: a frame source spec for ``open_source`` (``picamera2``, ``device:N``,
     ``folder:DIR``, ``sim``; ``dudo serve`` also takes ``none``: no camera, reveals typed
     by hand). ``exposure_us``, ``analogue_gain`` and ``colour_gains`` (red, blue) are None
-    until calibration locks them. ``empty`` is the photograph of the empty glass taken at
+    until calibration locks them; ``lens_position`` too (dioptres: 1 / the distance in
+    metres), where the camera focuses itself (a Camera Module 3: focused on the dice thrown
+    at calibration, then held there). ``empty`` is the photograph of the empty glass taken at
     calibration (a path relative to the config file) and ``brightness`` its median grey.
     """
 
@@ -51,6 +54,7 @@ class CameraSettings:
     exposure_us: int | None = None
     analogue_gain: float | None = None
     colour_gains: tuple[float, float] | None = None
+    lens_position: float | None = None
     empty: str | None = None
     brightness: float | None = None
 
@@ -246,7 +250,7 @@ def _camera(table: dict[str, object], source: str) -> CameraSettings:
             values[key] = value
         elif key in ("width", "height", "exposure_us"):
             values[key] = _positive_int(source, "camera", key, value, _MOST[key])
-        elif key in ("analogue_gain", "brightness"):
+        elif key in ("analogue_gain", "brightness", "lens_position"):
             number = _number(source, "camera", key, value)
             if number < 0:
                 raise _bad(source, "camera", key, value, "must not be negative")
@@ -334,6 +338,8 @@ def calibration_tables(calibration: Calibration) -> dict[str, dict[str, object]]
         camera["analogue_gain"] = round(cam.analogue_gain, 4)
     if cam.colour_gains is not None:
         camera["colour_gains"] = [round(g, 4) for g in cam.colour_gains]
+    if cam.lens_position is not None:
+        camera["lens_position"] = round(cam.lens_position, 3)
     if cam.empty is not None:
         camera["empty"] = cam.empty
     if cam.brightness is not None:

@@ -28,9 +28,11 @@ from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
 
-# libcamera's enumerations: AeStateSearching, and ExposureTimeModeManual / AnalogueGainModeManual.
+# libcamera's enumerations: AeStateSearching, and ExposureTimeModeManual / AnalogueGainModeManual,
+# and AfModeManual (the lens held where it is put).
 _AE_SEARCHING = 1
 _MANUAL = 1
+_AF_MANUAL = 0
 
 
 class CameraUnavailable(RuntimeError):
@@ -119,7 +121,9 @@ class PicameraSource:
             # The calibrated exposure and white balance go in the configuration, so that they
             # hold from the first frame (set after the start, they take a few frames).
             known = getattr(camera, "camera_controls", None) or {}
-            locked = {"controls": self.locked_controls(known)} if self.settings.locked else {}
+            controls = {**(self.locked_controls(known) if self.settings.locked else {}),
+                        **self.focus_controls(known)}
+            locked = {"controls": controls} if controls else {}
             # queue=False: Picamera2 would otherwise hold the last frame finished and hand
             # it out at once, a frame taken before the request (before the light came on).
             config = camera.create_still_configuration(
@@ -161,6 +165,29 @@ class PicameraSource:
         else:
             controls["AwbEnable"] = False
         return controls
+
+    def focus_controls(self, known: Mapping[str, object] | None = None) -> dict[str, object]:
+        """Controls that hold the lens where calibration focused it (a camera that focuses
+        itself, listing ``AfMode``; none for a camera of fixed focus, or before calibration,
+        where the lens stays where libcamera puts it)."""
+        lens = self.settings.lens_position
+        if lens is None or "AfMode" not in (known or {}):
+            return {}
+        return {"AfMode": _AF_MANUAL, "LensPosition": lens}
+
+    def focus(self) -> tuple[float | None, bool]:
+        """Focus the lens on what lies on the glass now (the dice, at calibration): its
+        position in dioptres and whether the camera says it is in focus; (None, True) for
+        a camera of fixed focus (no ``AfMode`` among its controls)."""
+        self.start()
+        if "AfMode" not in (getattr(self._camera, "camera_controls", None) or {}):
+            return None, True
+        try:
+            focused = bool(self._camera.autofocus_cycle())
+            lens = self._camera.capture_metadata()["LensPosition"]
+            return float(lens), focused
+        except (KeyError, TypeError, ValueError, RuntimeError) as err:
+            raise CameraUnavailable(f"picamera2: the lens could not focus ({err})") from err
 
     def exposure(self, settle_s: float = 1.0, give_up_s: float = 5.0) -> CameraSettings:
         """The exposure the camera's automatic control settled on, to lock at calibration:

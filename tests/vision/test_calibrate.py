@@ -871,6 +871,60 @@ def test_picamera2_is_metered_and_locked_on_the_glass_once_it_is_cleared(
     assert "exposure locked: 8000 us, gain 1.50, colour gains (1.9, 1.6)" in lines
 
 
+@pytest.mark.parametrize("focuses", [True, False], ids=["autofocus", "fixed-focus"])
+def test_a_camera_that_focuses_itself_is_focused_on_the_dice_thrown_and_held_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, focuses: bool
+) -> None:
+    # A Camera Module 3 left to itself holds its lens at about a metre: the dice under the
+    # glass, a third of that away, came out soft at every reveal (now all doubted as out of
+    # focus). A camera of fixed focus has no lens to move, and nothing is written for it.
+    from tests.vision.test_sources import RecordingPicamera2
+    from vision.calibration import load_calibration
+    from vision.sources import PicameraSource
+
+    said: list[str] = []
+    dice = render_dice([1, 2, 3, 4, 5, 6], seed=5, width=2028, height=1520).image
+
+    class Camera(RecordingPicamera2):
+        def __init__(self) -> None:
+            super().__init__()
+            if focuses:
+                self.camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+
+        def autofocus_cycle(self) -> bool:
+            said.append("focused")
+            return True
+
+        def capture_metadata(self) -> dict[str, object]:
+            return {**super().capture_metadata(), "LensPosition": 3.2}
+
+        def capture_array(self, stream: str) -> np.ndarray:
+            super().capture_array(stream)
+            if "Throw" in said[-1] or said[-1] == "focused":
+                return dice
+            return np.full_like(dice, 120)  # the empty glass, lit
+
+    monkeypatch.setattr("vision.sources._picamera2_class", lambda: Camera)
+    monkeypatch.setattr("builtins.input", lambda prompt: said.append(prompt) or "")
+    config = tmp_path / "dudo.toml"
+    lines = calibrate(config, source_spec="picamera2", interactive=True)
+    camera = load_calibration(config).camera
+    if not focuses:
+        assert "focused" not in said and camera.lens_position is None
+        assert not any(line.startswith("focus locked") for line in lines)
+        return
+    assert said.index("focused") == said.index(next(p for p in said if "Throw" in p)) + 1
+    assert "focus locked: lens at 3.20 dioptres (about 31 cm)" in lines
+    assert camera.lens_position == 3.2
+    assert any(line.startswith("die size:") for line in lines)  # the dice read, in focus
+    # Every start after holds the lens there, as it holds the exposure.
+    held = Camera()
+    PicameraSource(camera, camera_factory=lambda: held).start()
+    controls = held.calls[0][1]["controls"]
+    assert controls["AfMode"] == 0 and controls["LensPosition"] == 3.2
+    assert controls["ExposureTime"] == 8000
+
+
 def test_seats_calibrated_over_zones_drawn_by_hand_say_they_replace_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
