@@ -419,6 +419,8 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
         reading = _unsized_reading(frame, reader)
     except UnreadableImage as err:  # decoded, but too small to be a picture of dice
         raise CalibrationError(f"{name}: {err}") from None
+    if not reading.dice and reading.pleas:  # the picture's own fault: too dark, blurred...
+        raise CalibrationError(f"{name}: no dice found: " + "; ".join(reading.pleas))
     if not reading.dice:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
     if reading.too_small:  # every die doubted for its size, whatever the light

@@ -23,11 +23,13 @@ import numpy as np
 
 from vision.locate import Candidate
 
-# Too dark where the frame's brightest 0.5% (its lightest channel) stay below this, and the
-# brightest tenth of every die found too (a few dice lit under the glass may be all that is
-# light in a frame of a dark room): the dev photographs measure 192-220, at a seventh of
+# Too dark where the frame's brightest 0.5% (its lightest channel) stay below this, and so
+# does every die's contrast, its brightest 1% over its darkest 1% (a few dice lit under the
+# glass may be all that is light in a frame of a dark room, and a black die showing one
+# pip is dark but for it): the dev photographs' frames measure 192-220, at a seventh of
 # their light (still read) 28-33, at a twelfth 15-17 (dice missed and misread).
 _DARK = 20
+_LIGHT_DIE = 0.99
 # Burnt out where, with no die found, this share of the picture is pure white in every
 # channel (at least _WHITE): a white tray at twice its light measures 0.80-0.99 and its dice
 # are read. (Dice found are not judged so: a white die's body burnt white still shows its
@@ -40,10 +42,13 @@ _STEP_PX = 8
 # Each die is looked at this many pixels across, its edges' softness measured in dice.
 _DIE_PX = 64
 # Out of focus where the dice's edges, by their median, are as soft as a Gaussian blur of
-# this share of a die: the dev photographs measure 0.010-0.028; blurred by 1.5 px (3% of
+# this share of a die: the dev photographs measure 0.010-0.028; blurred by 1.5 px (4% of
 # their dice; read as well as before) 0.020-0.066, by 3.5 px (8%: 23 dice misread surely)
 # 0.061-0.108; dice 13 px across (a wide view) 0.019-0.065.
 _SOFT = 0.075
+# ... and as soft as a blur of this many pixels: a camera's lens and sensor blur dice 13-16 px
+# across (a wide view) by about a pixel, 7-9% of such a die, and they are read as surely.
+_SOFT_PX = 2.0
 # Edges' slopes are counted in this many steps a grey level a pixel, up to _SLOPE_BINS.
 _SLOPE_STEPS = 4
 _SLOPE_BINS = 1024
@@ -61,13 +66,14 @@ class Light(NamedTuple):
 
 def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
     """Whether the picture ``image`` (BGR) is too dark, burnt out or out of focus to read
-    the ``dice`` found in it surely (light judged on all of it too; burnt out only where
-    no die is given; focus on the dice alone)."""
+    the ``dice`` found in it surely: too dark judged on all of it and on each die's
+    contrast, burnt out only where no die is given, out of focus on the dice given that
+    the frame's edge does not cut."""
     # A dark or burnt frame is so all over: every eighth row and column tell it.
     sample = cv2.split(np.ascontiguousarray(image[::_STEP_PX, ::_STEP_PX]))
     lightest = [_quantiles(cv2.max(cv2.max(sample[0], sample[1]), sample[2]).reshape(1, -1),
                            (0.995,))[0, 0]]
-    patches = []
+    patches, sizes, whole = [], [], []
     h, w = image.shape[:2]
     for c in dice:
         r = max(1, int(0.5 * c.size))
@@ -77,14 +83,21 @@ def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
             patch = image[y0:y1, x0:x1]
             patches.append(cv2.resize(patch, (_DIE_PX, _DIE_PX), interpolation=(
                 cv2.INTER_AREA if patch.shape[0] > _DIE_PX else cv2.INTER_LINEAR)))
+            sizes.append(2 * r)
+            # A die the frame's edge cuts is stretched to the square: its edges soften.
+            whole.append(x1 - x0 == y1 - y0 == 2 * r)
     out_of_focus = False
     if patches:
         # The dice side by side: one pass of each filter, the seams between them left out.
         strip = np.hstack(patches)
         b, g, r_ = cv2.split(strip)
-        lightest.append(_quantiles(_each(cv2.max(cv2.max(b, g), r_), len(patches)),
-                                   (0.9,)).max())
-        out_of_focus = float(np.median(_softness(strip, len(patches)))) > _SOFT
+        dark, light = _quantiles(_each(cv2.max(cv2.max(b, g), r_), len(patches)),
+                                 (1.0 - _LIGHT_DIE, _LIGHT_DIE)).T
+        lightest.append((light - dark).max())
+        soft = _softness(strip, len(patches))[np.array(whole)]
+        if soft.size:
+            px = soft * np.array(sizes)[np.array(whole)]
+            out_of_focus = bool(np.median(soft) > _SOFT and np.median(px) > _SOFT_PX)
     too_dark = float(max(lightest)) < _DARK
     burnt_out = not dice and float(
         (cv2.min(cv2.min(sample[0], sample[1]), sample[2]) >= _WHITE).mean()) > _BURNT

@@ -87,7 +87,7 @@ class Reading:
     tool stretched the photograph to a square); the dice ``slanted`` doubts are told so.
     ``too_dark``, ``burnt_out``, ``out_of_focus``: its light or focus is too poor to read
     any die surely (:mod:`vision.light`), so every die is doubted; said even where no die
-    was found, but for focus (judged on the dice).
+    was read (focus then judged at the places the locator is sure of, if a few).
     """
 
     dice: tuple[Die, ...]

@@ -11,6 +11,7 @@ live feed, the reveal's JPEG, a part of a file asked for by Range) is sent as it
 from __future__ import annotations
 
 import gzip
+import mimetypes
 import os
 import threading
 from typing import Any
@@ -18,9 +19,9 @@ from typing import Any
 from flask import current_app, request
 from werkzeug.security import safe_join
 
-# What compresses: text. The icon is an SVG, text too; JPEG and PNG are compressed already.
+# What compresses: text (an SVG too); JPEG and PNG are compressed already.
 _TEXT = ("text/", "application/javascript", "application/json", "image/svg+xml")
-# A file smaller than this gains less than the header's bytes.
+# A file smaller than this gains too little to be worth it (the page's icon is 269 bytes).
 _SMALLEST = 512
 
 _kept: dict[tuple[str, int, int], bytes] = {}
@@ -28,15 +29,16 @@ _kept_lock = threading.Lock()
 
 
 def gzipped(response: Any) -> Any:
-    """``after_request``: a static file's whole answer gzipped, where the phone takes gzip."""
+    """``after_request``: a static file's whole answer gzipped, where the phone takes gzip
+    (and its "not modified" carrying the same weak ETag as the gzipped answer)."""
     if request.endpoint != "static":
         return response
     response.vary.add("Accept-Encoding")  # a cache keeps both answers apart
     if (
-        response.status_code != 200
+        response.status_code not in (200, 304)
         or request.accept_encodings["gzip"] <= 0
-        or not (response.mimetype or "").startswith(_TEXT)
-        or (response.content_length or 0) < _SMALLEST
+        or not (mimetypes.guess_type(str((request.view_args or {})["filename"]))[0] or ""
+                ).startswith(_TEXT)
     ):
         return response
     path = safe_join(str(current_app.static_folder), str((request.view_args or {})["filename"]))
@@ -46,8 +48,17 @@ def gzipped(response: Any) -> Any:
         found = os.stat(path)
     except OSError:
         return response
+    if found.st_size < _SMALLEST:
+        return response
+    etag, _ = response.get_etag()
+    if etag:
+        response.set_etag(etag, weak=True)
+    if response.status_code == 304:
+        return response
     body = _gzip(path, found.st_size, found.st_mtime_ns)
     if body is None:
+        if etag:
+            response.set_etag(etag)  # sent as it is, under its own strong ETag
         return response
     sent = response.response
     if hasattr(sent, "close"):
@@ -56,9 +67,6 @@ def gzipped(response: Any) -> Any:
     response.set_data(body)  # also sets Content-Length
     response.headers["Content-Encoding"] = "gzip"
     response.headers.pop("Accept-Ranges", None)  # a range of the gzip is no range of the file
-    etag, _ = response.get_etag()
-    if etag:
-        response.set_etag(etag, weak=True)
     return response
 
 
