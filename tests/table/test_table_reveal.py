@@ -1416,16 +1416,19 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
             " calibrate again (dudo calibrate)") in said
 
 
+def two_players_picture() -> tuple[VisionReader, dict[str, int], Any]:
+    """The real reader, the dice Ana (3) and Ben (2) must show, and the simulated camera's
+    1280x960 picture of them."""
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5, 3], "Ben": [6, 1]})
+    return VisionReader(None, calibration=camera.calibration), {"Ana": 3, "Ben": 2}, (
+        camera.capture())
+
+
 def test_a_picture_whose_dice_are_too_small_to_read_surely_waits_for_the_players() -> None:
     # A camera set to a low resolution, or far off: dice about 10 px across are all doubted,
     # and the page says why, rather than apply a reading some of whose dice may be misread.
-    from vision.simulate import RenderOptions, SimulatedCamera
-
-    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
-    camera.set_dice({"Ana": [2, 5, 3], "Ben": [6, 1]})
-    reader = VisionReader(None, calibration=camera.calibration)
-    expected = {"Ana": 3, "Ben": 2}
-    frame = camera.capture()
+    reader, expected, frame = two_players_picture()
     for width, too_small in [(1280, False), (200, True)]:
         picture = cv2.resize(frame, (width, width * 3 // 4), interpolation=cv2.INTER_AREA)
         reading = reader.read(picture, expected)
@@ -1436,13 +1439,7 @@ def test_a_picture_whose_dice_are_too_small_to_read_surely_waits_for_the_players
 def test_a_reveal_whose_light_failed_waits_for_the_players_and_says_why() -> None:
     # The light under the glass off or failing: the picture is read, but none of its dice
     # surely, and the page says to look at the light, rather than "5 dice expected, 0 seen".
-    from vision.simulate import RenderOptions, SimulatedCamera
-
-    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
-    camera.set_dice({"Ana": [2, 5, 3], "Ben": [6, 1]})
-    reader = VisionReader(None, calibration=camera.calibration)
-    expected = {"Ana": 3, "Ben": 2}
-    frame = camera.capture()
+    reader, expected, frame = two_players_picture()
     assert TOO_DARK not in reader.read(frame, expected).disagreements
     for gain in (0.06, 0.0):
         dark = (frame.astype("float32") * gain).astype("uint8")
