@@ -71,8 +71,9 @@ def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
     the frame's edge does not cut."""
     # A dark or burnt frame is so all over: every eighth row and column tell it.
     sample = cv2.split(np.ascontiguousarray(image[::_STEP_PX, ::_STEP_PX]))
-    lightest = [_quantiles(cv2.max(cv2.max(sample[0], sample[1]), sample[2]).reshape(1, -1),
-                           (0.995,))[0, 0]]
+    # How lit: the frame's brightest, and each die's contrast.
+    lit = [_quantiles(cv2.max(cv2.max(sample[0], sample[1]), sample[2]).reshape(1, -1),
+                      (0.995,))[0, 0]]
     patches, sizes, whole = [], [], []
     h, w = image.shape[:2]
     for c in dice:
@@ -93,12 +94,12 @@ def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
         b, g, r_ = cv2.split(strip)
         dark, light = _quantiles(_each(cv2.max(cv2.max(b, g), r_), len(patches)),
                                  (1.0 - _LIGHT_DIE, _LIGHT_DIE)).T
-        lightest.append((light - dark).max())
+        lit.append((light - dark).max())
         soft = _softness(strip, len(patches))[np.array(whole)]
         if soft.size:
             px = soft * np.array(sizes)[np.array(whole)]
             out_of_focus = bool(np.median(soft) > _SOFT and np.median(px) > _SOFT_PX)
-    too_dark = float(max(lightest)) < _DARK
+    too_dark = float(max(lit)) < _DARK
     burnt_out = not dice and float(
         (cv2.min(cv2.min(sample[0], sample[1]), sample[2]) >= _WHITE).mean()) > _BURNT
     return Light(too_dark, burnt_out, out_of_focus)
