@@ -132,8 +132,9 @@ class Reading:
         return tuple(d for d in self.dice if d.confidence < self.doubt_threshold)
 
     def to_json(self, image_name: str) -> dict[str, object]:
-        """The reading as one ``dudo scan --json`` object."""
-        return {
+        """The reading as one ``dudo scan --json`` object; ``pleas`` (an extension of the
+        contract) only where the picture's dice are doubted for the picture."""
+        result: dict[str, object] = {
             "image": image_name,
             "view": self.view,
             "total": self.total,
@@ -141,3 +142,6 @@ class Reading:
             "dice": [die.to_json() for die in self.dice],
             "ms": round(self.ms.get("total", 0.0), 1),
         }
+        if self.pleas:  # a black frame is no empty table: a script is told why
+            result["pleas"] = list(self.pleas)
+        return result

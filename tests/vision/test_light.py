@@ -4,6 +4,7 @@ table whose light is off; a picture merely dim, bright or a little soft is read 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -174,10 +175,19 @@ def test_a_die_the_frame_s_edge_cuts_does_not_make_the_picture_out_of_focus() ->
 
 
 def test_dudo_scan_prints_why_a_dark_photograph_s_dice_are_doubted(tmp_path: Path) -> None:
-    dark = tmp_path / "dark.png"
+    dark, black = tmp_path / "dark.png", tmp_path / "black.png"
     cv2.imwrite(str(dark), lit(load_image(DEV_SLICE[0]), 1 / 12))
+    cv2.imwrite(str(black), np.full((480, 640, 3), 2, np.uint8))
     done = subprocess.run([sys.executable, "-m", "companion.cli", "scan", "--view", "above",
                            str(dark)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert TOO_DARK in done.stdout and "Traceback" not in done.stderr
     assert OUT_OF_FOCUS not in done.stdout
+    # In JSON too (since session 81, an extension of DESIGN.md's object): a black frame's
+    # "total": 0 is no empty table. A picture with nothing to say has no "pleas".
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "scan", "--json",
+                           str(black), str(DEV_SLICE[0])], capture_output=True, text=True,
+                          check=False)
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["total"] == 0 and first["pleas"] == [TOO_DARK]
+    assert "pleas" not in second
