@@ -95,9 +95,10 @@ def judge_light(image: np.ndarray, dice: list[Candidate]) -> Light:
         dark, light = _quantiles(_each(cv2.max(cv2.max(b, g), r_), len(patches)),
                                  (1.0 - _LIGHT_DIE, _LIGHT_DIE)).T
         lit.append((light - dark).max())
-        soft = _softness(strip, len(patches))[np.array(whole)]
+        uncut = np.array(whole)
+        soft = _softness(strip, len(patches))[uncut]
         if soft.size:
-            px = soft * np.array(sizes)[np.array(whole)]
+            px = soft * np.array(sizes)[uncut]
             out_of_focus = bool(np.median(soft) > _SOFT and np.median(px) > _SOFT_PX)
     too_dark = float(max(lit)) < _DARK
     burnt_out = not dice and float(

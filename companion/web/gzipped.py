@@ -34,14 +34,14 @@ def gzipped(response: Any) -> Any:
     if request.endpoint != "static":
         return response
     response.vary.add("Accept-Encoding")  # a cache keeps both answers apart
+    name = str((request.view_args or {})["filename"])
     if (
         response.status_code not in (200, 304)
         or request.accept_encodings["gzip"] <= 0
-        or not (mimetypes.guess_type(str((request.view_args or {})["filename"]))[0] or ""
-                ).startswith(_TEXT)
+        or not (mimetypes.guess_type(name)[0] or "").startswith(_TEXT)
     ):
         return response
-    path = safe_join(str(current_app.static_folder), str((request.view_args or {})["filename"]))
+    path = safe_join(str(current_app.static_folder), name)
     if path is None:
         return response
     try:
