@@ -155,7 +155,9 @@ def _closer_if_clusters(
     all sure of). Where they seemed few or the face reader reads fewer than half of the
     strongest surely, clusters if one breaks into dice read surely as faces other than an ace
     (``_of_dice``): the other clusters' dice may be too small to be sure of even twice as
-    close, and a die seen close breaks into its pips, read as aces if surely at all.
+    close, and a die seen close breaks into its pips, read as aces if surely at all. Where
+    they seemed few, a crowd of dice a few pixels each may also be read surely as one die:
+    clusters too if one of those breaks so (``_a_crowd_read_as_one``).
     """
     seen = _sure_dice(found)
     if (not seen or scale >= 0.5 or 2 * scale > largest
@@ -166,14 +168,16 @@ def _closer_if_clusters(
     asked = seen[:_ASKED]
     dice = [p > 0 for p in sure_faces(asked)] if sure_faces is not None else [False] * len(asked)
     few = len(seen) < _FEW_SURE
-    if all(dice) or not (few or sure_faces is not None and 2 * sum(dice) < len(asked)):
-        return None
-    closer = _pass(image, 2 * scale, nets)
-    dice += [False] * (len(seen) - len(asked))
-    broken = [_broken_into(k, closer) for k, die in zip(seen, dice, strict=True) if not die]
-    if (few and 2 * sum(map(bool, broken)) >= len(seen)
-            or any(_of_dice(b, sure_faces) for b in broken)):
-        return 2 * scale, closer
+    if not all(dice) and (few or sure_faces is not None and 2 * sum(dice) < len(asked)):
+        closer = _pass(image, 2 * scale, nets)
+        dice += [False] * (len(seen) - len(asked))
+        broken = [_broken_into(k, closer) for k, die in zip(seen, dice, strict=True) if not die]
+        if (few and 2 * sum(map(bool, broken)) >= len(seen)
+                or any(_of_dice(b, sure_faces) for b in broken)):
+            return 2 * scale, closer
+    if few and any(_a_crowd_read_as_one(image, k, scale, largest, nets, sure_faces)
+                   for k, die in zip(seen, dice, strict=True) if die):
+        return 2 * scale, _pass(image, 2 * scale, nets)
     return None
 
 
@@ -202,6 +206,22 @@ def _clusters_seen_whole(
               and statistics.median([c.size for c in pieces]) * first < _TRUSTED_PX):
             clusters += _of_dice(_broken_into(k, deeper(k)), sure_faces)
     return 2 * clusters >= len(well)
+
+
+def _a_crowd_read_as_one(
+    image: np.ndarray, die: Candidate, scale: float, largest: float, nets: Nets,
+    sure_faces: Faces | None,
+) -> bool:
+    """Whether ``die``, seen at ``scale`` and read surely as one die, is a crowd of dice a
+    few pixels each, its dice read as pips: looked at twice and four times as close around
+    it, it breaks into two or more dice read surely as faces other than an ace. A die breaks,
+    if at all, into its pips, read as aces."""
+    for closer in (2 * scale, 4 * scale):
+        if closer > largest:
+            break
+        if _of_dice(_broken_into(die, _pass_around(image, die, closer, nets)), sure_faces):
+            return True
+    return False
 
 
 def _broken_into(die: Candidate, closer: list[Candidate]) -> list[Candidate]:
