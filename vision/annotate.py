@@ -101,8 +101,10 @@ def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None, band: B
     # the picture ends there, or the banner lies, under the box; where neither has room (a
     # die filling the picture), inside its corner, or under the banner in the box.
     tall = th + base + 4
-    x0, top = die.x - half, die.y - half
-    corner = (x0 + thick, max(0, top + thick))
+    # Within the picture's sides: a die its left edge cuts had its label drawn off it.
+    x0 = min(max(0, die.x - half), out.shape[1] - tw - 4)
+    top = die.y - half
+    corner = (min(max(0, die.x - half + thick), out.shape[1] - tw - 4), max(0, top + thick))
     places = [(x0, top - tall), (x0, die.y + half), corner, (corner[0], band[3] + 2)]
 
     def fits(x: int, y: int) -> bool:

@@ -386,6 +386,12 @@ def _face_source(
     return source, seen, shrink
 
 
+# The brands an ISO media file of a still photograph names after "ftyp" (HEIC, AVIF): OpenCV's
+# wheels decode none of them.
+_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif",
+                b"avis"}
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """A photograph from a file as a BGR array; UnreadableImage names the file and why."""
     import cv2
@@ -431,6 +437,9 @@ def load_image(path: str | Path) -> np.ndarray:
         reason = "larger than OpenCV decodes" if "MAX_IMAGE_PIXELS" in str(err) else "corrupt"
         raise UnreadableImage(f"{path}: not an image OpenCV can decode ({reason})") from None
     if image is None:
+        if data[4:8].tobytes() == b"ftyp" and data[8:12].tobytes() in _HEIF_BRANDS:
+            raise UnreadableImage(f"{path}: a HEIF photograph (a phone's HEIC or an AVIF),"
+                                  " which OpenCV does not decode: save it as a JPEG or PNG")
         raise UnreadableImage(f"{path}: not an image OpenCV can decode (corrupt or unknown format)")
     # Damage first: libjpeg says nothing of a file cut short, and damaged bytes may read as a
     # marker whose length runs past the file's end, as if it were cut short.

@@ -104,7 +104,7 @@ def expected_dice(given: list[str]) -> dict[str, int]:
         if player in expected:
             raise ValueError(f"--expect {each!r}: {player} is given twice")
         if not dice.strip().isdigit() or int(dice) > 1000:
-            raise ValueError(f"--expect {each!r}: DICE must be a whole number of dice, 0 or more")
+            raise ValueError(f"--expect {each!r}: DICE must be a whole number of dice, 0 to 1000")
         expected[player] = int(dice)
     return expected
 

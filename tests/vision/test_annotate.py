@@ -103,6 +103,18 @@ def test_a_die_at_the_edge_of_the_picture_is_drawn_without_error() -> None:
     assert out.shape == frame.shape
 
 
+@pytest.mark.parametrize("x", [6, 634])
+def test_a_die_cut_by_a_side_of_the_picture_has_its_face_written_in_it(
+    table: np.ndarray, x: int
+) -> None:
+    # The label sits on the box's top-left corner: for a die the picture's left edge cuts, it
+    # lay off the picture, a green tab with no face (a helper's audit).
+    out = annotate(table, reading_of([Die(3, 4, x, 240, 40, 0.99, "red")]))
+    above = out[180:216, max(0, x - 40) : x + 40]
+    assert (np.abs(above.astype(int) - 255).sum(axis=2) < 30).any()  # the face's white ink
+    assert share_of(above, GREEN, (0, 0, above.shape[1], above.shape[0])) > 0.1
+
+
 def number_patch(image: np.ndarray, die: Die) -> np.ndarray:
     """The place under the box's bottom-right corner where a die's number is written."""
     half = int(round(die.size * 0.6))

@@ -249,6 +249,7 @@ def test_a_photograph_that_cannot_be_read_is_named(
     import cv2
 
     (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()  # empty tables
     path = tmp_path / "images" / name
     if name == "tiny.png":
         cv2.imwrite(str(path), np.zeros((10, 10, 3), np.uint8))
@@ -755,6 +756,19 @@ def test_label_files_beside_the_photographs_are_said_to_belong_in_labels(
         f"evaluate: error: {small_folder}: no labels/ folder, but {small_folder / 'images'}"
         " holds the photographs' .txt files: the dev set's format keeps each label file in"
         " labels/, beside images/\n")
+
+
+def test_a_folder_with_no_labels_at_all_is_said_so_not_scored_as_empty_tables(
+    small_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, every die was scored as extra (0 of 0 dice right), exit 0 (a helper's audit).
+    shutil.rmtree(small_folder / "labels")
+    assert main([str(small_folder)]) == 2
+    assert "no labels/ folder beside images/, nor counts.csv" in capsys.readouterr().err
+    # An empty labels/ folder says the tables are empty: scored so.
+    (small_folder / "labels").mkdir()
+    assert main([str(small_folder)]) == 0
+    assert "(3 without a label file, taken as tables with no dice)" in capsys.readouterr().out
 
 
 def test_labels_given_as_polygons_are_scored_by_the_box_around_them(

@@ -366,6 +366,18 @@ def test_a_damaged_photograph_is_one_line_on_stderr_not_the_image_library_s_too(
     ]
 
 
+def test_a_phone_s_heic_photograph_is_said_to_be_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: "not an image OpenCV can decode (corrupt or unknown format)" (a helper's audit).
+    heic = tmp_path / "IMG_0001.HEIC"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(4000))
+    code, lines, err = scan(capsys, str(heic))
+    assert (code, lines) == (1, [])
+    assert err == (f"dudo scan: {heic}: a HEIF photograph (a phone's HEIC or an AVIF), which"
+                   " OpenCV does not decode: save it as a JPEG or PNG\n")
+
+
 def damaged_photo(folder: Path) -> Path:
     """The dev photograph with sixty bytes of its coded data overwritten, as a failing card or
     a bad copy does: libjpeg paints blocks of garbage there and says so only on stderr."""
@@ -703,7 +715,8 @@ def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
 
 @pytest.mark.parametrize(("given", "said"), [
     ("Ana", "--expect 'Ana': give PLAYER=DICE, as --expect Ana=5"),
-    ("Ana=five", "--expect 'Ana=five': DICE must be a whole number of dice, 0 or more"),
+    ("Ana=five", "--expect 'Ana=five': DICE must be a whole number of dice, 0 to 1000"),
+    ("Ana=99999", "--expect 'Ana=99999': DICE must be a whole number of dice, 0 to 1000"),
     ("=5", "--expect '=5': give PLAYER=DICE"),
 ])
 def test_a_wrong_expect_is_named_and_nothing_is_read(
