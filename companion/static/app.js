@@ -826,6 +826,8 @@ function renderReveal(state) {
     page.readingKey = null;
     page.picks = {};
   }
+  // A player counting the pips in the picture counts the faces on the glass: 7 minus the top.
+  $("reveal-caption").hidden = $("reveal-link").hidden;
   $("reading-check").hidden = !pending;
   if (pending) {
     // A reading with a die too few or too many cannot be confirmed (the table refuses it):

@@ -71,6 +71,10 @@ def test_a_picture_taken_again_is_a_new_picture_even_when_it_reads_alike(
     assert a_reading_waiting(waiting_table, player)["applied"] is False
     image = player.locator("#reveal-img")
     expect(image).to_be_visible()
+    # The picture shows each die's bottom face: a die showing six pips is written "1", which
+    # a player counting the pips took for a misreading (a helper's game-night audit).
+    expect(player.locator("#reveal-caption")).to_have_text(
+        "Seen from under the glass: the number by each die is its top face, the one that counts.")
     first = image.get_attribute("src")
     # A tap opens the picture full size (its numbers were too small to read on a phone).
     link = player.locator("#reveal-link")

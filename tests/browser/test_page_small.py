@@ -13,6 +13,8 @@ import contextlib
 import re
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
@@ -250,6 +252,33 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_small_phone(
     page.context.close()
 
 
+def test_an_open_palifico_round_keeps_its_calls_in_view_on_a_360x740_phone(
+    browser: Any, server: str
+) -> None:
+    # Under the "dudo" rules an open palifico's banner takes five lines: on a 360x740 phone
+    # (a common size) the calls lay half below the screen's foot after the palifico player
+    # passed, CALL PASS among them (a helper's game-night audit). The standing bid's label
+    # says the round there too, as on a smaller screen.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="dudo", dice=2)
+    act(server, action="bid", player="Ana", quantity=5, face=6)
+    act(server, action="dudo", player="Ben")
+    act(server, action="reveal", dice={"Ana": [2, 3], "Ben": [4, 5], "Caro": [4, 4]})
+    act(server, action="palifico", player="Ana", mode="open")
+    state = act(server, action="pass", player="Ana")
+    assert state["palifico"] == "Ana" and state["turn"] == "Ben", state
+    screen = {"width": 360, "height": 740}
+    page = open_page(browser, server, screen, "light")
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(page.locator("#call-dudo")).to_have_text("CALL PASS")
+    shot(page, "59-open-palifico-360x740")
+    for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
+        box = page.locator(button).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= screen["height"], (button, box)
+    page.context.close()
+
+
 @pytest.mark.parametrize("width, height", [(360, 640), (360, 560), (320, 568)])
 def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     browser: Any, server: str, width: int, height: int
@@ -320,11 +349,13 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
 
 
-def test_an_announcement_lies_over_the_standing_bid_never_over_the_bid_and_the_calls(
+def test_an_announcement_lies_over_the_header_never_over_the_standing_bid_and_the_calls(
     browser: Any, server: str
 ) -> None:
     # Before, it lay at the foot of the screen: on a 360x640 phone over Bid, DUDO and CALZA
-    # after every move, and the rows beneath showed through it.
+    # after every move, and the rows beneath showed through it. Then (sessions 78-81) over
+    # the standing bid's numbers, for 4 s after each move: after an undo, over the bid it
+    # gave back (a helper's game-night audit).
     state = new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
     page = open_page(browser, server, {"width": 360, "height": 640}, "dark")
     take_control(page)
@@ -333,13 +364,18 @@ def test_an_announcement_lies_over_the_standing_bid_never_over_the_bid_and_the_c
     page.click("#place-bid")
     notice = page.locator("#notice")
     expect(notice).to_contain_text("Ana bids")
+    wait_out_the_hold(page)
+    act(server, action="bid", player="Ben", quantity=5, face=5)
+    act(server, action="undo")
+    expect(notice).to_contain_text("Undone: Ben's bid of five 5s")
+    expect(page.locator("#bid-by")).to_have_text("by Ana")
     shot(page, "55-announcement-360x640")
     box = notice.bounding_box()
-    assert box is not None and overlap(box, page.locator("#bid-card").bounding_box())
-    for button in ("#place-bid", "#call-dudo", "#call-calza", "#undo"):
-        under = page.locator(button)
+    assert box is not None and overlap(box, page.locator(".top").bounding_box())
+    for shown in ("#bid", "#bid-by", "#turn", "#place-bid", "#call-dudo", "#call-calza", "#undo"):
+        under = page.locator(shown)
         if under.is_visible():
-            assert not overlap(box, under.bounding_box()), button
+            assert not overlap(box, under.bounding_box()), shown
     assert notice.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(17, 17, 17)"
     page.context.close()
 
@@ -828,11 +864,29 @@ def test_each_game_in_the_list_is_a_finger_high(
 ) -> None:
     # Before session 78 each was 36 px high: an inline link's padding made it no taller.
     new_game(server, ["Ana", "Ben"], rules="perudo")
-    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    new_game(server, ["Anastasia", "Benedetta", "Caro", "Dan"], rules="perudo")
     page = open_page(browser, server, {"width": width, "height": height}, "light")
     links = page.locator("#games a")
     expect(links.nth(1)).to_be_visible()
     for n in range(links.count()):
         box = links.nth(n).bounding_box()
         assert box is not None and box["height"] >= 44, box
+    # Each game's bullet lies beside its first line: until session 82 (an inline block) a
+    # game of two lines had it beside its last, under a gap as tall as a line.
+    for n in range(links.count()):
+        link = links.nth(n)
+        link.scroll_into_view_if_needed()
+        first = link.evaluate("""a => { const r = document.createRange(); r.selectNodeContents(a);
+            const line = r.getClientRects()[0]; return {y: line.top, height: line.height}; }""")
+        item = page.locator("#games li").nth(n).bounding_box()
+        assert item is not None
+        gutter = page.screenshot(clip={"x": item["x"] - 18, "y": item["y"], "width": 16,
+                                       "height": item["height"]})
+        grey = cv2.imdecode(np.frombuffer(gutter, np.uint8), cv2.IMREAD_GRAYSCALE)
+        rows = np.nonzero((grey < 128).any(axis=1))[0]
+        assert rows.size, "no bullet"
+        bullet = item["y"] + rows.mean() / 2  # the page drawn at twice its pixels
+        assert first["y"] <= bullet <= first["y"] + first["height"], (n, first, bullet)
+    if width == 360:
+        shot(page, "60-games-360")
     page.context.close()

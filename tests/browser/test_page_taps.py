@@ -275,38 +275,41 @@ def test_a_tap_on_a_toast_clears_it_and_presses_nothing_under_it(
     browser: Any, server: str, touch: bool
 ) -> None:
     # Before, taps went through a toast: a player tapping an announcement away called DUDO,
-    # which lay unseen under it (at the screen's foot, where toasts were; now under the
-    # header, over DUDO once the page is scrolled to it).
-    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    # which lay unseen under it (at the screen's foot, where toasts were). Since session 82
+    # it lies over the header, over the button that gives up the phone's control.
+    players = ["Ana", "Bartholomew-Maximilian", "Caro"]
+    new_game(server, players, rules="perudo")
     state = act(server, action="bid", player="Ana", quantity=2, face=3)
     context = browser.new_context(viewport={"width": 360, "height": 640},
                                   device_scale_factor=2, has_touch=touch)
     phone = context.new_page()
+    asked: list[str] = []
+    phone.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     phone.goto(server)
     take_control(phone)
     wait_out_the_hold(phone, state)
-    state = act(server, action="bid", player="Ben", quantity=3, face=3)  # another phone's
+    state = act(server, action="bid", player=players[1], quantity=3, face=3)  # another phone's
     toast = phone.locator("#notice")
-    expect(toast).to_have_text("Ben bids three 3s")
+    expect(toast).to_have_text(players[1] + " bids three 3s")
     wait_out_the_hold(phone, state)
-    # The page scrolled so that DUDO lies under the toast, which stays under the header.
-    box, dudo = toast.bounding_box(), phone.locator("#call-dudo").bounding_box()
-    assert box is not None and dudo is not None
-    down = dudo["y"] + dudo["height"] / 2 - (box["y"] + box["height"] / 2)
-    phone.evaluate(f"window.scrollBy(0, {down})")
-    box = toast.bounding_box()
-    assert box is not None
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    box, lock = toast.bounding_box(), phone.locator("#lock").bounding_box()
+    assert box is not None and lock is not None
+    left, right = max(box["x"], lock["x"]), min(box["x"] + box["width"], lock["x"] + lock["width"])
+    top = max(box["y"], lock["y"])
+    bottom = min(box["y"] + box["height"], lock["y"] + lock["height"])
+    assert left < right and top < bottom, (box, lock)
+    x, y = (left + right) / 2, (top + bottom) / 2
     covered = phone.evaluate(f"""() => {{ const toast = document.getElementById("notice");
         toast.hidden = true; const under = document.elementFromPoint({x}, {y}).id;
         toast.hidden = false; return under; }}""")
-    assert covered == "call-dudo", covered
+    assert covered == "lock", covered
     tap = phone.touchscreen.tap if touch else phone.mouse.click
     tap(x, y)
     expect(toast).to_be_hidden(timeout=1500)
-    phone.wait_for_timeout(800)  # what a pressed DUDO would have sent by now
-    assert get_state(server)["phase"] == "bidding"
-    tap(x, y)  # the same place again, the toast gone: DUDO
-    expect(phone.locator("#turn")).not_to_contain_text("raise or call")
-    assert get_state(server)["phase"] == "reveal"
+    phone.wait_for_timeout(500)  # a pressed lock would have asked by now
+    assert asked == []
+    tap(x, y)  # the same place again, the toast gone: the lock asks to give up control
+    phone.wait_for_timeout(500)
+    assert len(asked) == 1 and "Give up control" in asked[0], asked
+    expect(phone.locator("#lock")).to_have_text("Control on")  # not given up: dismissed
     context.close()
