@@ -116,8 +116,12 @@ SMALLEST_SURE_DIE = 11.0
 # (an upright box, about 1.3 times a thrown die's side) is cut by the edge: part of its face
 # is not in the picture, and the pips seen may be a part of them (an ace seen from below,
 # its top row of three pips alone in the frame, read surely as a 5). It is doubted. A whole
-# die lying square against the edge has its centre at about 0.38 of that size.
+# die lying square against the edge has its centre at about 0.38 of that size. So is a die
+# whose box reaches the edge, seen smaller than this share of the table's die: the locator
+# sized the part in the frame (a white 6, its one column of three pips in it, read surely as a
+# 3 at 0.96, its centre 0.3 of a die from the edge).
 _CUT_BY_THE_EDGE = 0.3
+_PART_OF_A_DIE = 0.85
 # A photograph whose dice are squashed one way (``vision.smear``: a tool stretched it to a
 # square, or the camera looked slantwise) is read again squared, each die that still leans
 # alone beyond ``_SLANTED_DIE`` doubted (one stretch squares a slantwise photograph's near
@@ -286,8 +290,9 @@ def _read(
         if _a_speck(c, f, confidence, table_die, candidates_kept, source.shape[:2]):
             continue
         x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
-        if min(x, y, w - x, h - y) < _CUT_BY_THE_EDGE * (
-                table_die / shrink if table_die else die_px):
+        die = table_die / shrink if table_die else die_px
+        reach = min(x, y, w - x, h - y)
+        if reach < _CUT_BY_THE_EDGE * die or reach <= size / 2 and size < _PART_OF_A_DIE * die:
             confidence = min(confidence, 0.5)
         # A mark is judged by the size of a die on this table, not by its own (often small)
         # size; a die read surely there is a die lying on the mark.
