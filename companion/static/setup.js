@@ -258,7 +258,10 @@ $("another-game").addEventListener("click", () => {
 // ---------- start ----------
 const stateShown = fetch("/api/state", {credentials: "same-origin"}).then((r) => r.json()).then((s) => { render(s); loadBids(); }).catch(() => {});
 loadHistory();
-loadGames();
+// The list of games once the state is shown: the game under way at a table that hides the
+// dice counts lists no record for a phone without the PIN, which the state tells (asked
+// for together, the list came first on a busy host and offered a link to a refusal).
+stateShown.then(() => loadGames());
 loadRules(stateShown);
 connect();
 setControl(page.control);
