@@ -72,6 +72,17 @@ def a_palifico_round_to_declare(server: str, players: list[str]) -> dict[str, An
     return state
 
 
+def in_control_at_the_top(
+    browser: Any, server: str, screen: dict[str, int], scheme: str, state: dict[str, Any]
+) -> Any:
+    """A page of ``screen`` size with the PIN, showing ``state`` settled, at its top."""
+    page = open_page(browser, server, screen, scheme)
+    take_control(page)
+    wait_out_the_hold(page, state)
+    page.evaluate("window.scrollTo(0, 0)")
+    return page
+
+
 def shot_players_and_close(page: Any, name: str) -> None:
     """A screenshot of the players' list, for a person to look at; then the phone goes."""
     page.locator(".players").scroll_into_view_if_needed()
@@ -229,10 +240,7 @@ def test_a_palifico_round_keeps_the_bid_and_the_calls_in_view_on_a_small_phone(
     state = act(server, action="bid", player="Ana", quantity=1, face=3)
     assert state["palifico"] == "Ana" and state["turn"] == "Ben", state
     screen = {"width": 360, "height": height}
-    page = open_page(browser, server, screen, "dark")
-    take_control(page)
-    wait_out_the_hold(page, state)
-    page.evaluate("window.scrollTo(0, 0)")
+    page = in_control_at_the_top(browser, server, screen, "dark", state)
     expect(page.locator("#pal-tag")).to_have_text("PALIFICO Ana")
     expect(page.locator("#palifico")).to_be_hidden()
     rules = page.locator("#palifico-rules")
@@ -267,10 +275,7 @@ def test_an_open_palifico_round_keeps_its_calls_in_view_on_a_360x740_phone(
     state = act(server, action="pass", player="Ana")
     assert state["palifico"] == "Ana" and state["turn"] == "Ben", state
     screen = {"width": 360, "height": 740}
-    page = open_page(browser, server, screen, "light")
-    take_control(page)
-    wait_out_the_hold(page, state)
-    page.evaluate("window.scrollTo(0, 0)")
+    page = in_control_at_the_top(browser, server, screen, "light", state)
     expect(page.locator("#call-dudo")).to_have_text("CALL PASS")
     shot(page, "59-open-palifico-360x740")
     for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
@@ -759,10 +764,7 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     state = act(server, action="bid", player=players[0], quantity=3, face=5)
     side = {"width": 640, "height": 360}
     watcher = open_page(browser, server, side, "dark")
-    page = open_page(browser, server, side, "dark")
-    take_control(page)
-    wait_out_the_hold(page, state)
-    page.evaluate("window.scrollTo(0, 0)")
+    page = in_control_at_the_top(browser, server, side, "dark", state)
     expect(page.locator("#bid-by")).to_have_text("by Bartholomew")
     shot(page, "57-phone-on-its-side")
     card, controls, bid, dudo, undo = (page.locator(s).bounding_box() for s in (
