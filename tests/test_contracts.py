@@ -749,6 +749,9 @@ def test_sim_nothing_served_depends_on_the_cups_until_the_camera_looks(
                        {"action": "dudo", "player": "Ben"}):
             assert client.post("/api/actions", json=action, headers=PINH).status_code == 200
             assert companion.panel.settle()
+        # The call's beep sounded out on both tables (CI found one still sounding): the pins
+        # then hold what the game shows, whatever the time a host takes.
+        assert companion.panel.signals.wait(timeout=5)
         state = client.get("/api/state").get_json()
         assert state["phase"] == "reveal" and "reading" not in state
         assert client.get("/api/reveal.jpg").status_code == 404
@@ -758,6 +761,7 @@ def test_sim_nothing_served_depends_on_the_cups_until_the_camera_looks(
         time.sleep(companion.table.cups_up_s + 1.0)
         companion.table.wait_idle(10)
         assert companion.panel.settle()
+        assert companion.panel.signals.wait(timeout=5)
         state = client.get("/api/state").get_json()
         assert state["phase"] == "bidding" and "reading" not in state
         assert client.get("/api/reveal.jpg").status_code == 404
