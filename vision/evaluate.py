@@ -332,9 +332,9 @@ def evaluate_folder(
         raise ValueError(f"{root}: no images in {root / 'images'}{inside}")
     if not labels_dir.exists() and not listed:
         # Before, every die was scored as extra: "0/0 dice right", exit 0.
-        raise ValueError(f"{root}: no labels/ folder beside images/, nor counts.csv: every"
-                         " photograph would be scored as a table with no dice (for photographs"
-                         " of empty tables, make labels/ and leave it empty)")
+        raise ValueError(f"{root}: no labels/ folder beside images/, and no photograph"
+                         " listed in counts.csv: every one would be scored as a table with no dice"
+                         " (for photographs of empty tables, make labels/ and leave it empty)")
     scores, miscounted = [], []
     for path in unread + images:
         label_path = labels_dir / (path.stem + ".txt")

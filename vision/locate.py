@@ -168,6 +168,7 @@ def _closer_if_clusters(
     asked = seen[:_ASKED]
     dice = [p > 0 for p in sure_faces(asked)] if sure_faces is not None else [False] * len(asked)
     few = len(seen) < _FEW_SURE
+    closer = None
     if not all(dice) and (few or sure_faces is not None and 2 * sum(dice) < len(asked)):
         closer = _pass(image, 2 * scale, nets)
         dice += [False] * (len(seen) - len(asked))
@@ -177,7 +178,7 @@ def _closer_if_clusters(
             return 2 * scale, closer
     if few and any(_a_crowd_read_as_one(image, k, scale, largest, nets, sure_faces)
                    for k, die in zip(seen, dice, strict=True) if die):
-        return 2 * scale, _pass(image, 2 * scale, nets)
+        return 2 * scale, closer if closer is not None else _pass(image, 2 * scale, nets)
     return None
 
 

@@ -119,7 +119,9 @@ SMALLEST_SURE_DIE = 11.0
 # die lying square against the edge has its centre at about 0.38 of that size. So is a die
 # whose box reaches the edge, seen smaller than this share of the table's die: the locator
 # sized the part in the frame (a white 6, its one column of three pips in it, read surely as a
-# 3 at 0.96, its centre 0.3 of a die from the edge).
+# 3 at 0.96, its centre 0.3 of a die from the edge). A whole die of a smaller set lying
+# against the edge is doubted so too (3% of the dev dice read right, each put flush against
+# an edge; none at the table, whose dice are of one size).
 _CUT_BY_THE_EDGE = 0.3
 _PART_OF_A_DIE = 0.85
 # A photograph whose dice are squashed one way (``vision.smear``: a tool stretched it to a

@@ -282,6 +282,15 @@ def test_an_open_palifico_round_keeps_its_calls_in_view_on_a_360x740_phone(
         box = page.locator(button).bounding_box()
         assert box is not None and box["y"] + box["height"] <= screen["height"], (button, box)
     page.context.close()
+    # A laptop's window as short keeps the banner, its lines few: the calls are in view.
+    laptop = {"width": 1440, "height": 789}
+    page = in_control_at_the_top(browser, server, laptop, "light", state)
+    expect(page.locator("#palifico")).to_be_visible()
+    expect(page.locator("#pal-tag")).to_be_hidden()
+    for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
+        box = page.locator(button).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= laptop["height"], (button, box)
+    page.context.close()
 
 
 @pytest.mark.parametrize("width, height", [(360, 640), (360, 560), (320, 568)])

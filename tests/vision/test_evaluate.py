@@ -764,7 +764,8 @@ def test_a_folder_with_no_labels_at_all_is_said_so_not_scored_as_empty_tables(
     # Before, every die was scored as extra (0 of 0 dice right), exit 0 (a helper's audit).
     shutil.rmtree(small_folder / "labels")
     assert main([str(small_folder)]) == 2
-    assert "no labels/ folder beside images/, nor counts.csv" in capsys.readouterr().err
+    assert ("no labels/ folder beside images/, and no photograph listed in counts.csv"
+            in capsys.readouterr().err)
     # An empty labels/ folder says the tables are empty: scored so.
     (small_folder / "labels").mkdir()
     assert main([str(small_folder)]) == 0
