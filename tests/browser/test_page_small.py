@@ -539,6 +539,7 @@ def test_a_turn_of_the_panel_s_dial_redraws_its_line_alone_on_every_phone(
     act(server, action="bid", player="Ana", quantity=2, face=3)
     watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
     expect(watcher.locator("#dial")).to_have_text("panel: 2\u00d74")
+    expect(watcher.locator("#games li").first).to_be_visible()  # asked for after the state
     watcher.evaluate(WATCH_MUTATIONS)
     assert "error" not in call_api(server, "/api/sim/dial", {"steps": 1})
     expect(watcher.locator("#dial")).to_have_text("panel: 2\u00d75")
@@ -561,6 +562,7 @@ def test_a_phone_draws_each_move_once_not_again_as_it_lets_its_buttons_go(
     watcher = open_page(browser, server, {"width": 360, "height": 640}, "light")
     state = act(server, action="bid", player="Ana", quantity=2, face=3)
     expect(watcher.locator("#bid-by")).to_have_text("by Ana")
+    expect(watcher.locator("#games li").first).to_be_visible()  # asked for after the state
     watcher.evaluate(WATCH_MUTATIONS)
     wait_out_the_hold(watcher, state)
     assert watcher.evaluate(MUTATED) == []
