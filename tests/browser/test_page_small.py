@@ -274,23 +274,18 @@ def test_an_open_palifico_round_keeps_its_calls_in_view_on_a_360x740_phone(
     act(server, action="palifico", player="Ana", mode="open")
     state = act(server, action="pass", player="Ana")
     assert state["palifico"] == "Ana" and state["turn"] == "Ben", state
-    screen = {"width": 360, "height": 740}
-    page = in_control_at_the_top(browser, server, screen, "light", state)
-    expect(page.locator("#call-dudo")).to_have_text("CALL PASS")
-    shot(page, "59-open-palifico-360x740")
-    for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
-        box = page.locator(button).bounding_box()
-        assert box is not None and box["y"] + box["height"] <= screen["height"], (button, box)
-    page.context.close()
     # A laptop's window as short keeps the banner, its lines few: the calls are in view.
-    laptop = {"width": 1440, "height": 789}
-    page = in_control_at_the_top(browser, server, laptop, "light", state)
-    expect(page.locator("#palifico")).to_be_visible()
-    expect(page.locator("#pal-tag")).to_be_hidden()
-    for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
-        box = page.locator(button).bounding_box()
-        assert box is not None and box["y"] + box["height"] <= laptop["height"], (button, box)
-    page.context.close()
+    for screen, banner in (({"width": 360, "height": 740}, False),
+                           ({"width": 1440, "height": 789}, True)):
+        page = in_control_at_the_top(browser, server, screen, "light", state)
+        expect(page.locator("#call-dudo")).to_have_text("CALL PASS")
+        expect(page.locator("#palifico")).to_be_visible(visible=banner)
+        expect(page.locator("#pal-tag")).to_be_visible(visible=not banner)
+        shot(page, f"59-open-palifico-{screen['width']}x{screen['height']}")
+        for button in ("#place-bid", "#call-dudo", "#call-calza", "#call-pass"):
+            box = page.locator(button).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= screen["height"], (button, box)
+        page.context.close()
 
 
 @pytest.mark.parametrize("width, height", [(360, 640), (360, 560), (320, 568)])
