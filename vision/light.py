@@ -10,8 +10,9 @@ missed and 11 read wrong, 6 of them surely; now every die found is doubted. Blur
 and 5 px (8 and 12% of a die), 23 dice were misread surely at each; now 8 and 11, in
 photographs whose dice the reader still finds are the sharper (focus is judged on the dice
 read; where none is, as in most photographs blurred by 5 px, on the places the locator is
-sure of). Five times the light still misreads 18 dice surely: a white die's body burnt
-white shows its dark pips, read right, so burnt dice are not judged (not done).
+sure of). A white die's body burnt white shows its dark pips, read right, so burnt dice are
+not judged here: five times the light misread 18 dice surely, now 6, as the reader doubts
+most dice of such a picture and then doubts them all (``vision.reader``, session 83).
 """
 
 from __future__ import annotations

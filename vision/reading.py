@@ -23,6 +23,8 @@ SQUASHED = ("the picture's dice are squashed one way (taken slantwise, or stretc
 TOO_DARK = "the picture is too dark to read (is the light under the glass on?): take it again"
 BURNT_OUT = "the picture is burnt out, white all over (too much light): take it again"
 OUT_OF_FOCUS = "the picture is out of focus: take it again"
+# Why every die is doubted where the reader doubts most of them on their own.
+HARD_TO_READ = "most dice are hard to read in this picture: check every die"
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
@@ -88,6 +90,8 @@ class Reading:
     ``too_dark``, ``burnt_out``, ``out_of_focus``: its light or focus is too poor to read
     any die surely (:mod:`vision.light`), so every die is doubted; said even where no die
     was read (focus then judged at the places the locator is sure of, if a few).
+    ``hard_to_read``: the reader doubted most of its dice on their own, so the few it read
+    surely are doubted with them.
     """
 
     dice: tuple[Die, ...]
@@ -103,6 +107,7 @@ class Reading:
     too_dark: bool = False
     burnt_out: bool = False
     out_of_focus: bool = False
+    hard_to_read: bool = False
 
     @property
     def pleas(self) -> tuple[str, ...]:
@@ -111,7 +116,8 @@ class Reading:
         return ((TOO_DARK,) * self.too_dark + (BURNT_OUT,) * self.burnt_out
                 + (OUT_OF_FOCUS,) * self.out_of_focus + (SMEARED,) * self.smeared
                 + (TOO_SMALL,) * self.too_small
-                + (SQUASHED if self.squashed else SLANTED,) * self.slanted)
+                + (SQUASHED if self.squashed else SLANTED,) * self.slanted
+                + (HARD_TO_READ,) * self.hard_to_read)
 
     @property
     def counts(self) -> dict[int, int]:

@@ -79,7 +79,8 @@ def test_an_empty_table_still_gets_its_banner_and_nothing_else(table: np.ndarray
 
 
 @pytest.mark.parametrize(
-    "why", ["too_dark", "burnt_out", "out_of_focus", "smeared", "too_small", "slanted"])
+    "why",
+    ["too_dark", "burnt_out", "out_of_focus", "smeared", "too_small", "slanted", "hard_to_read"])
 def test_a_picture_whose_dice_are_doubted_for_the_picture_says_why_in_its_banner(
     table: np.ndarray, why: str
 ) -> None:

@@ -16,7 +16,7 @@ import pytest
 from vision.degrade import degrade
 from vision.evaluate import load_labels, score_image
 from vision.reader import load_image, read_dice
-from vision.reading import BURNT_OUT, OUT_OF_FOCUS, TOO_DARK, Reading
+from vision.reading import BURNT_OUT, HARD_TO_READ, OUT_OF_FOCUS, TOO_DARK, Reading
 from vision.scan import describe
 from vision.simulate import render_dice
 
@@ -70,10 +70,23 @@ def test_dim_and_bright_pictures_are_read_as_ever() -> None:
     # white tray and a tenth of the dice three quarters white.
     for path in DEV_SLICE:
         image = load_image(path)
-        for gain in (1 / 7, 2.0):
+        for gain in (1 / 7, 1.0, 2.0):
             reading = read_dice(lit(image, gain), view="above")
             assert reading.pleas == (), (path.name, gain)
             assert len(reading.doubtful) < reading.total, (path.name, gain)
+
+
+def test_a_picture_whose_dice_are_mostly_doubted_has_every_die_doubted_and_says_so() -> None:
+    # Five times the light: 10 of its 14 dice doubted, and three read surely wrong (a 5 as a
+    # 6, a 2 as an ace, the tray's hole as an ace) before the rest were doubted with them.
+    path = DEV / "images" / "IMG_20191208_112833.jpg"
+    reading = read_dice(lit(load_image(path), 5.0), view="above")
+    assert reading.pleas == (HARD_TO_READ,)
+    assert reading.total == 14 and len(reading.doubtful) == reading.total
+    assert misread_surely(path, reading) == 0
+    assert describe(path.name, reading).endswith(f"({HARD_TO_READ})")
+    # As it is, each of its dice is judged on its own.
+    assert read_dice(load_image(path), view="above").pleas == ()
 
 
 @pytest.mark.parametrize("sigma", [3.5, 5.0])
