@@ -170,7 +170,7 @@ class _Banner:
             self.text += ("   squashed: take it square, unstretched" if reading.squashed
                           else "   slantwise: take it square")
         if reading.hard_to_read:
-            self.text += "   mostly hard to read: check every die"
+            self.text += "   most dice hard to read: take it again"
         self.ink = _DOUBT if doubtful else _INK
         height, width = out.shape[:2]
         self.scale = max(0.45, width / 1400)

@@ -24,7 +24,7 @@ TOO_DARK = "the picture is too dark to read (is the light under the glass on?): 
 BURNT_OUT = "the picture is burnt out, white all over (too much light): take it again"
 OUT_OF_FOCUS = "the picture is out of focus: take it again"
 # Why every die is doubted where the reader doubts most of them on their own.
-HARD_TO_READ = "most dice are hard to read in this picture: check every die"
+HARD_TO_READ = "most dice in the picture are hard to read: take it again"
 # The colour names the reader gives a die's body, and the other spellings a player may write
 # in ``[colours]`` for them.
 COLOURS = ("white", "grey", "black", "brown", "red", "orange", "yellow", "green", "blue",
