@@ -6,6 +6,7 @@ between that and what the camera saw is written out in words, never hidden.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -70,12 +71,22 @@ def assign_owners(
         owner = by_colour.get(_normal(die.colour))
         seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
         in_zone_of = player_at.get(seat) if seat is not None else None
+        reached = _seats_reached(zones, die) if zones.seats > 0 else set()
         if owner is None:
             owner = in_zone_of
-        elif in_zone_of not in (None, owner) and 0 < seats.get(owner, 0) <= zones.seats:
+            neighbours = sorted({player_at[s] for s in reached - {seat} if s in player_at})
+            if owner is not None and neighbours:
+                # Its zone alone tells whose it is, and the die lies across the line: a die
+                # pushed over it, one each way, swapped two players' dice and matched every
+                # count. Said, so that the players look.
+                astray.append(f"the {die.colour} die at ({die.x}, {die.y}) lies on the line"
+                              f" between {owner}'s and {' and '.join(neighbours)}'s seat zones")
+        elif (in_zone_of not in (None, owner) and 0 < seats.get(owner, 0) <= zones.seats
+              and seats[owner] not in reached):
             # A colour misread as another player's, or a stale [colours] table: said, so that
             # the reading waits for the players rather than settling on the wrong dice. (A
-            # player seated past the zones has none: their colour alone tells their dice.)
+            # player seated past the zones has none: their colour alone tells their dice; a
+            # die of the owner's colour lying across the line to the owner's zone is theirs.)
             astray.append(f"{owner}'s {die.colour} die at ({die.x}, {die.y}) lies in"
                           f" {in_zone_of}'s seat zone")
         if owner is None:
@@ -123,6 +134,15 @@ def _no_zone(
     return [f"no seat zone for seat{'s' if len(without) > 1 else ''} {named}: the glass is"
             f" calibrated for {zones.seats} seats (dudo calibrate --seats"
             f" {max(seat for seat, _ in without)})"]
+
+
+def _seats_reached(zones: SeatZones, die: Die) -> set[int]:
+    """The seats whose zones the die reaches: at its centre, or half its size from it."""
+    reach = die.size / 2
+    points = [(die.x, die.y)] + [
+        (die.x + reach * math.cos(k * math.pi / 4), die.y + reach * math.sin(k * math.pi / 4))
+        for k in range(8)]
+    return {seat for seat in (zones.seat_at(x, y) for x, y in points) if seat is not None}
 
 
 def _normal(colour: str) -> str:

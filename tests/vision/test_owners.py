@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import pytest
 
@@ -192,3 +194,40 @@ def test_a_die_s_colour_is_the_median_of_its_middle_even_or_odd() -> None:
         for _ in range(10):
             pixels = rng.integers(0, 256, (count, 3), dtype=np.uint8)
             assert np.array_equal(_median(pixels), np.median(pixels, axis=0).astype(np.uint8))
+
+
+def on_the_line(angle: float, face: int, colour: str = "white") -> Die:
+    """A die 130 px from the middle at ``angle`` degrees: seats 1 and 2 meet at 45."""
+    x = 200 + 130 * math.cos(math.radians(angle))
+    y = 200 + 130 * math.sin(math.radians(angle))
+    return Die(face, 7 - face, round(x), round(y), 40, 0.99, colour)
+
+
+def test_dice_across_the_line_between_two_seat_zones_are_said_when_zones_alone_tell_owners() -> (
+    None
+):
+    # Ana's 6 pushed a little over the line into Ben's zone, Ben's ace into Ana's: each
+    # player is seen with two dice, as expected, and the two dice swapped. Said, not settled.
+    calibration = Calibration(seats=ZONES)
+    seen = reading(die(2, seat=1), on_the_line(40, 6), die(5, seat=2), on_the_line(50, 1))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Ben": 2})
+    assert owners.faces() == {"Ana": [1, 2], "Ben": [5, 6]}  # the zones' best guess
+    assert owners.disagreements == [
+        "the white die at (300, 284) lies on the line between Ben's and Ana's seat zones",
+        "the white die at (284, 300) lies on the line between Ana's and Ben's seat zones",
+    ]
+    # Half a die or more from the line, a die's zone is its owner's, and nothing is said.
+    clear = reading(die(2, seat=1), on_the_line(30, 6), die(5, seat=2), on_the_line(60, 1))
+    assert assign_owners(clear, calibration, {"Ana": 2, "Ben": 2}).agrees
+
+
+def test_a_die_of_a_player_s_colour_across_the_line_from_their_zone_is_not_astray() -> None:
+    calibration = Calibration(seats=ZONES, colours={"Ana": "red", "Ben": "blue"})
+    across = reading(die(2, "red", seat=1), on_the_line(40, 6, "red"), die(5, "blue", seat=2))
+    owners = assign_owners(across, calibration, {"Ana": 2, "Ben": 1})
+    assert owners.faces() == {"Ana": [2, 6], "Ben": [5]}
+    assert owners.agrees
+    # Well inside another player's zone, it is said.
+    inside = reading(die(2, "red", seat=1), die(6, "red", seat=2), die(5, "blue", seat=2))
+    assert assign_owners(inside, calibration, {"Ana": 2, "Ben": 1}).disagreements == [
+        "Ana's red die at (350, 200) lies in Ben's seat zone"]
