@@ -898,7 +898,7 @@ function renderReveal(state) {
   // While the cups are up the result is this call's, not yet known: not the last round's. A
   // phone without the PIN, where no picture is read, says who the table waits for.
   const typing = inReveal && !state.capturing && !reading && !page.control;
-  $("result").replaceChildren(...(typing ? [h("p", {text: WAITING_FOR_THE_DICE})] : inReveal ? [] : resultLines(result)));
+  $("result").replaceChildren(...(typing ? [h("p", {text: WAITING_FOR_THE_DICE})] : inReveal ? [] : resultLines(result, state.options)));
 }
 
 // Whether every die of the reading has an owner, and each player as many dice as expected.
@@ -929,7 +929,7 @@ function countFaces(faces) {
   return counts;
 }
 
-function resultLines(result) {
+function resultLines(result, options) {
   if (!result) return [];
   if (typeof result === "string") return [h("p", {text: result})];
   const lines = [];
@@ -937,7 +937,13 @@ function resultLines(result) {
     // A called pass is settled on the passer's dice alone: shown, beside the table's counts.
     const hand = result.call === "pass" && result.dice && result.dice[result.bidder];
     const passer = hand ? [h("p", {class: "hand"}, h("span", {text: result.bidder + "'s hand: "}), ...hand.map((f) => die(f, "small")))] : [];
-    return [h("p", {text: result.text}), ...passer];
+    // Else each player's dice as the reveal gave them out (the camera by colour or seat zone,
+    // or typed in cup by cup): each player finds their own at a glance, and a die given to
+    // the wrong player shows. Not where the rules hide how many dice each player holds.
+    const hands = !hand && result.dice && !(options && options.lost_dice_visible === false)
+      ? [h("ul", {class: "hands", "aria-label": "each player's dice"}, ...Object.entries(result.dice).map(([name, faces]) =>
+        h("li", {class: "hand"}, h("span", {text: name + ": "}), ...faces.map((f) => die(f, "small")))))] : [];
+    return [h("p", {text: result.text}), ...passer, ...hands];
   }
   if (result.count !== undefined && result.bid) lines.push(h("p", {text: "Counted " + result.count + " for the bid " + result.bid.quantity + "\u00d7" + result.bid.face}));
   if (result.loser) lines.push(h("p", {class: "lost", text: result.loser + " loses " + (result.lost || 1) + (result.lost > 1 ? " dice" : " die")}));

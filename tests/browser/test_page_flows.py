@@ -665,6 +665,36 @@ def test_a_called_pass_shows_the_passer_s_hand(phone: Any, server: str) -> None:
     shot(phone, "53-called-pass-hand")
 
 
+def test_each_player_s_dice_are_shown_after_a_reveal_unless_the_rules_hide_their_counts(
+    phone: Any, server: str
+) -> None:
+    # Each player finds their own dice at a glance, and a die the camera gave the wrong player
+    # (a seat zone's line, a colour misread) shows: before, only the counts of every face.
+    dice = {"Ana": [1, 3, 3, 5, 6], "Ben": [2, 2, 4, 4, 4], "Caro": [1, 1, 5, 6, 6]}
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    act(server, action="dudo", player="Ben")
+    over = act(server, action="reveal", dice=dice)
+    assert over["last_result"]["dice"] == dice
+    wait_out_the_hold(phone, over)
+    hands = phone.locator("#result .hands .hand")
+    expect(hands).to_have_count(3)
+    for hand, (name, faces) in zip(hands.all(), dice.items(), strict=True):
+        expect(hand).to_contain_text(name + ":")
+        assert [d.get_attribute("aria-label") for d in hand.locator(".die").all()] == [
+            str(f) for f in faces]
+    hands.first.scroll_into_view_if_needed()
+    shot(phone, "54-each-player-s-dice")
+    # Where the rules hide how many dice each player holds, no player's dice are listed.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", lost_dice_visible=False)
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    act(server, action="dudo", player="Ben")
+    over = act(server, action="reveal", dice=dice)
+    wait_out_the_hold(phone, over)
+    expect(phone.locator("#result")).to_contain_text("Dudo by Ben")
+    expect(phone.locator("#result .hands")).to_have_count(0)
+
+
 def test_an_exact_call_the_player_to_act_may_not_make_says_who_may(
     phone: Any, server: str
 ) -> None:
