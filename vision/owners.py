@@ -66,7 +66,7 @@ def assign_owners(
 
     owned: dict[str, list[Die]] = {player: [] for player in expected}
     unowned: list[Die] = []
-    astray: list[str] = []  # dice whose colour names one player and whose zone another
+    astray: list[str] = []  # dice lying in, or on the line to, another player's zone
     for die in reading.dice:
         owner = by_colour.get(_normal(die.colour))
         seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None

@@ -136,9 +136,9 @@ _PART_OF_A_DIE = 0.85
 _FEWER_DOUBTED = 2
 # A picture whose dice, at least _MOSTLY_DICE of them, the reader doubts for this share or
 # more is read poorly all over: the few it reads surely are doubted with the rest. Held out,
-# from above, five times the light misread 18 dice surely, 12 of them in photographs whose
-# dice were 60% doubted or more (no dev photograph as it is has such a share), and 26 other
-# sets of the dev photographs (`vision.degrade`) 0 to 4 (session 83, the log).
+# from above, five times the light misread 18 dice surely, now 6 (12 lay in photographs 60%
+# doubted or more; no dev photograph as it is has such a share); every set of
+# `vision.degrade` reads as before, with 0-6 more of its dice doubted (session 83, the log).
 _MOSTLY_DOUBTED = 0.6
 _MOSTLY_DICE = 3
 

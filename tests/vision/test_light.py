@@ -78,7 +78,7 @@ def test_dim_and_bright_pictures_are_read_as_ever() -> None:
 
 def test_a_picture_whose_dice_are_mostly_doubted_has_every_die_doubted_and_says_so() -> None:
     # Five times the light: 10 of its 14 dice doubted, and three read surely wrong (a 5 as a
-    # 6, a 2 as an ace, the tray's hole as an ace) before the rest were doubted with them.
+    # 6, a 2 as an ace, an ace where no die is) before the rest were doubted with them.
     path = DEV / "images" / "IMG_20191208_112833.jpg"
     reading = read_dice(lit(load_image(path), 5.0), view="above")
     assert reading.pleas == (HARD_TO_READ,)
