@@ -79,8 +79,9 @@ def assign_owners(
                 # Its zone alone tells whose it is, and the die lies across the line: a die
                 # pushed over it, one each way, swapped two players' dice and matched every
                 # count. Said, so that the players look.
+                zones_of = [f"{name}'s" for name in (owner, *neighbours)]
                 astray.append(f"the {die.colour} die at ({die.x}, {die.y}) lies on the line"
-                              f" between {owner}'s and {' and '.join(neighbours)}'s seat zones")
+                              f" between {', '.join(zones_of[:-1])} and {zones_of[-1]} seat zones")
         elif (in_zone_of not in (None, owner) and 0 < seats.get(owner, 0) <= zones.seats
               and seats[owner] not in reached):
             # A colour misread as another player's, or a stale [colours] table: said, so that
