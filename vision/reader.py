@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.config import ReaderConfig, within_die_sizes
-from vision.reading import VIEWS, Die, Reading, UnreadableImage
+from vision.reading import DEFAULT_DOUBT_THRESHOLD, VIEWS, Die, Reading, UnreadableImage
 
 if TYPE_CHECKING:
     from vision.classify import FaceRead
@@ -342,7 +342,10 @@ def _read(
     dice = [replace(d, confidence=min(d.confidence, 0.5))
             if every_die or slanted and alone > _SLANTED_DIE or i in twice else d
             for i, (d, alone) in enumerate(zip(dice, leaning.dice, strict=True))]
-    doubted = sum(d.confidence < config.doubt_threshold for d in dice)
+    # Judged at the reader's own threshold where a table asks to look at surer dice too (a
+    # threshold of 1.0 makes every die doubtful: no sign of a picture read poorly).
+    doubted = sum(d.confidence < min(config.doubt_threshold, DEFAULT_DOUBT_THRESHOLD)
+                  for d in dice)
     hard_to_read = (not every_die and len(dice) >= _MOSTLY_DICE
                     and doubted >= _MOSTLY_DOUBTED * len(dice))
     if hard_to_read:

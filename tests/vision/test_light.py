@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.config import ReaderConfig
 from vision.degrade import degrade
 from vision.evaluate import load_labels, score_image
 from vision.reader import load_image, read_dice
@@ -85,8 +86,12 @@ def test_a_picture_whose_dice_are_mostly_doubted_has_every_die_doubted_and_says_
     assert reading.total == 14 and len(reading.doubtful) == reading.total
     assert misread_surely(path, reading) == 0
     assert describe(path.name, reading).endswith(f"({HARD_TO_READ})")
-    # As it is, each of its dice is judged on its own.
+    # As it is, each of its dice is judged on its own; so too at a table that asks to confirm
+    # every die (a doubt threshold of 1.0), where no die is doubted for the picture.
     assert read_dice(load_image(path), view="above").pleas == ()
+    every = read_dice(load_image(path), ReaderConfig(doubt_threshold=1.0), view="above")
+    assert every.pleas == () and len(every.doubtful) == every.total
+    assert {d.confidence for d in every.dice} != {0.5}
 
 
 @pytest.mark.parametrize("sigma", [3.5, 5.0])
