@@ -376,7 +376,8 @@ def _check_empty(
             "dim the light or shorten the exposure"
         )
     try:
-        seen = read_dice(frame, dataclasses.replace(reader, marks=()), view="below")
+        seen = read_dice(frame, dataclasses.replace(reader, marks=()), view="below",
+                         each_die_alone=True)
     except UnreadableImage as err:  # decoded, but too small to be a picture of the glass
         raise CalibrationError(f"{name}: {err}") from None
     sure = [d for d in seen.dice if d.confidence >= reader.doubt_threshold]

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from vision.calibration import Calibration, SeatZones
 from vision.reading import COLOUR_SPELLINGS, Die, Reading
 
+# How far from its centre a die reaches, in its size read: about half its side.
+_REACH = 0.4
+
 
 @dataclass(frozen=True)
 class Ownership:
@@ -66,7 +69,10 @@ def assign_owners(
 
     owned: dict[str, list[Die]] = {player: [] for player in expected}
     unowned: list[Die] = []
-    astray: list[str] = []  # dice lying in, or on the line to, another player's zone
+    astray: list[str] = []  # dice whose colour names one player and whose zone another
+    # Dice whose zone alone tells whose they are, lying on its line to other players' zones:
+    # (die, owner, those players).
+    on_lines: list[tuple[Die, str, set[str]]] = []
     for die in reading.dice:
         owner = by_colour.get(_normal(die.colour))
         seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
@@ -74,14 +80,9 @@ def assign_owners(
         reached = _seats_reached(zones, die) if zones.seats > 0 else set()
         if owner is None:
             owner = in_zone_of
-            neighbours = sorted({player_at[s] for s in reached - {seat} if s in player_at})
+            neighbours = {player_at[s] for s in reached - {seat} if s in player_at}
             if owner is not None and neighbours:
-                # Its zone alone tells whose it is, and the die lies across the line: a die
-                # pushed over it, one each way, swapped two players' dice and matched every
-                # count. Said, so that the players look.
-                zones_of = [f"{name}'s" for name in (owner, *neighbours)]
-                astray.append(f"the {die.colour} die at ({die.x}, {die.y}) lies on the line"
-                              f" between {', '.join(zones_of[:-1])} and {zones_of[-1]} seat zones")
+                on_lines.append((die, owner, neighbours))
         elif (in_zone_of not in (None, owner) and 0 < seats.get(owner, 0) <= zones.seats
               and seats[owner] not in reached):
             # A colour misread as another player's, or a stale [colours] table: said, so that
@@ -99,9 +100,26 @@ def assign_owners(
         dice={player: tuple(dice) for player, dice in owned.items()},
         unowned=tuple(unowned),
         disagreements=(_no_zone(seats, zones, by_colour, expected)
-                       + _compare(owned, unowned, expected) + astray),
+                       + _compare(owned, unowned, expected) + astray + _swapped(on_lines)),
         by=by,
     )
+
+
+def _swapped(on_lines: list[tuple[Die, str, set[str]]]) -> list[str]:
+    """The dice that may have been swapped across a line between two players' zones: a die
+    of one lying on the line to the other's zone, and one of the other's on the line back.
+    A die pushed over the line, one each way, swapped two players' dice and matched every
+    count; one die alone on a line changes a count, which is said, and dice merely near a
+    line are each player's as their zones say."""
+    notes = []
+    for die, owner, neighbours in on_lines:
+        back = sorted(n for n in neighbours
+                      if any(o == n and owner in across for _, o, across in on_lines))
+        if back:
+            zones_of = [f"{name}'s" for name in (owner, *back)]
+            notes.append(f"the {die.colour} die at ({die.x}, {die.y}) lies on the line between"
+                         f" {', '.join(zones_of[:-1])} and {zones_of[-1]} seat zones")
+    return notes
 
 
 def size_mismatch(width: int, height: int, calibration: Calibration) -> tuple[str, ...]:
@@ -138,8 +156,9 @@ def _no_zone(
 
 
 def _seats_reached(zones: SeatZones, die: Die) -> set[int]:
-    """The seats whose zones the die reaches: at its centre, or half its size from it."""
-    reach = die.size / 2
+    """The seats whose zones the die reaches: at its centre, or about half its side from it
+    (the size read is its upright box, about 1.2 times its side as dice lie)."""
+    reach = _REACH * die.size
     points = [(die.x, die.y)] + [
         (die.x + reach * math.cos(k * math.pi / 4), die.y + reach * math.sin(k * math.pi / 4))
         for k in range(8)]

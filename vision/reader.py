@@ -138,19 +138,23 @@ _FEWER_DOUBTED = 2
 # more is read poorly all over: the few it reads surely are doubted with the rest. Held out,
 # from above, five times the light misread 18 dice surely, now 6 (12 lay in photographs 60%
 # doubted or more; no dev photograph as it is has such a share); every set of
-# `vision.degrade` reads as before, with 0-6 more of its dice doubted (session 83, the log).
+# `vision.degrade` reads as before, with 0-4 more of its dice doubted (session 83, the log).
 _MOSTLY_DOUBTED = 0.6
 _MOSTLY_DICE = 3
 
 
 def read_dice(
-    image_bgr: np.ndarray, config: ReaderConfig | None = None, view: str = "below"
+    image_bgr: np.ndarray, config: ReaderConfig | None = None, view: str = "below",
+    *, each_die_alone: bool = False,
 ) -> Reading:
     """Every die in a photograph: its face, pips seen, place, size, confidence and colour.
 
     ``view`` is where the camera is: ``below`` the glass (the face that counts is 7 minus
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
-    Raises UnreadableImage for an empty or malformed frame, ValueError for a bad view.
+    ``each_die_alone``: a die read surely is not doubted for the others of a picture
+    ``hard_to_read`` (the empty glass's marks are judged one by one: a die left on it among
+    them is no mark). Raises UnreadableImage for an empty or malformed frame, ValueError for
+    a bad view.
     """
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
@@ -171,6 +175,9 @@ def read_dice(
         reading.ms["total"] = (time.perf_counter() - start) * 1000.0
     if leaning.squashed > 1.0:
         reading = replace(reading, squashed=True)
+    if reading.hard_to_read and not each_die_alone:
+        reading = replace(reading, dice=tuple(replace(d, confidence=min(d.confidence, 0.5))
+                                              for d in reading.dice))
     logger.debug("read %d dice in %.1f ms", len(reading.dice), reading.ms["total"])
     return reading
 
@@ -336,20 +343,20 @@ def _read(
     light = judge_light(source, places or (sure_places if len(sure_places) >= _FEW else []))
     t = _lap(ms, "light", t)
     every_die = smeared or too_small or any(light)
+    # Each die doubted on its own, before the picture's rules below (a pair seen twice, a
+    # slant), at the reader's own threshold where a table asks to look at surer dice too (a
+    # threshold of 1.0 makes every die doubtful: no sign of a picture read poorly). The dice
+    # are doubted by ``read_dice``, once it has chosen between this reading and a squared one.
+    doubted = sum(d.confidence < min(config.doubt_threshold, DEFAULT_DOUBT_THRESHOLD)
+                  for d in dice)
+    hard_to_read = (not every_die and len(dice) >= _MOSTLY_DICE
+                    and doubted >= _MOSTLY_DOUBTED * len(dice))
     slanted = not every_die and (squared or leaning.frame > _SLANTED) and any(
         alone > _SLANTED_DIE for alone in leaning.dice)
     twice = seen_twice(dice)
     dice = [replace(d, confidence=min(d.confidence, 0.5))
             if every_die or slanted and alone > _SLANTED_DIE or i in twice else d
             for i, (d, alone) in enumerate(zip(dice, leaning.dice, strict=True))]
-    # Judged at the reader's own threshold where a table asks to look at surer dice too (a
-    # threshold of 1.0 makes every die doubtful: no sign of a picture read poorly).
-    doubted = sum(d.confidence < min(config.doubt_threshold, DEFAULT_DOUBT_THRESHOLD)
-                  for d in dice)
-    hard_to_read = (not every_die and len(dice) >= _MOSTLY_DICE
-                    and doubted >= _MOSTLY_DOUBTED * len(dice))
-    if hard_to_read:
-        dice = [replace(d, confidence=min(d.confidence, 0.5)) for d in dice]
     t = _lap(ms, "twice", t)
     dice.sort(key=lambda d: (d.y, d.x))
     ms["total"] = (time.perf_counter() - start) * 1000.0

@@ -367,6 +367,14 @@ def test_stopping_at_a_prompt_writes_nothing_and_says_so(
     assert "Traceback" not in err and config.read_text() == OTHER_TABLES
 
 
+def a_die_left_among_halves(path: Path) -> np.ndarray:
+    """A die left on the glass, the frame's edges cutting two more in half: the halves are
+    doubted, and read with it, the three are a picture mostly doubted."""
+    scene = render_dice([2, 5, 3], seed=28, width=1280, height=960, die_size=48.0)
+    _, left, top = scene.dice
+    return np.ascontiguousarray(scene.image[int(top.y):, int(left.x):])
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
@@ -376,8 +384,11 @@ def test_stopping_at_a_prompt_writes_nothing_and_says_so(
             lambda p: render_dice([3, 4, 6], seed=1, background="light").image,
             "empty.png shows 3 dice at",
         ),
+        # Before, the die left was doubted with the halves (the picture mostly doubted), and
+        # all three were kept as marks, never counted as dice again.
+        (a_die_left_among_halves, "empty.png shows 1 dice at"),
     ],
-    ids=["dark", "burnt-out", "not-empty"],
+    ids=["dark", "burnt-out", "not-empty", "a-die-left"],
 )
 def test_a_bad_empty_glass_is_refused_and_nothing_is_written(
     tmp_path: Path,

@@ -94,6 +94,20 @@ def test_a_picture_whose_dice_are_mostly_doubted_has_every_die_doubted_and_says_
     assert {d.confidence for d in every.dice} != {0.5}
 
 
+def test_a_stretched_picture_mostly_doubted_is_still_read_square_again() -> None:
+    # Stretched to 16:9 and at four times the light: read square again, its five dice are
+    # read right (doubted, most of them on their own). Before, the squared reading, its dice
+    # all doubted for the picture, doubted no fewer than the first, and the first was kept:
+    # 2 of 5 right.
+    path = DEV / "images" / "IMG_20191208_112451.jpg"
+    image = lit(degrade(load_image(path), "stretched-16-9"), 4.0)
+    reading = read_dice(image, view="above")
+    labels = load_labels(DEV / "labels" / f"{path.stem}.txt", image.shape[1], image.shape[0],
+                         "above")
+    assert reading.squashed and HARD_TO_READ in reading.pleas
+    assert score_image(path.name, labels, reading).right == 5 == reading.total
+
+
 @pytest.mark.parametrize("sigma", [3.5, 5.0])
 def test_a_picture_out_of_focus_has_every_die_doubted_and_says_so(sigma: float) -> None:
     # The dev photographs' dice are about 41 px across: blurred by 8-12% of a die. Read as
