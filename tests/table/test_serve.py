@@ -35,9 +35,9 @@ from companion.serve import (
     build,
     serve_command,
 )
-from companion.web.server import close as _close_server
 from companion.web.server import within_limit_per_address as _within_limit_per_address
 from tests.table.conftest import card_full_for, write_over
+from tests.web.conftest import run_in_a_thread
 
 PIN = "1357"
 # This run's environment, as a shell's (a CI job run by systemd has its marks).
@@ -1148,8 +1148,6 @@ def test_a_table_the_watchdog_kills_first_logs_where_each_thread_was(tmp_path: P
 def test_one_address_holding_its_share_of_connections_leaves_the_others_answered() -> None:
     # Before session 78 one laptop's requests it never finished (a "slowloris") took all 500
     # of waitress's connections: no phone was answered while it went on.
-    import threading
-
     from waitress import create_server
 
     def hello(environ: Any, start_response: Any) -> list[bytes]:
@@ -1158,7 +1156,7 @@ def test_one_address_holding_its_share_of_connections_leaves_the_others_answered
 
     server = _within_limit_per_address(create_server(hello, host="127.0.0.1", port=0), 3)
     port = server.effective_port
-    threading.Thread(target=server.run, daemon=True).start()
+    stop = run_in_a_thread(server)
     held = []
     try:
         for _ in range(3):  # requests it never finishes
@@ -1184,4 +1182,4 @@ def test_one_address_holding_its_share_of_connections_leaves_the_others_answered
     finally:
         for sock in held:
             sock.close()
-        _close_server(server)
+        stop()

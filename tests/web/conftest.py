@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -45,3 +47,21 @@ def game(client: FlaskClient, pin: dict[str, str]) -> dict[str, Any]:
     assert response.status_code == 201, response.get_json()
     state: dict[str, Any] = response.get_json()["state"]
     return state
+
+
+def run_in_a_thread(page: Any) -> Callable[[], None]:
+    """Run waitress's loop for ``page`` in a thread of its own; the function returned stops it
+    there and lets go of the port and the threads. (Closed from another thread, the loop's
+    select met a closed socket: CI saw "Bad file descriptor" in the thread.)"""
+    from companion.web import server
+
+    thread = threading.Thread(target=page.run, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        # Every socket of the loop closed in the loop's own thread: it has none left, and ends.
+        page.trigger.pull_trigger(lambda: page.asyncore.close_all(page._map))
+        thread.join(5)
+        server.close(page)
+
+    return stop

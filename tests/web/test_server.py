@@ -15,7 +15,7 @@ from waitress import wasyncore
 
 from companion.table import Table
 from companion.web import create_app, server
-from tests.web.conftest import PIN, PLAYERS
+from tests.web.conftest import PIN, PLAYERS, run_in_a_thread
 
 PHONES = 20
 BIDS = 10
@@ -24,11 +24,11 @@ BIDS = 10
 def serving(app: Any) -> Iterator[int]:
     """Serve ``app`` as the table does on a free port of 127.0.0.1; yield the port."""
     page = server.create(app, "127.0.0.1", 0)
-    threading.Thread(target=page.run, daemon=True).start()
+    stop = run_in_a_thread(page)
     try:
         yield page.effective_port
     finally:
-        server.close(page)
+        stop()
 
 
 class Phone:
