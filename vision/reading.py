@@ -91,7 +91,7 @@ class Reading:
     any die surely (:mod:`vision.light`), so every die is doubted; said even where no die
     was read (focus then judged at the places the locator is sure of, if a few).
     ``hard_to_read``: the reader doubted most of its dice on their own, so the few it read
-    surely are doubted with them.
+    surely are doubted with them (unless read ``each_die_alone``, see ``read_dice``).
     """
 
     dice: tuple[Die, ...]
