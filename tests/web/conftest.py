@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -50,17 +51,30 @@ def game(client: FlaskClient, pin: dict[str, str]) -> dict[str, Any]:
 
 
 def run_in_a_thread(page: Any) -> Callable[[], None]:
-    """Run waitress's loop for ``page`` in a thread of its own; the function returned stops it
-    there and lets go of the port and the threads. (Closed from another thread, the loop's
-    select met a closed socket: CI saw "Bad file descriptor" in the thread.)"""
+    """Run waitress's loop for ``page`` in a thread of its own, round by round as
+    ``page.run()`` does; the function returned stops it there and lets go of the port and
+    the threads. The loop closes its own sockets as it ends: closed from another thread, its
+    select met a closed socket (CI saw "Bad file descriptor" in the thread). And it ends
+    whether or not its trigger can still wake it (CI once found the trigger's pipe already
+    closed as a test ended: pulling it raised, and the test failed after all it checked)."""
     from companion.web import server
 
-    thread = threading.Thread(target=page.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        while page._map and not stopping.is_set():
+            poll = page.asyncore.poll2 if page.adj.asyncore_use_poll else page.asyncore.poll
+            poll(page.adj.asyncore_loop_timeout, page._map)
+        page.asyncore.close_all(page._map)
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
 
     def stop() -> None:
-        # Every socket of the loop closed in the loop's own thread: it has none left, and ends.
-        page.trigger.pull_trigger(lambda: page.asyncore.close_all(page._map))
+        stopping.set()
+        # Woken at once; without a trigger, at the end of its round (a second at most).
+        with contextlib.suppress(OSError):
+            page.trigger.pull_trigger()
         thread.join(5)
         server.close(page)
 
