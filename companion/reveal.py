@@ -407,6 +407,9 @@ class VisionReader:
         reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
         disagreements: tuple[str, ...] = ()
+        # The seat zones drawn on the picture, each with the name of the player taken to sit
+        # there (not zones calibrated on pictures of another size: they lie elsewhere).
+        zones, names = None, {}
         calibration = self.calibration()
         if calibration is not None:
             if held_by_others:
@@ -417,8 +420,12 @@ class VisionReader:
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
             owners = ownership.owners(reading)
             disagreements = tuple(ownership.disagreements)
+            mismatch = size_mismatch(frame.shape[1], frame.shape[0], calibration)
             if self._zones_sized:
-                disagreements += size_mismatch(frame.shape[1], frame.shape[0], calibration)
+                disagreements += mismatch
+            if ownership.seats and not (self._zones_sized and mismatch):
+                zones = calibration.seats
+                names = ownership.seat_names()
         disagreements += reading.pleas
         dice = tuple(
             SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
@@ -426,7 +433,8 @@ class VisionReader:
         )
 
         def draw() -> bytes:
-            picture = annotate(frame, reading, numbered=True)  # the page lists dice by number
+            # The page lists the dice by number.
+            picture = annotate(frame, reading, numbered=True, seats=zones, names=names)
             ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             return encoded.tobytes() if ok else b""
 

@@ -4,25 +4,30 @@ A doubtful die (confidence below the threshold) is drawn differently, in orange 
 dashed outline and a question mark, so the eye goes to it first. A band at the top gives
 the counts the referee would apply (at the bottom where dice lie under the top; no label is
 written under it). Numbered, each die also carries its number in the
-reading (from 1), so that a list of the dice can point at it. Dice too small for their
-labels (a photograph of a few hundred pixels) are drawn on a copy enlarged by a whole number.
+reading (from 1), so that a list of the dice can point at it. Given the seat zones, their
+borders are drawn thin and each zone carries the name of the player the referee takes to sit
+there. Dice too small for their labels (a photograph of a few hundred pixels) are drawn on a
+copy enlarged by a whole number.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
+from vision.calibration import SeatZones
 from vision.reading import Die, Reading
 
 _SURE = (60, 200, 40)  # BGR green
 _DOUBT = (0, 140, 255)  # BGR orange
 _INK = (255, 255, 255)
 _NUMBER = (40, 40, 40)
+_ZONE = (235, 235, 235)  # the seat zones' borders, light and thin: the dice come first
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 # A picture whose dice measure less than this (their median, px) is drawn enlarged by the
 # whole number that brings them to it, each pixel a square (a label is at least about 12 px
@@ -39,11 +44,16 @@ def annotate(
     reading: Reading,
     doubtful_threshold: float | None = None,
     numbered: bool = False,
+    seats: SeatZones | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> np.ndarray:
     """A copy of ``image`` with every die of ``reading`` outlined and its face written on it.
 
     ``doubtful_threshold``: dice below it are marked doubtful (default: the reading's own
     threshold). ``numbered``: each die also shows its place in ``reading.dice``, from 1.
+    ``seats``: the seat zones (in the image's pixels), their borders drawn, and in each the
+    name ``names`` gives its seat number: players seated otherwise than the zones were
+    taken for see their names in the wrong places, from the first picture.
     The image is not changed; the copy is enlarged where the dice are small in it.
     """
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
@@ -53,6 +63,9 @@ def annotate(
     # Sure dice first, so a doubtful die's mark is never hidden under a neighbour's.
     order = sorted(range(len(reading.dice)), key=lambda i: reading.dice[i].confidence < threshold)
     banner = _Banner(out, reading, len(doubtful))
+    if seats is not None and seats.seats:
+        times = out.shape[1] / image.shape[1]
+        _zones(out, seats.scaled(times, times), names or {}, reading.dice, banner.box)
     for i in order:
         die = reading.dice[i]
         _mark(out, die, die.confidence < threshold, i + 1 if numbered else None, banner.box)
@@ -76,6 +89,67 @@ def _enlarged(image: np.ndarray, reading: Reading) -> tuple[np.ndarray, Reading]
 
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+
+def _zones(out: np.ndarray, zones: SeatZones, names: Mapping[int, str], dice: tuple[Die, ...],
+           band: Box) -> None:
+    """The zones' borders, and each seat's name in its zone where it hides no die."""
+    height, width = out.shape[:2]
+    thick = max(1, round(width / 900))
+    lines = out.copy()
+    if zones.polygons:
+        for polygon in zones.polygons:
+            points = np.round(np.array(polygon)).astype(np.int32)
+            cv2.polylines(lines, [points], True, _ZONE, thick, cv2.LINE_AA)
+    else:
+        cx, cy = zones.centre
+        reach = math.hypot(width, height)
+        for seat in range(1, zones.count + 1):  # each sector's border on one side
+            angle = math.radians(zones.sector_angle(seat) + 180.0 / zones.count)
+            end = (round(cx + reach * math.cos(angle)), round(cy + reach * math.sin(angle)))
+            cv2.line(lines, (round(cx), round(cy)), end, _ZONE, thick, cv2.LINE_AA)
+    cv2.addWeighted(lines, 0.6, out, 0.4, 0, dst=out)
+    scale = max(0.5, width / 1100)
+    weight = max(1, round(scale * 1.8))
+    hidden = [(d.x - d.size, d.y - d.size, d.x + d.size, d.y + d.size) for d in dice]
+    for seat, name in sorted(names.items()):
+        if not 1 <= seat <= zones.seats:
+            continue
+        (tw, th), base = cv2.getTextSize(name, _FONT, scale, weight)
+        boxes = []
+        for x, y in _spots(zones, seat, width, height):
+            x0 = min(max(0, round(x - tw / 2) - 4), width - tw - 8)
+            y0 = min(max(0, round(y - th / 2) - 4), height - th - base - 8)
+            box = (x0, y0, x0 + tw + 8, y0 + th + base + 8)
+            if zones.seat_at((box[0] + box[2]) / 2, (box[1] + box[3]) / 2) == seat:
+                boxes.append(box)
+        free = [b for b in boxes
+                if not _overlap(b, band) and not any(_overlap(b, d) for d in hidden)]
+        if not (free or boxes):
+            continue
+        x0, y0, x1, y1 = (free or boxes)[0]
+        patch = out[y0:y1, x0:x1]
+        patch[:] = (patch * 0.35).astype(np.uint8)
+        cv2.putText(out, name, (x0 + 4, y1 - base - 4), _FONT, scale, _ZONE, weight, cv2.LINE_AA)
+
+
+def _spots(zones: SeatZones, seat: int, width: int, height: int) -> list[tuple[float, float]]:
+    """Places in a seat's zone for its name, the likeliest first: along the middle of its
+    sector, from near the picture's edge inwards; or around the middle of its polygon."""
+    if zones.polygons:
+        corners = zones.polygons[seat - 1]
+        mx = sum(x for x, _ in corners) / len(corners)
+        my = sum(y for _, y in corners) / len(corners)
+        return [(mx, my)] + [(mx + (x - mx) * k, my + (y - my) * k)
+                             for k in (0.4, 0.7) for x, y in corners]
+    angle = math.radians(zones.sector_angle(seat))
+    dx, dy = math.cos(angle), math.sin(angle)
+    cx, cy = zones.centre
+    # How far the middle of the sector runs before it leaves the picture.
+    edge = min((bound - c) / d for c, d, bound in ((cx, dx, width if dx > 0 else 0),
+                                                   (cy, dy, height if dy > 0 else 0))
+               if abs(d) > 1e-9)
+    return [(cx + dx * edge * k, cy + dy * edge * k) for k in (0.8, 0.65, 0.5, 0.9, 0.35, 0.2)]
 
 
 def _overlap(a: Box, b: Box) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vision.calibration import Calibration, SeatZones
 from vision.reading import COLOUR_SPELLINGS, Die, Reading
@@ -24,12 +24,14 @@ class Ownership:
     ``by`` says how owners were told apart: ``colour``, ``seat``, ``colour+seat`` (colour
     first, the seat zone for a die whose colour is nobody's) or ``none`` (neither is
     calibrated: only the total is checked). ``unowned`` are dice nobody could be given.
+    ``seats``: the seat each player was taken to sit at, where seat zones are calibrated.
     """
 
     dice: Mapping[str, tuple[Die, ...]]
     unowned: tuple[Die, ...]
     disagreements: list[str]
     by: str
+    seats: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def agrees(self) -> bool:
@@ -39,6 +41,10 @@ class Ownership:
     def faces(self) -> dict[str, list[int]]:
         """Each player's faces that count, as the record's ``reveal`` action lists them."""
         return {player: sorted(d.face for d in dice) for player, dice in self.dice.items()}
+
+    def seat_names(self) -> dict[int, str]:
+        """Each seat zone's player, by seat number (empty where no zones are calibrated)."""
+        return {seat: player for player, seat in self.seats.items()}
 
     def owners(self, reading: Reading) -> list[str | None]:
         """The owner of each die of ``reading``, in the reading's order (None: nobody's)."""
@@ -102,6 +108,7 @@ def assign_owners(
         disagreements=(_no_zone(seats, zones, by_colour, expected)
                        + _compare(owned, unowned, expected) + astray + _swapped(on_lines)),
         by=by,
+        seats=seats if zones.seats else {},
     )
 
 

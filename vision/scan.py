@@ -20,8 +20,9 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
-from vision.calibration import Calibration, load_calibration
+from vision.calibration import Calibration, SeatZones, load_calibration
 from vision.config import ReaderConfig, calibrated_size, load_config
+from vision.owners import Ownership, assign_owners, size_mismatch
 from vision.reading import Reading, UnreadableImage
 
 # Said where --expect names several players and the config cannot tell their dice apart.
@@ -161,10 +162,16 @@ def scan_one(
         reading = read_dice(image, config, view=view)
     except UnreadableImage as err:  # decoded, but no photograph to read (1 x 1 pixels)
         raise UnreadableImage(f"{name}: {err}") from None
+    # With --expect and seat zones, the annotated copy draws the zones, each with its player.
+    zones: SeatZones | None = None
+    names: dict[int, str] = {}
     if owners is None:
         line = json.dumps(reading.to_json(name)) if as_json else describe(name, reading)
     else:
-        line = _with_owners(name, reading, owners, (image.shape[1], image.shape[0]), as_json)
+        size = (image.shape[1], image.shape[0])
+        line, ownership = _with_owners(name, reading, owners, size, as_json)
+        if ownership.seats and not size_mismatch(*size, owners.calibration):
+            zones, names = owners.calibration.seats, ownership.seat_names()
     try:
         out.write(line + "\n")
         out.flush()
@@ -173,7 +180,8 @@ def scan_one(
     except OSError as err:  # a full disk or a device that takes nothing (`> /dev/full`)
         raise OSError(f"cannot write the results to the output: {err.strerror}") from None
     if annotate_dir is not None:
-        _write_annotated(name, image, reading, annotated_path(name, annotate_dir, taken))
+        _write_annotated(name, image, reading, annotated_path(name, annotate_dir, taken),
+                         zones, names)
     return reading
 
 
@@ -196,11 +204,10 @@ def describe(name: str, reading: Reading) -> str:
 
 
 def _with_owners(name: str, reading: Reading, owners: Owners, size: tuple[int, int],
-                 as_json: bool) -> str:
-    """The result line with whose each die is and what disagrees: in JSON, each die's
-    ``owner`` (null: nobody's), ``owners`` (each player's faces) and ``disagreements``."""
-    from vision.owners import assign_owners, size_mismatch
-
+                 as_json: bool) -> tuple[str, Ownership]:
+    """The result line with whose each die is and what disagrees (in JSON, each die's
+    ``owner`` (null: nobody's), ``owners`` (each player's faces) and ``disagreements``), and
+    the dice shared out."""
     ownership = assign_owners(reading, owners.calibration, owners.expected)
     disagreements = [*ownership.disagreements, *size_mismatch(*size, owners.calibration)]
     if as_json:
@@ -210,14 +217,14 @@ def _with_owners(name: str, reading: Reading, owners: Owners, size: tuple[int, i
                                                 strict=True)]
         result["owners"] = ownership.faces()
         result["disagreements"] = disagreements
-        return json.dumps(result)
+        return json.dumps(result), ownership
     line = describe(name, reading)
     if ownership.by != "none":
         line += "  " + "; ".join(f"{player}: {' '.join(map(str, faces)) or 'none'}"
                                  for player, faces in ownership.faces().items())
     elif len(owners.expected) > 1:
         line += f"  ({_NO_OWNERS})"
-    return line + "".join(f"  ({why})" for why in disagreements)
+    return line + "".join(f"  ({why})" for why in disagreements), ownership
 
 
 def annotated_path(name: str, folder: Path, taken: set[Path] | None = None) -> Path:
@@ -261,13 +268,14 @@ def _annotated_earlier(path: Path) -> bool:
         return False
 
 
-def _write_annotated(name: str, image: object, reading: Reading, target: Path) -> None:
+def _write_annotated(name: str, image: object, reading: Reading, target: Path,
+                     zones: SeatZones | None = None, names: dict[int, str] | None = None) -> None:
     import cv2
     import numpy as np
 
     from vision.annotate import annotate
 
-    marked = annotate(np.asarray(image), reading)
+    marked = annotate(np.asarray(image), reading, seats=zones, names=names)
     ok, encoded = cv2.imencode(target.suffix, marked)
     if not ok:
         raise CannotWrite(f"{name}: could not encode the annotated image {target}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 import vision.annotate
@@ -29,6 +30,7 @@ from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
 from companion.web import create_app
+from vision.calibration import SeatZones
 from vision.reading import SMEARED, TOO_DARK, TOO_SMALL, Die, Reading
 from vision.simulate import RenderOptions, SimulatedCamera
 from vision.sources import FolderSource
@@ -1414,6 +1416,43 @@ def test_a_picture_of_another_size_than_the_seat_zones_were_calibrated_on_says_s
     said = reader.read(smaller, expected).disagreements
     assert ("the picture is 640x480, the seat zones were calibrated on 1280x960 pictures:"
             " calibrate again (dudo calibrate)") in said
+
+
+def test_the_reveal_s_picture_names_each_seat_zone_after_the_player_taken_to_sit_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ben sits at seat 1 and Ana at seat 2: the picture writes their names in those zones,
+    # so that players seated otherwise see it at once, though every count agrees.
+    drawn: list[dict[str, Any]] = []
+    annotate = vision.annotate.annotate
+
+    def watched(image: Any, reading: Any, **given: Any) -> Any:
+        drawn.append(given)
+        return annotate(image, reading, **given)
+
+    monkeypatch.setattr(vision.annotate, "annotate", watched)
+    camera = SimulatedCamera(seed=3, options=RenderOptions(width=1280, height=960), seats=2)
+    camera.set_dice({"Ana": [2, 5], "Ben": [6]})
+    reader = VisionReader(None, calibration=camera.calibration)
+    frame = camera.capture()
+    plain = cv2.imdecode(np.frombuffer(
+        reader.read(frame, {"Ana": 2, "Ben": 1}).drawn.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert drawn[-1]["seats"] == camera.calibration.seats
+    assert drawn[-1]["names"] == {1: "Ana", 2: "Ben"}  # the seat order, with no seats given
+    reader.read(frame, {"Ana": 2, "Ben": 1}, seats={"Ben": 1, "Ana": 2}).drawn.jpeg()
+    assert drawn[-1]["names"] == {1: "Ben", 2: "Ana"}
+    # The zones and names are on the picture the page shows: it differs from one without.
+    bare = annotate(frame, reader.read_dice(frame), numbered=True)
+    assert np.abs(plain.astype(int) - bare).max(axis=2).mean() > 1.0
+    # Zones calibrated on pictures of another size lie elsewhere: not drawn (the page says
+    # to calibrate again).
+    smaller = cv2.resize(frame, (640, 480), interpolation=cv2.INTER_AREA)
+    reader.read(smaller, {"Ana": 2, "Ben": 1}).drawn.jpeg()
+    assert drawn[-1]["seats"] is None and drawn[-1]["names"] == {}
+    # With colours alone, no zones to draw.
+    by_colour = VisionReader(None, calibration=replace(camera.calibration, seats=SeatZones()))
+    by_colour.read(frame, {"Ana": 2, "Ben": 1}).drawn.jpeg()
+    assert drawn[-1]["seats"] is None
 
 
 def two_players_picture() -> tuple[VisionReader, dict[str, int], Any]:

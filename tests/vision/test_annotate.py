@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision.annotate import annotate
+from vision.calibration import SeatZones, sector_zones
 from vision.reading import Die, Reading
 from vision.simulate import render_dice
 
@@ -229,3 +230,66 @@ def test_the_banner_of_a_narrow_picture_fits_its_words_in_smaller_letters() -> N
     band = out[:20]  # the band is about 22 rows tall
     assert (band[:, :, 2] > 100).any()  # the words, in orange on the darkened band
     assert not (band[:, -5:, 2] > 100).any()  # none of them running off the picture
+
+
+def name_place(image: np.ndarray, seats: SeatZones, names: dict[int, str], dice: list[Die]
+               ) -> tuple[float, float, tuple[int, int, int, int]]:
+    """Where the names are written: the middle and the box of the pixels that differ from
+    the same picture drawn with the zones and no names."""
+    reading = reading_of(dice)
+    bare = annotate(image, reading, seats=seats, names={})
+    named = annotate(image, reading, seats=seats, names=names)
+    ys, xs = np.nonzero(np.abs(named.astype(int) - bare).sum(axis=2) > 60)
+    assert len(xs), "no name written"
+    return float(xs.mean()), float(ys.mean()), (xs.min(), ys.min(), xs.max(), ys.max())
+
+
+@pytest.mark.parametrize("seat", [1, 2, 3, 4])
+def test_each_player_s_name_is_written_in_the_seat_zone_the_referee_takes_them_to_sit_in(
+    table: np.ndarray, seat: int
+) -> None:
+    # Players seated otherwise than the zones were taken for see it at the first picture:
+    # every count agreeing (five dice each), nothing else tells them.
+    seats = sector_zones(4, 640, 480)
+    x, y, _ = name_place(table, seats, {seat: "Ana"}, [])
+    assert seats.seat_at(x, y) == seat
+    # Written by hand, the zones are polygons: the name is in its own.
+    halves = SeatZones(polygons=(((0, 0), (320, 0), (320, 480), (0, 480)),
+                                 ((320, 0), (640, 0), (640, 480), (320, 480))))
+    x, y, _ = name_place(table, halves, {1 + seat % 2: "Ana"}, [])
+    assert halves.seat_at(x, y) == 1 + seat % 2
+
+
+def test_the_zones_borders_are_drawn_and_a_name_leaves_the_dice_seen(table: np.ndarray) -> None:
+    seats = sector_zones(4, 640, 480)
+    plain = annotate(table, reading_of([]))
+    zoned = annotate(table, reading_of([]), seats=seats, names={})
+    # A border runs from the centre between seats 1 and 2 (135 degrees less 45: to the
+    # bottom right in the picture).
+    border = [(320 + r * 0.7071, 240 + r * 0.7071) for r in (60, 120, 180)]
+    for bx, by in border:
+        spot = (slice(int(by) - 2, int(by) + 3), slice(int(bx) - 2, int(bx) + 3))
+        assert np.abs(zoned[spot].astype(int) - plain[spot]).max() > 40
+    # Dice where the name would go first: it is written beside them, not over them.
+    _, _, free = name_place(table, seats, {1: "Ana"}, [])
+    dice = [Die(3, 4, (free[0] + free[2]) // 2 + dx, (free[1] + free[3]) // 2, 40, 0.99, "red")
+            for dx in (-40, 0, 40)]
+    x, y, box = name_place(table, seats, {1: "Ana"}, dice)
+    assert seats.seat_at(x, y) == 1
+    for d in dice:
+        assert not (box[0] < d.x + d.size and d.x - d.size < box[2]
+                    and box[1] < d.y + d.size and d.y - d.size < box[3])
+
+
+def test_an_enlarged_picture_keeps_each_name_in_its_zone() -> None:
+    # Dice of 10 px: the picture is drawn three times as large, the zones with it.
+    small = np.full((200, 300, 3), 128, np.uint8)
+    seats = sector_zones(3, 300, 200)
+    dice = [Die(2, 5, 150, 40, 10, 0.99, "white")]
+    reading = reading_of(dice)
+    for seat in (1, 2, 3):
+        bare = annotate(small, reading, seats=seats, names={})
+        named = annotate(small, reading, seats=seats, names={seat: "Caro"})
+        assert named.shape[1] == 900
+        ys, xs = np.nonzero(np.abs(named.astype(int) - bare).sum(axis=2) > 60)
+        assert seats.seat_at(xs.mean() / 3, ys.mean() / 3) == seat

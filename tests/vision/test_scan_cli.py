@@ -697,6 +697,38 @@ def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
     assert "(Ben should show 2 dice, 1 seen)" in lines[0]
 
 
+def test_an_annotated_copy_with_expect_names_each_seat_zone_after_its_player(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The engineer checking the zones they calibrated sees whose each zone is taken to be,
+    # the players in --expect's order (seat 1 at the picture's bottom, seat 2 at its top).
+    path, _ = table
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nwidth = 960\nheight = 720\n"
+                      "[seats]\ncount = 2\ncentre = [480, 360]\nfirst_angle = 90\n")
+    written = {}
+    for names in (("Ana", "Ben"), ("Zed", "Ben"), ("Ana", "Zed")):
+        out = tmp_path / "-".join(names)
+        code, _, err = scan(capsys, str(path), "--config", str(config), "--annotate", str(out),
+                            "--expect", f"{names[0]}=4", "--expect", f"{names[1]}=4")
+        assert (code, err) == (0, "")
+        written[names] = cv2.imread(str(out / "table.png")).astype(int)
+    code, _, err = scan(capsys, str(path), "--config", str(config), "--annotate",
+                        str(tmp_path / "plain"))
+    plain = cv2.imread(str(tmp_path / "plain" / "table.png")).astype(int)
+
+    def changed_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.nonzero(np.abs(a - b).sum(axis=2) > 60)[0]
+
+    # Another first player: only the bottom zone's name changes; another second: the top's.
+    first = changed_rows(written["Ana", "Ben"], written["Zed", "Ben"])
+    second = changed_rows(written["Ana", "Ben"], written["Ana", "Zed"])
+    assert len(first) and first.min() > 360
+    assert len(second) and second.max() < 360
+    # And the zones' border is drawn, where the copy without --expect has none.
+    assert len(changed_rows(written["Ana", "Ben"], plain))
+
+
 def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
     table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
 ) -> None:
