@@ -27,7 +27,7 @@ _SURE = (60, 200, 40)  # BGR green
 _DOUBT = (0, 140, 255)  # BGR orange
 _INK = (255, 255, 255)
 _NUMBER = (40, 40, 40)
-_ZONE = (235, 235, 235)  # the seat zones' borders, light and thin: the dice come first
+_ZONE = (200, 200, 200)  # the seat zones' borders, light grey and thin: the dice come first
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 # A picture whose dice measure less than this (their median, px) is drawn enlarged by the
 # whole number that brings them to it, each pixel a square (a label is at least about 12 px
@@ -96,19 +96,17 @@ def _zones(out: np.ndarray, zones: SeatZones, names: Mapping[int, str], dice: tu
     """The zones' borders, and each seat's name in its zone where it hides no die."""
     height, width = out.shape[:2]
     thick = max(1, round(width / 900))
-    lines = out.copy()
     if zones.polygons:
         for polygon in zones.polygons:
             points = np.round(np.array(polygon)).astype(np.int32)
-            cv2.polylines(lines, [points], True, _ZONE, thick, cv2.LINE_AA)
+            cv2.polylines(out, [points], True, _ZONE, thick, cv2.LINE_AA)
     else:
         cx, cy = zones.centre
         reach = math.hypot(width, height)
         for seat in range(1, zones.count + 1):  # each sector's border on one side
             angle = math.radians(zones.sector_angle(seat) + 180.0 / zones.count)
             end = (round(cx + reach * math.cos(angle)), round(cy + reach * math.sin(angle)))
-            cv2.line(lines, (round(cx), round(cy)), end, _ZONE, thick, cv2.LINE_AA)
-    cv2.addWeighted(lines, 0.6, out, 0.4, 0, dst=out)
+            cv2.line(out, (round(cx), round(cy)), end, _ZONE, thick, cv2.LINE_AA)
     scale = max(0.5, width / 1100)
     weight = max(1, round(scale * 1.8))
     hidden = [(d.x - d.size, d.y - d.size, d.x + d.size, d.y + d.size) for d in dice]
