@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -93,61 +94,117 @@ Box = tuple[int, int, int, int]  # x0, y0, x1, y1
 
 def _zones(out: np.ndarray, zones: SeatZones, names: Mapping[int, str], dice: tuple[Die, ...],
            band: Box) -> None:
-    """The zones' borders, and each seat's name in its zone where it hides no die."""
+    """The zones' borders, and each seat's name in its zone, on no die where there is room."""
     height, width = out.shape[:2]
     thick = max(1, round(width / 900))
+    reach = math.hypot(width, height)
+
+    def point(x: float, y: float) -> tuple[int, int]:  # a zone far off the picture: no overflow
+        return (round(min(max(x, -reach), 2 * reach)), round(min(max(y, -reach), 2 * reach)))
+
     if zones.polygons:
         for polygon in zones.polygons:
-            points = np.round(np.array(polygon)).astype(np.int32)
+            points = np.array([point(x, y) for x, y in polygon], np.int32)
             cv2.polylines(out, [points], True, _ZONE, thick, cv2.LINE_AA)
     else:
         cx, cy = zones.centre
-        reach = math.hypot(width, height)
         for seat in range(1, zones.count + 1):  # each sector's border on one side
             angle = math.radians(zones.sector_angle(seat) + 180.0 / zones.count)
-            end = (round(cx + reach * math.cos(angle)), round(cy + reach * math.sin(angle)))
-            cv2.line(out, (round(cx), round(cy)), end, _ZONE, thick, cv2.LINE_AA)
-    scale = max(0.5, width / 1100)
-    weight = max(1, round(scale * 1.8))
-    hidden = [(d.x - d.size, d.y - d.size, d.x + d.size, d.y + d.size) for d in dice]
+            end = point(cx + reach * math.cos(angle), cy + reach * math.sin(angle))
+            cv2.line(out, point(cx, cy), end, _ZONE, thick, cv2.LINE_AA)
+    # Taken up: the dice's outlines (and their labels above them), the banner, names written.
+    taken = [(round(d.x - 0.6 * d.size) - 2, round(d.y - 1.1 * d.size) - 2,
+              round(d.x + 0.6 * d.size) + 2, round(d.y + 0.6 * d.size) + 2) for d in dice]
+    taken.append(band)
     for seat, name in sorted(names.items()):
         if not 1 <= seat <= zones.seats:
             continue
-        (tw, th), base = cv2.getTextSize(name, _FONT, scale, weight)
-        boxes = []
-        for x, y in _spots(zones, seat, width, height):
-            x0 = min(max(0, round(x - tw / 2) - 4), width - tw - 8)
-            y0 = min(max(0, round(y - th / 2) - 4), height - th - base - 8)
-            box = (x0, y0, x0 + tw + 8, y0 + th + base + 8)
-            if zones.seat_at((box[0] + box[2]) / 2, (box[1] + box[3]) / 2) == seat:
-                boxes.append(box)
-        free = [b for b in boxes
-                if not _overlap(b, band) and not any(_overlap(b, d) for d in hidden)]
-        if not (free or boxes):
+        text = _drawn_name(seat, name)
+        largest = max(0.5, width / 1100)
+        (tw, _), _ = cv2.getTextSize(text, _FONT, largest, 1)
+        largest = max(0.4, min(largest, largest * width / 5 / tw))  # a long name: at most a fifth
+        # Smaller letters where the name fits wholly in a narrow zone only so, on no die.
+        placed = []
+        for scale in (largest, largest * 0.75, largest * 0.55):
+            weight = max(1, round(scale * 1.8))
+            (tw, th), base = cv2.getTextSize(text, _FONT, scale, weight)
+            found = _place(zones, seat, (tw + 8, th + base + 8), (width, height), taken)
+            if found is not None:
+                placed.append((found[0], -scale, found[1], scale, weight, base))
+                if found[0] == (False, False, 0):
+                    break
+        if not placed:
             continue
-        x0, y0, x1, y1 = (free or boxes)[0]
+        _, _, box, scale, weight, base = min(placed)
+        taken.append(box)
+        x0, y0, x1, y1 = box
         patch = out[y0:y1, x0:x1]
         patch[:] = (patch * 0.35).astype(np.uint8)
-        cv2.putText(out, name, (x0 + 4, y1 - base - 4), _FONT, scale, _ZONE, weight, cv2.LINE_AA)
+        cv2.putText(out, text, (x0 + 4, y1 - base - 4), _FONT, scale, _ZONE, weight, cv2.LINE_AA)
 
 
-def _spots(zones: SeatZones, seat: int, width: int, height: int) -> list[tuple[float, float]]:
-    """Places in a seat's zone for its name, the likeliest first: along the middle of its
-    sector, from near the picture's edge inwards; or around the middle of its polygon."""
+def _drawn_name(seat: int, name: str) -> str:
+    """A seat's name as the picture's font can write it, with the seat's number (the page
+    shows each player's): accents dropped ("Zoe (3)" for Zoë); a name of letters the font
+    has none of (Chinese, emoji), the number alone ("seat 3"), never question marks."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    folded = " ".join("".join(c for c in folded if c.isprintable()).split())
+    return f"{folded} ({seat})" if any(c.isalnum() for c in folded) else f"seat {seat}"
+
+
+def _place(zones: SeatZones, seat: int, size: tuple[int, int], picture: tuple[int, int],
+           taken: list[Box]) -> tuple[tuple[bool, bool, float], Box] | None:
+    """Where a seat's name goes: a box of ``size`` in its zone on nothing ``taken``, wholly in
+    the zone where it can be; else on as little as can be. Looked for from the picture's
+    edge inwards along its sector (near the player), or from the polygon's middle outwards.
+    With how well it fits: (on something taken, not wholly in the zone, the pixels taken it
+    covers). None: the zone has no room in the picture."""
+    (bw, bh), (width, height) = size, picture
+    if bw > width or bh > height:
+        return None
+    step = max(4, bh // 2)
     if zones.polygons:
         corners = zones.polygons[seat - 1]
-        mx = sum(x for x, _ in corners) / len(corners)
-        my = sum(y for _, y in corners) / len(corners)
-        return [(mx, my)] + [(mx + (x - mx) * k, my + (y - my) * k)
-                             for k in (0.4, 0.7) for x, y in corners]
-    angle = math.radians(zones.sector_angle(seat))
-    dx, dy = math.cos(angle), math.sin(angle)
-    cx, cy = zones.centre
-    # How far the middle of the sector runs before it leaves the picture.
-    edge = min((bound - c) / d for c, d, bound in ((cx, dx, width if dx > 0 else 0),
-                                                   (cy, dy, height if dy > 0 else 0))
-               if abs(d) > 1e-9)
-    return [(cx + dx * edge * k, cy + dy * edge * k) for k in (0.8, 0.65, 0.5, 0.9, 0.35, 0.2)]
+        xs, ys = [x for x, _ in corners], [y for _, y in corners]
+        middle = (sum(xs) / len(xs), sum(ys) / len(ys))
+        # Within the picture only: a zone written by hand may reach far beyond it.
+        spots = [(x, y) for y in np.arange(max(0, min(ys)), min(height, max(ys)) + 1, step)
+                 for x in np.arange(max(0, min(xs)), min(width, max(xs)) + 1, step)]
+        spots.sort(key=lambda p: math.hypot(p[0] - middle[0], p[1] - middle[1]))
+    else:
+        cx, cy = zones.centre
+        span = 360.0 / zones.count
+        # From the picture's farthest corner to its nearest point (a centre off the picture),
+        # in steps of half a name's height, at most 400 a ray.
+        far = max(math.hypot(x - cx, y - cy) for x in (0, width) for y in (0, height))
+        near = math.hypot(max(-cx, 0, cx - width), max(-cy, 0, cy - height))
+        radii = np.linspace(far, near, min(400, int((far - near) / step) + 2))
+        spots = [(cx + r * math.cos(a), cy + r * math.sin(a))
+                 for a in (math.radians(zones.sector_angle(seat) + f * span)
+                           for f in (0.0, -0.15, 0.15, -0.3, 0.3))
+                 for r in radii]
+        spots.sort(key=lambda p: -math.hypot(p[0] - cx, p[1] - cy))
+    best: tuple[tuple[bool, bool, float], Box] | None = None
+    for x, y in spots:
+        if not (0 <= x < width and 0 <= y < height) or zones.seat_at(x, y) != seat:
+            continue
+        x0 = int(min(max(0, x - bw / 2), width - bw))
+        y0 = int(min(max(0, y - bh / 2), height - bh))
+        box = (x0, y0, x0 + bw, y0 + bh)
+        whole = all(zones.seat_at(cx_, cy_) == seat for cx_, cy_ in (
+            (box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])))
+        covered = sum(_area(box, t) for t in taken)
+        key = (covered > 0, not whole, covered)
+        if best is None or key < best[0]:
+            best = (key, box)
+            if key == (False, False, 0):
+                break
+    return best
+
+
+def _area(a: Box, b: Box) -> float:
+    """How much of ``a`` ``b`` covers, in pixels."""
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _overlap(a: Box, b: Box) -> bool:

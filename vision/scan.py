@@ -168,9 +168,12 @@ def scan_one(
     if owners is None:
         line = json.dumps(reading.to_json(name)) if as_json else describe(name, reading)
     else:
-        size = (image.shape[1], image.shape[0])
-        line, ownership = _with_owners(name, reading, owners, size, as_json)
-        if ownership.seats and not size_mismatch(*size, owners.calibration):
+        # Zones of a config that gives the camera's size are pixels of its pictures; else of
+        # whatever picture is read, as the table takes them.
+        mismatch = () if calibrated is None else size_mismatch(
+            image.shape[1], image.shape[0], owners.calibration)
+        line, ownership = _with_owners(name, reading, owners, mismatch, as_json)
+        if ownership.seats and not mismatch:
             zones, names = owners.calibration.seats, ownership.seat_names()
     try:
         out.write(line + "\n")
@@ -203,13 +206,13 @@ def describe(name: str, reading: Reading) -> str:
     return line
 
 
-def _with_owners(name: str, reading: Reading, owners: Owners, size: tuple[int, int],
+def _with_owners(name: str, reading: Reading, owners: Owners, mismatch: tuple[str, ...],
                  as_json: bool) -> tuple[str, Ownership]:
     """The result line with whose each die is and what disagrees (in JSON, each die's
     ``owner`` (null: nobody's), ``owners`` (each player's faces) and ``disagreements``), and
     the dice shared out."""
     ownership = assign_owners(reading, owners.calibration, owners.expected)
-    disagreements = [*ownership.disagreements, *size_mismatch(*size, owners.calibration)]
+    disagreements = [*ownership.disagreements, *mismatch]
     if as_json:
         result = reading.to_json(name)
         result["dice"] = [{**die.to_json(), "owner": owner}

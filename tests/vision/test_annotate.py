@@ -10,7 +10,7 @@ import pytest
 from vision.annotate import annotate
 from vision.calibration import SeatZones, sector_zones
 from vision.reading import Die, Reading
-from vision.simulate import render_dice
+from vision.simulate import RenderOptions, SimulatedCamera, render_dice
 
 GREEN = np.array([60, 200, 40])
 ORANGE = np.array([0, 140, 255])
@@ -293,3 +293,54 @@ def test_an_enlarged_picture_keeps_each_name_in_its_zone() -> None:
         assert named.shape[1] == 900
         ys, xs = np.nonzero(np.abs(named.astype(int) - bare).sum(axis=2) > 60)
         assert seats.seat_at(xs.mean() / 3, ys.mean() / 3) == seat
+
+
+def test_a_name_the_font_cannot_write_is_written_without_question_marks(table: np.ndarray) -> None:
+    # OpenCV's font has no accents nor Chinese: "Zoë" is written "Zoe", and a name of none
+    # of its letters as the seat's number alone (the page shows each player's), never "???".
+    seats = sector_zones(4, 640, 480)
+
+    def drawn(name: str) -> np.ndarray:
+        return annotate(table, reading_of([]), seats=seats, names={2: name})
+
+    assert np.array_equal(drawn("Zoë"), drawn("Zoe"))
+    assert np.array_equal(drawn("李"), drawn("王"))
+    assert np.array_equal(drawn("李"), drawn("😀"))
+    assert not np.array_equal(drawn("李"), annotate(table, reading_of([]), seats=seats))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_at_a_full_table_no_name_is_written_over_a_die(seed: int) -> None:
+    # Six players of five large dice on a 2028x1520 frame: each name finds room in its zone
+    # (before, tried at a few places along its middle, 13 of 90 names lay on a die).
+    options = RenderOptions(width=2028, height=1520, die_size=76)
+    camera = SimulatedCamera(seed=seed, options=options, seats=6)
+    players = [f"P{seat}abcdef" for seat in range(1, 7)]
+    camera.set_dice({p: [1, 2, 3, 4, 5] for p in players})
+    seats = camera.calibration.seats
+    for _ in range(3):
+        frame = camera.capture()
+        assert camera.last_scene is not None
+        dice = [Die(d.face, d.pips, round(d.x), round(d.y), round(d.size), 0.99, d.colour)
+                for d in camera.last_scene.dice]
+        reading = Reading(tuple(dice), "below", {"total": 1.0}, 2028, 1520, 0.8)
+        bare = annotate(frame, reading, seats=seats, names={})
+        for seat, name in enumerate(players, start=1):
+            named = annotate(frame, reading, seats=seats, names={seat: name})
+            ys, xs = np.nonzero(np.abs(named.astype(int) - bare).sum(axis=2) > 60)
+            x0, y0, x1, y1 = xs.min(), ys.min(), xs.max(), ys.max()
+            assert seats.seat_at((x0 + x1) / 2, (y0 + y1) / 2) == seat
+            for d in dice:
+                half = 0.6 * d.size
+                assert not (x0 < d.x + half and d.x - half < x1 and y0 < d.y + half
+                            and d.y - half < y1), (name, d)
+
+
+def test_zones_reaching_far_beyond_the_picture_are_drawn_at_once(table: np.ndarray) -> None:
+    # A centre or a corner written by hand far off (a slip of the keyboard): the dice's
+    # picture is drawn as ever, at once (the names were looked for along the whole ray).
+    for seats in (SeatZones(count=4, centre=(1e10, 240.0)),
+                  SeatZones(polygons=(((0, 0), (1e10, 0), (0, 480)),))):
+        out = annotate(table, reading_of([Die(3, 4, 300, 200, 40, 0.99, "red")]), seats=seats,
+                       names={1: "Ana", 2: "Ben"})
+        assert share_of(out, GREEN, outline_box(Die(3, 4, 300, 200, 40, 0.99, "red"))) > 0.05

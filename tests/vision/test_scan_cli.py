@@ -729,6 +729,33 @@ def test_an_annotated_copy_with_expect_names_each_seat_zone_after_its_player(
     assert len(changed_rows(written["Ana", "Ben"], plain))
 
 
+@pytest.mark.parametrize("camera, picture, mismatch", [
+    ("[camera]\nwidth = 960\nheight = 720\n", (640, 480), True),
+    ("", (640, 480), False),  # zones of no size given: of the picture read, as at the table
+    ("[camera]\nwidth = 960\nheight = 720\n", (960, 720), False),
+])
+def test_scan_trusts_the_seat_zones_as_the_table_does_and_draws_only_those_it_trusts(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    camera: str, picture: tuple[int, int], mismatch: bool,
+) -> None:
+    path, _ = table
+    image = tmp_path / "picture.png"
+    cv2.imwrite(str(image), cv2.resize(cv2.imread(str(path)), picture,
+                                       interpolation=cv2.INTER_AREA))
+    config = tmp_path / "table.toml"
+    config.write_text(camera + "[seats]\ncount = 2\ncentre = [320, 240]\nfirst_angle = 90\n")
+    drawn = {}
+    for expect in ("Ana=4", "Zed=4"):
+        out = tmp_path / expect
+        code, lines, err = scan(capsys, str(image), "--config", str(config), "--annotate",
+                                str(out), "--expect", expect, "--expect", "Ben=4")
+        assert (code, err) == (0, "")
+        assert ("the seat zones were calibrated on 960x720 pictures" in lines[0]) is mismatch
+        drawn[expect] = cv2.imread(str(out / "picture.png")).astype(int)
+    # The first player's name written (it changes with the name) only where it is trusted.
+    assert bool((np.abs(drawn["Ana=4"] - drawn["Zed=4"]).sum(axis=2) > 60).any()) != mismatch
+
+
 def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
     table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
 ) -> None:
