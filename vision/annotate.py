@@ -208,7 +208,7 @@ def _area(a: Box, b: Box) -> float:
 
 
 def _overlap(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    return _area(a, b) > 0
 
 
 def _mark(out: np.ndarray, die: Die, doubtful: bool, number: int | None, band: Box) -> None:
