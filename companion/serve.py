@@ -839,13 +839,14 @@ def _say_ready(config: Config, watchdog: _Watchdog) -> None:
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    notify.notify("READY=1")
-                    logger.info("the page answers at %s: ready", url)
-                    watchdog.start()
-                    return
+                answered = response.status == 200
         except OSError:
-            pass
+            answered = False
+        if answered:  # said once the request's connection is closed: nothing left to do here
+            notify.notify("READY=1")
+            logger.info("the page answers at %s: ready", url)
+            watchdog.start()
+            return
         time.sleep(0.1)
     logger.error("the page did not answer at %s within %.0f s", url, READY_TIMEOUT_S)
 

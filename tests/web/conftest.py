@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -53,10 +52,11 @@ def game(client: FlaskClient, pin: dict[str, str]) -> dict[str, Any]:
 def run_in_a_thread(page: Any) -> Callable[[], None]:
     """Run waitress's loop for ``page`` in a thread of its own, round by round as
     ``page.run()`` does; the function returned stops it there and lets go of the port and
-    the threads. The loop closes its own sockets as it ends: closed from another thread, its
-    select met a closed socket (CI saw "Bad file descriptor" in the thread). And it ends
-    whether or not its trigger can still wake it (CI once found the trigger's pipe already
-    closed as a test ended: pulling it raised, and the test failed after all it checked)."""
+    the threads. The loop's sockets and its trigger's pipe are closed once the loop has
+    ended, not from the loop: closed from another thread while it runs, its select met a
+    closed socket (CI saw "Bad file descriptor" in the thread); closed by the loop as it saw
+    the stop, the pipe could be gone before the stop pulled the trigger to wake it (CI once
+    saw that "Bad file descriptor", as a test ended)."""
     from companion.web import server
 
     stopping = threading.Event()
@@ -65,17 +65,15 @@ def run_in_a_thread(page: Any) -> Callable[[], None]:
         while page._map and not stopping.is_set():
             poll = page.asyncore.poll2 if page.adj.asyncore_use_poll else page.asyncore.poll
             poll(page.adj.asyncore_loop_timeout, page._map)
-        page.asyncore.close_all(page._map)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
 
     def stop() -> None:
         stopping.set()
-        # Woken at once; without a trigger, at the end of its round (a second at most).
-        with contextlib.suppress(OSError):
-            page.trigger.pull_trigger()
+        page.trigger.pull_trigger()  # woken at once, not at the end of its round
         thread.join(5)
+        page.asyncore.close_all(page._map)
         server.close(page)
 
     return stop
