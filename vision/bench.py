@@ -4,7 +4,9 @@ Prints the median milliseconds per 640x640 dev photograph and per 2028x1520 simu
 frame of 30 dice (a Raspberry Pi HQ/v3 camera's half-resolution still), with each stage's
 median, after one warm-up read. The frames are read twice: with no die size given (the
 reader looks for it, as for any photograph) and with the die size ``dudo calibrate`` writes
-for the table (one pass of the locator, as at the table). OpenCV is held to one thread.
+for the table (one pass of the locator, as at the table). Then the frames' reveal pictures
+are drawn, as the table draws one when the first phone asks for it: the dice numbered, and
+with six seat zones and their players' names. OpenCV is held to one thread.
 """
 
 from __future__ import annotations
@@ -135,7 +137,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" max {max(ms):.1f}); stages: {_medians(frames)};"
             f" counts exact in {exact}/{len(frames)}"
         )
+    plain, named = bench_pictures(args.frames, frames)
+    print(
+        f"their reveal pictures drawn: median {statistics.median(plain):.1f} ms, with six seat"
+        f" zones and their players' names {statistics.median(named):.1f} ms"
+    )
     return 0
+
+
+_NAMES = {seat: name for seat, name in enumerate(("Ana", "Ben", "Caro", "Dan", "Eve", "Finn"), 1)}
+
+
+def bench_pictures(count: int, readings: list[Reading]) -> tuple[list[float], list[float]]:
+    """Milliseconds to draw each frame's reveal picture (as the table does when the first
+    phone asks for it): numbered dice alone, and with six seat zones and names."""
+    import time
+
+    from vision.annotate import annotate
+    from vision.calibration import SeatZones
+
+    zones = SeatZones(count=6, centre=(1014.0, 760.0))
+    plain: list[float] = []
+    named: list[float] = []
+    for scene, reading in zip(large_frames(count), readings, strict=True):
+        for kept, seats, names in ((plain, None, None), (named, zones, _NAMES)):
+            start = time.perf_counter()
+            annotate(scene.image, reading, numbered=True, seats=seats, names=names)
+            kept.append((time.perf_counter() - start) * 1000)
+    return plain, named
 
 
 def _runtime_named(runtime: str) -> str:

@@ -1,5 +1,6 @@
-"""The reader's benchmark prints its figures: photographs, and big frames as found and as at
-the table (its speed targets are checked by running it, not by timed tests)."""
+"""The reader's benchmark prints its figures: photographs, big frames as found and as at the
+table, and their reveal pictures drawn (its speed targets are checked by running it, not by
+timed tests)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,15 @@ def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(
         "NxN dev photographs",
         "NxN frames of N dice",
         "NxN frames of N dice, die size calibrated",
+        "their reveal pictures drawn",
     ]
     assert lines[0].startswith("640x640 dev photographs: 2 reads, median ")
     assert re.search(
         r"; nets run by (ONNX Runtime [\d.]+, the locator in 8 bits|OpenCV [\d.]+'s dnn)$", lines[0]
     )
-    for line in lines[1:]:
+    assert re.fullmatch(r"their reveal pictures drawn: median [\d.]+ ms, with six seat zones and"
+                        r" their players' names [\d.]+ ms", lines[3])
+    for line in lines[1:3]:
         assert re.search(r": 2 reads, median [\d.]+ ms .*stages: bars [\d.]+, locate [\d.]+,"
                          r" faces [\d.]+, .*light [\d.]+", line)
         # How many of the two frames were read exactly (how well: test_reader_sim's 20 frames).
