@@ -131,7 +131,7 @@ def _zones(out: np.ndarray, zones: SeatZones, names: Mapping[int, str], dice: tu
             found = _place(zones, seat, (tw + 8, th + base + 8), (width, height), taken)
             if found is not None:
                 placed.append((found[0], -scale, found[1], scale, weight, base))
-                if found[0] == (False, False, 0):
+                if found[0] == (False, 0, 0):
                     break
         if not placed:
             continue
@@ -153,12 +153,12 @@ def _drawn_name(seat: int, name: str) -> str:
 
 
 def _place(zones: SeatZones, seat: int, size: tuple[int, int], picture: tuple[int, int],
-           taken: list[Box]) -> tuple[tuple[bool, bool, float], Box] | None:
+           taken: list[Box]) -> tuple[tuple[bool, int, float], Box] | None:
     """Where a seat's name goes: a box of ``size`` in its zone on nothing ``taken``, wholly in
     the zone where it can be; else on as little as can be. Looked for from the picture's
     edge inwards along its sector (near the player), or from the polygon's middle outwards.
-    With how well it fits: (on something taken, not wholly in the zone, the pixels taken it
-    covers). None: the zone has no room in the picture."""
+    With how well it fits: (on something taken, how many of nine points of it lie outside
+    the zone, the pixels taken it covers). None: the zone has no room in the picture."""
     (bw, bh), (width, height) = size, picture
     if bw > width or bh > height:
         return None
@@ -184,20 +184,23 @@ def _place(zones: SeatZones, seat: int, size: tuple[int, int], picture: tuple[in
                            for f in (0.0, -0.15, 0.15, -0.3, 0.3))
                  for r in radii]
         spots.sort(key=lambda p: -math.hypot(p[0] - cx, p[1] - cy))
-    best: tuple[tuple[bool, bool, float], Box] | None = None
+    best: tuple[tuple[bool, int, float], Box] | None = None
     for x, y in spots:
         if not (0 <= x < width and 0 <= y < height) or zones.seat_at(x, y) != seat:
             continue
         x0 = int(min(max(0, x - bw / 2), width - bw))
         y0 = int(min(max(0, y - bh / 2), height - bh))
         box = (x0, y0, x0 + bw, y0 + bh)
-        whole = all(zones.seat_at(cx_, cy_) == seat for cx_, cy_ in (
-            (box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])))
+        # How much of it lies outside the zone: of its corners, the middles of its sides and
+        # its middle, those in another zone (a name across the picture's middle lay in four).
+        outside = sum(zones.seat_at(px, py) != seat
+                      for px in (box[0], (box[0] + box[2]) / 2, box[2])
+                      for py in (box[1], (box[1] + box[3]) / 2, box[3]))
         covered = sum(_area(box, t) for t in taken)
-        key = (covered > 0, not whole, covered)
+        key = (covered > 0, outside, covered)
         if best is None or key < best[0]:
             best = (key, box)
-            if key == (False, False, 0):
+            if key == (False, 0, 0):
                 break
     return best
 

@@ -336,6 +336,29 @@ def test_at_a_full_table_no_name_is_written_over_a_die(seed: int) -> None:
                             and d.y - half < y1), (name, d)
 
 
+@pytest.mark.parametrize("seed", [1, 3, 5])
+def test_a_name_with_no_room_in_its_narrow_zone_lies_mostly_in_it(seed: int) -> None:
+    # Ten players of long names and five dice each: seat 6's narrow zone at the top is
+    # crowded. Its name, with no room wholly in the zone off the dice, was written across the
+    # picture's middle, in four zones (14-28% of its letters in its own); now as much of it
+    # as can be lies in its own zone.
+    camera = SimulatedCamera(seed=seed, options=RenderOptions(width=2028, height=1520), seats=10)
+    players = [f"Player{i:02d}xyz" for i in range(10)]
+    camera.set_dice({p: [1, 2, 3, 4, 5] for p in players})
+    seats = camera.calibration.seats
+    frame = camera.capture()
+    assert camera.last_scene is not None
+    dice = [Die(d.face, d.pips, round(d.x), round(d.y), round(d.size), 0.99, d.colour)
+            for d in camera.last_scene.dice]
+    reading = Reading(tuple(dice), "below", {"total": 1.0}, 2028, 1520, 0.8)
+    bare = annotate(frame, reading, seats=seats, names={})
+    for seat, name in enumerate(players, start=1):
+        named = annotate(frame, reading, seats=seats, names={seat: name})
+        ys, xs = np.nonzero(np.abs(named.astype(int) - bare).sum(axis=2) > 60)
+        inside = np.mean([seats.seat_at(x, y) == seat for x, y in zip(xs, ys, strict=True)])
+        assert inside >= 0.6, (name, inside)
+
+
 def test_zones_reaching_far_beyond_the_picture_are_drawn_at_once(table: np.ndarray) -> None:
     # A centre or a corner written by hand far off (a slip of the keyboard): the dice's
     # picture is drawn as ever, at once (the names were looked for along the whole ray).
