@@ -155,7 +155,8 @@ def _drawn_name(seat: int, name: str) -> str:
 def _place(zones: SeatZones, seat: int, size: tuple[int, int], picture: tuple[int, int],
            taken: list[Box]) -> tuple[tuple[bool, int, float], Box] | None:
     """Where a seat's name goes: a box of ``size`` in its zone on nothing ``taken``, wholly in
-    the zone where it can be; else on as little as can be. Looked for from the picture's
+    the zone where it can be (by nine points of it: a concave zone written by hand may still
+    reach round it); else on as little as can be. Looked for from the picture's
     edge inwards along its sector (near the player), or from the polygon's middle outwards.
     With how well it fits: (on something taken, how many of nine points of it lie outside
     the zone, the pixels taken it covers). None: the zone has no room in the picture."""

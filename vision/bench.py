@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -77,12 +78,11 @@ def large_frames(count: int) -> list[Scene]:
 
 
 def bench_large_frames(
-    count: int, config: ReaderConfig | None = None
+    scenes: list[Scene], config: ReaderConfig | None = None
 ) -> tuple[list[Reading], int]:
-    """Read ``count`` simulated 2028x1520 frames of 30 dice; also how many were exact."""
+    """Read the simulated 2028x1520 frames of 30 dice; also how many were exact."""
     from vision.reader import read_dice
 
-    scenes = large_frames(count)
     read_dice(scenes[0].image, config, view="below")
     readings = [read_dice(s.image, config, view="below") for s in scenes]
     exact = sum(r.counts == s.counts for r, s in zip(readings, scenes, strict=True))
@@ -127,9 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.frames == 0:
         return 0
+    scenes = large_frames(args.frames)
     calibrated = replace(config, die_size=_FRAME_DIE_PX)
     for frame_config, how in ((config, ""), (calibrated, ", die size calibrated")):
-        frames, exact = bench_large_frames(args.frames, frame_config)
+        frames, exact = bench_large_frames(scenes, frame_config)
         ms = [r.ms["total"] for r in frames]
         print(
             f"2028x1520 frames of 30 dice{how}: {len(ms)} reads,"
@@ -137,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" max {max(ms):.1f}); stages: {_medians(frames)};"
             f" counts exact in {exact}/{len(frames)}"
         )
-    plain, named = bench_pictures(args.frames, frames)
+    plain, named = bench_pictures(scenes, frames)  # as read at the table, the die size calibrated
     print(
         f"their reveal pictures drawn: median {statistics.median(plain):.1f} ms, with six seat"
         f" zones and their players' names {statistics.median(named):.1f} ms"
@@ -145,21 +146,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-_NAMES = {seat: name for seat, name in enumerate(("Ana", "Ben", "Caro", "Dan", "Eve", "Finn"), 1)}
+_NAMES = dict(enumerate(("Ana", "Ben", "Caro", "Dan", "Eve", "Finn"), start=1))
 
 
-def bench_pictures(count: int, readings: list[Reading]) -> tuple[list[float], list[float]]:
+def bench_pictures(scenes: list[Scene], readings: list[Reading]) -> tuple[list[float], list[float]]:
     """Milliseconds to draw each frame's reveal picture (as the table does when the first
     phone asks for it): numbered dice alone, and with six seat zones and names."""
-    import time
-
     from vision.annotate import annotate
-    from vision.calibration import SeatZones
+    from vision.calibration import sector_zones
 
-    zones = SeatZones(count=6, centre=(1014.0, 760.0))
+    zones = sector_zones(6, 2028, 1520)
     plain: list[float] = []
     named: list[float] = []
-    for scene, reading in zip(large_frames(count), readings, strict=True):
+    for scene, reading in zip(scenes, readings, strict=True):
         for kept, seats, names in ((plain, None, None), (named, zones, _NAMES)):
             start = time.perf_counter()
             annotate(scene.image, reading, numbered=True, seats=seats, names=names)

@@ -1137,6 +1137,7 @@ def test_a_table_the_watchdog_kills_first_logs_where_each_thread_was(tmp_path: P
         deadline = time.monotonic() + 30
         while ": ready" not in served.output() and time.monotonic() < deadline:
             time.sleep(0.05)
+        time.sleep(0.5)  # the threads of that request done with (a watchdog waits 30 s)
         served.process.send_signal(signal.SIGABRT)
         assert served.process.wait(timeout=30) == -signal.SIGABRT
     finally:

@@ -73,6 +73,8 @@ def run_in_a_thread(page: Any) -> Callable[[], None]:
         stopping.set()
         page.trigger.pull_trigger()  # woken at once, not at the end of its round
         thread.join(5)
+        # Closed while the loop still ran, its select would meet closed sockets.
+        assert not thread.is_alive(), "waitress's loop did not stop within 5 s"
         page.asyncore.close_all(page._map)
         server.close(page)
 
