@@ -558,6 +558,8 @@ def test_a_phone_draws_each_move_once_not_again_as_it_lets_its_buttons_go(
     state = act(server, action="bid", player="Ana", quantity=2, face=3)
     expect(watcher.locator("#bid-by")).to_have_text("by Ana")
     expect(watcher.locator("#games li").first).to_be_visible()  # asked for after the state
+    # The dial set anew after the move is a state of its own, heard after the move's at times.
+    expect(watcher.locator("#dial")).to_have_text("panel: 2\u00d74")
     watcher.evaluate(WATCH_MUTATIONS)
     wait_out_the_hold(watcher, state)
     assert watcher.evaluate(MUTATED) == []
