@@ -10,6 +10,11 @@ works (reveals are then typed in by hand; a camera missing at start is tried aga
 call, and reads the reveals from the first call that finds it). Under systemd it says
 READY=1 once its page answers, pings the watchdog while the table is healthy and says
 STOPPING=1 on the way out.
+
+What it opens has a module of its own: the data directory held by one table alone
+(:mod:`companion.hold`), the journal (:mod:`companion.kept_journal`), the camera and reader
+(:mod:`companion.camera`), the page's addresses (:mod:`companion.addresses`); why a start
+fails, in :mod:`companion.start_errors`.
 """
 
 from __future__ import annotations
@@ -24,75 +29,28 @@ import os
 import secrets
 import signal
 import socket
-import sqlite3
 import sys
 import threading
-import time
-import urllib.request
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from companion import notify
+from companion.addresses import join_address, page_addresses
+from companion.camera import open_camera
 from companion.config import Config, load_config
-from companion.journal import (
-    DATABASE_NAME,
-    DamagedJournal,
-    Journal,
-    JournalError,
-    damage,
-    sqlite_reason,
-    what_to_do,
-)
-from companion.reveal import CameraStuck, VisionReader, within
-from companion.salvage import finish, mend, notice
+from companion.hold import held_by, hold, holder
+from companion.kept_journal import KeptJournal, open_journal
 from companion.sim import SimulatedCups
+from companion.start_errors import CannotListenYet, HeldElsewhere, StartError
 from companion.table import Table
-
-if TYPE_CHECKING:
-    from vision.calibration import CameraSettings
+from companion.watchdog import Watchdog, say_ready
 
 logger = logging.getLogger(__name__)
 
 SSE_MAX_CLIENTS = 64
-READY_TIMEOUT_S = 60.0
-
-
-# The file a table holds in its data directory while it runs (its pid inside).
-HOLD_NAME = "table.pid"
-# How often a journal that could only be read is tried again to be written.
-JOURNAL_RETRY_S = 10.0
-
-
-class StartError(Exception):
-    """A configuration problem that stops the companion at start, with a clear message
-    (exit status 2: systemd does not start it again until the config is mended)."""
-
-    status = 2
-
-
-class HeldElsewhere(StartError):
-    """Another table holds the data directory: exit status 1, so that systemd tries again
-    (it may be the service's own last run, stuck ending in a camera driver or on the card;
-    one started by hand beside the service lets it start once it stops)."""
-
-    status = 1
-
-
-class CannotListenYet(StartError):
-    """The address or port cannot be taken now (the network not up yet, the port still held
-    by the last run): exit status 1, so that systemd tries again."""
-
-    status = 1
-
-
-class CannotWriteYet(StartError):
-    """No journal can be made now (the card is full, or fails to write): exit status 1, so
-    that systemd tries again once space is freed."""
-
-    status = 1
 
 
 @dataclass
@@ -140,10 +98,10 @@ def serve_command(args: argparse.Namespace) -> int:
             stack.callback(signal.signal, signum, previous)
         stack.callback(lambda: notify.notify("STOPPING=1"))
         _announce(config, companion, sim=args.sim)
-        watchdog = _Watchdog(companion.table)
+        watchdog = Watchdog(companion.table)
         stack.callback(watchdog.stop)
         threading.Thread(
-            target=_say_ready, args=(config, watchdog), name="ready", daemon=True
+            target=say_ready, args=(config, watchdog), name="ready", daemon=True
         ).start()
         companion.table.resume_reveal()  # resumed in the middle of a reveal: the cups are up
         logger.info("serving on %s:%d", config.host, config.port)
@@ -198,20 +156,20 @@ def build(
     """
     pin = config.pin or f"{secrets.randbelow(10_000):04d}"
     pins, gpio_fault = _read_pin_map(config)
-    camera, reader, camera_fault, reopen = _open_camera(config, sim=sim, seed=seed)
+    camera, reader, camera_fault, reopen = open_camera(config, sim=sim, seed=seed)
     if camera is not None:
         stack.callback(camera.close)
     if reopen is not None:
         stack.callback(reopen.close)  # the camera it opens at a call, if it does
     data = Path(config.data)
-    holder = _holder(data)
-    if holder is not None:  # said before its port is tried: one beside it has the same config
-        raise HeldElsewhere(_held_by(holder, data))
+    other = holder(data)
+    if other is not None:  # said before its port is tried: one beside it has the same config
+        raise HeldElsewhere(held_by(other, data))
     if listen is not None:
         listen()
-    _hold(data, stack)
-    journal, journal_faults = _open_journal(data)
-    kept = _KeptJournal(data, journal)
+    hold(data, stack)
+    journal, journal_faults = open_journal(data)
+    kept = KeptJournal(data, journal)
     stack.callback(kept.close)
 
     table = Table(journal=journal, camera=camera, reader=reader, reopen=reopen,
@@ -235,349 +193,6 @@ def build(
     if gpio_fault:
         table.set_fault("gpio", gpio_fault)
     return companion
-
-
-def _hold(data: Path, stack: ExitStack) -> None:
-    """Hold the data directory for this table alone, until ``stack`` closes: a second
-    ``dudo serve`` on it (one started by hand beside the service) would write the same
-    journal, and set it aside as damaged while the other writes it. The directory itself is
-    locked, not its ``table.pid`` (which only names the holder): a pid file removed as stale
-    lets no second table in. Where the directory cannot be made or written, nothing is held:
-    opening the journal says why."""
-    import fcntl  # Unix only, as the table is
-
-    try:
-        data.mkdir(parents=True, exist_ok=True)
-        folder = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    stack.callback(os.close, folder)  # the kernel lets go of it too when the process dies
-    try:
-        fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise HeldElsewhere(_held_by(_pid_in(data), data)) from None
-    with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
-        named = os.open(data / HOLD_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(named, f"{os.getpid()}\n".encode())
-        finally:
-            os.close(named)
-
-
-def _holder(data: Path) -> str | None:
-    """The pid of another ``dudo serve`` holding the data directory, or None; looked at
-    without making or writing anything (no directory, no hold: no other table)."""
-    import fcntl
-
-    try:
-        folder = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(folder, fcntl.LOCK_SH | fcntl.LOCK_NB)  # let go of as it is closed
-    except BlockingIOError:
-        return _pid_in(data)
-    except OSError:
-        return None  # a file system without locks: left to _hold
-    finally:
-        os.close(folder)
-    return None
-
-
-def _pid_in(data: Path) -> str:
-    """The pid the table holding ``data`` wrote in its ``table.pid`` ("?": none)."""
-    try:
-        return (data / HOLD_NAME).read_text(errors="replace").strip()[:20] or "?"
-    except OSError:
-        return "?"
-
-
-def _held_by(pid: str, data: Path) -> str:
-    """Why this table does not start: the one of ``pid`` uses its data directory."""
-    return (f"another dudo serve (pid {pid}) uses {data}: stop it first (sudo systemctl stop"
-            " dudo-companion), or give this one another --data DIR")
-
-
-def _open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
-    """The journal in the data directory, and the faults the page must show of it.
-
-    A damaged journal is set aside and a new one put in its place with what can be read of
-    it (:mod:`companion.salvage`; fault ``salvaged``, shown until a new game). One that can
-    only be read (a read-only or full card) is opened so: the page shows the game and why
-    every action is refused (fault ``journal``). StartError if neither.
-    """
-    path = data / DATABASE_NAME
-    try:
-        path.stat()
-    except PermissionError as err:  # a folder the service user may not enter
-        barred = _barred(path)
-        todo = (f"make {data} the service user's" if barred == data.absolute() else
-                f"the service user may not go through {barred}: let it (sudo chmod o+x"
-                f" {barred}), or give the table another --data DIR")
-        raise StartError(f"cannot look at the journal {path} ({err.strerror}): {todo}, then"
-                         " start the table again") from err
-    except OSError:
-        pass  # none yet (a new table), or no folder: said as the journal is made below
-    faults: dict[str, str] = {}
-    problem = None
-    try:
-        if finish(path):
-            logger.error("the salvage of the damaged journal %s, cut off, is finished", path)
-        problem = damage(path) if path.is_file() else None
-        if problem is not None:
-            logger.error("the journal %s is damaged (SQLite: %s): mending it", path, problem)
-            mend(path)
-    except (OSError, JournalError, sqlite3.Error) as err:
-        what = (f"the journal {path} is damaged ({problem}) and could not be mended now"
-                if problem else f"the salvage of the damaged journal {path} could not be"
-                " finished now")
-        if _no_room(err):
-            raise CannotWriteYet(f"{what}: {err}: free some space on the card (systemd tries"
-                                 " again by itself)") from err
-        if not _cannot_write(err):
-            raise CannotWriteYet(f"{what}: {err} (systemd tries again by itself)") from err
-        # A card the kernel made read-only (as a failing one often is): shown as it is.
-        faults["salvaged"] = f"{what} ({err}): the card cannot be written"
-    try:
-        return _noticed(Journal.in_directory(data), path, faults)
-    except DamagedJournal as err:  # damage the check above could not see: nothing to loop on
-        raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
-    except JournalError as err:
-        why = what_to_do(err, data)
-        # SQLite needs `immutable` to read a WAL database whose -shm file it cannot create.
-        for query in ("mode=ro", "mode=ro&immutable=1"):
-            if not path.is_file():
-                break
-            try:
-                journal = Journal(f"{path.absolute().as_uri()}?{query}", uri=True)
-            except JournalError:
-                continue
-            logger.error("%s; the journal is opened read-only", err)
-            faults["journal"] = (f"the journal can only be read ({err}), so every action is"
-                                 f" refused: {why}; the table takes actions again by itself"
-                                 " once the journal can be written")
-            return _noticed(journal, path, faults)
-        why += ", then start the table again"
-        if _no_room(err):
-            raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
-        raise StartError(f"{err} (use --data DIR for a writable directory)") from err
-
-
-def _barred(path: Path) -> Path:
-    """The first folder on the way to ``path`` that may not be gone through (its parent,
-    when every one on the way may be)."""
-    for folder in reversed(path.absolute().parents):
-        try:
-            folder.stat()
-        except PermissionError:
-            return folder.parent
-    return path.absolute().parent
-
-
-class _KeptJournal:
-    """The table's journal, closed at the stop. One opened read-only (a full card, one that
-    failed to write) is tried again every ``JOURNAL_RETRY_S``: once it opens to be written,
-    the table takes it and its actions are taken again, with no restart."""
-
-    def __init__(self, data: Path, journal: Journal) -> None:
-        self._data, self.journal = data, journal
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def retry(self, table: Table) -> None:
-        """Open the journal to be written, on a thread, until it opens or the stop."""
-        self._thread = threading.Thread(target=self._retry, args=(table,), name="journal",
-                                        daemon=True)
-        self._thread.start()
-
-    def _retry(self, table: Table) -> None:
-        while not self._stopped.wait(JOURNAL_RETRY_S):
-            try:
-                journal = self._to_write(table)
-            except JournalError as err:
-                logger.debug("the journal cannot be written yet: %s", err)
-                continue
-            try:
-                replaced = table.take_journal(journal)
-            except JournalError as err:
-                logger.warning("the journal cannot be written yet: %s", err)
-                journal.close()
-                continue
-            self.journal = journal
-            if replaced is not None:
-                replaced.close()
-            logger.warning("the journal can be written again: the table takes actions again")
-            return
-
-    def _to_write(self, table: Table) -> Journal:
-        """The journal opened anew to be written; JournalError while it cannot be.
-
-        SQLite keeps one index (the ``-shm`` file) for a file in a process: the read-only
-        journal's, opened read-only where the card or the file could not be written, makes
-        every later open in this process read-only too, after the card can be written again.
-        Where the file and its folder can be written, the read-only journal is let go of for
-        the moment of the open (a phone's list of games asked for meanwhile is answered with
-        an error), and opened again if the journal still cannot be written."""
-        try:
-            return Journal.in_directory(self._data)
-        except JournalError as err:
-            path = self._data / DATABASE_NAME
-            if not (sqlite_reason(err).startswith("SQLITE_READONLY") and self.journal.read_only
-                    and all(os.access(p, os.W_OK) for p in (path, self._data))):
-                raise
-        read_only = self.journal.database
-        self.journal.close()
-        try:
-            return Journal.in_directory(self._data)
-        except JournalError:
-            self.journal = Journal(read_only, uri=True)
-            table.take_journal(self.journal)
-            raise
-
-    def close(self) -> None:
-        self._stopped.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.journal.close()
-
-
-def _noticed(
-    journal: Journal, path: Path, faults: dict[str, str]
-) -> tuple[Journal, dict[str, str]]:
-    """The journal at ``path`` and its faults, with the notice of a salvage that made it (kept in it
-    until a new game, across restarts: a power cut just after the salvage loses nothing)."""
-    try:
-        said = notice(path, journal)
-    except JournalError as err:
-        logger.warning("%s: the notice of a salvage, if any, is not shown", err)
-        said = None
-    if said is not None and "salvaged" not in faults:
-        faults["salvaged"] = said
-        logger.error("%s", said)
-    return journal, faults
-
-
-def _no_room(err: BaseException) -> bool:
-    """Whether ``err`` says the card is full (or a write failed on it)."""
-    return (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
-            ) or sqlite_reason(err).startswith(("SQLITE_FULL", "SQLITE_IOERR"))
-
-
-def _cannot_write(err: BaseException) -> bool:
-    """Whether ``err`` says nothing may be written there (a read-only card, a folder not
-    the service's)."""
-    return (isinstance(err, OSError) and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
-            ) or sqlite_reason(err).startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN",
-                                                "SQLITE_PERM"))
-
-
-def _open_camera(
-    config: Config, *, sim: bool, seed: int | None
-) -> tuple[Any, VisionReader | None, str | None, CameraOpener | None]:
-    """The started camera and its reader: (camera, reader, None, None). Without one: (None,
-    None, why the reveal is typed by hand, None); or, for a camera that did not start,
-    (None, its reader, why, the :class:`CameraOpener` that tries it again at each call)."""
-    try:
-        from vision.calibration import load_calibration
-
-        # Read with --sim too: a config checked on a laptop is one the Pi can start with.
-        calibration = load_calibration(config.path)
-        if sim:
-            from vision.simulate import SimulatedCamera
-
-            camera: Any = SimulatedCamera(seed=seed)
-            reader = VisionReader(
-                config.path, calibration=lambda: camera.calibration, seat_of=camera.seat_of,
-                die_size=camera.options.die_size,
-            )
-        else:
-            reader = VisionReader(config.path, calibration=calibration)
-    except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
-        raise StartError(str(err)) from err
-    except ImportError as err:
-        return None, None, f"the camera cannot be used ({err}): enter the reveal by hand", None
-    spec = "sim" if sim else calibration.camera.source
-    if seed is not None and spec != "sim":
-        raise StartError(f"--seed {seed} makes the simulated rolls repeatable: give it with"
-                         f" --sim (or [camera] source = 'sim'), not for this table's camera"
-                         f" ({spec})")
-    if spec == "none":
-        return None, None, None, None
-    unreadable = _models_unreadable(config, reader)
-    if unreadable:
-        # The referee needs no reader: the table starts, and says so at once.
-        logger.error("%s", unreadable)
-        return None, None, f"{unreadable}: enter the reveal by hand", None
-    if sim:
-        camera.start()
-        return camera, reader, None, None
-    opener = CameraOpener(spec, calibration.camera, seed)
-    try:
-        camera, why = opener()
-    except ValueError as err:
-        raise StartError(f"[camera] source: {err}") from err
-    if camera is None:
-        return None, reader, why, opener
-    return camera, reader, None, None
-
-
-class CameraOpener:
-    """Opens the config's camera: at start, and again at each call while the table has none
-    (one missing at start, or failing as it started, its cable reseated since).
-
-    Called, it gives the started camera, or None and why the reveal is typed by hand. A
-    camera that did not start within CAMERA_START_S (hung as it opens) is not tried again
-    while that start still hangs. ValueError for a source spec that names no camera. The
-    camera it opened last is closed by :meth:`close`.
-    """
-
-    def __init__(self, spec: str, settings: CameraSettings, seed: int | None) -> None:
-        self.spec, self.settings, self.seed = spec, settings, seed
-        self.camera: Any = None
-        self._hung: threading.Thread | None = None
-        self._why: str | None = None
-
-    def __call__(self) -> tuple[Any, str | None]:
-        from vision.sources import open_source
-
-        if self._hung is not None and self._hung.is_alive():
-            return None, self._why
-        try:
-            camera = open_source(self.spec, settings=self.settings, seed=self.seed)
-            within(camera.start, CAMERA_START_S, "it did not start")
-        except ValueError:
-            raise  # a setting the source refuses: a mistake in the config
-        except Exception as err:
-            if isinstance(err, CameraStuck):
-                self._hung = err.thread
-            logger.error("the camera %r did not start: %s", self.spec, err)
-            self._why = f"no camera: {err}; enter the reveal by hand"
-            return None, self._why
-        self.camera = camera
-        return camera, None
-
-    def close(self) -> None:
-        """Close the camera it opened, if any."""
-        if self.camera is not None:
-            self.camera.close()
-
-
-def _models_unreadable(config: Config, reader: VisionReader) -> str | None:
-    """Why the reader's models cannot be loaded (a file missing, or made for another part),
-    naming the config's [vision] table; None once they are loaded. Loaded at start, a
-    wrong model is said before the first reveal, which is then read without that wait."""
-    try:
-        reader.load()
-    except ImportError as err:
-        return f"the dice reader cannot be used ({err})"
-    except (FileNotFoundError, ValueError) as err:
-        return f"{config.path or 'the shipped models'}: [vision]: {err}"
-    return None
-
-
-# How long a camera may take to start: longer, and the table starts without it (a source that
-# hangs when opened would otherwise keep the page from ever answering).
-CAMERA_START_S = 20.0
 
 
 def _read_pin_map(config: Config) -> tuple[Any, str | None]:
@@ -749,41 +364,6 @@ def _cups_seed(data: Path, seed: int | None) -> int:
     return int.from_bytes(kept[:16], "big")
 
 
-def page_addresses(config: Config) -> list[str]:
-    """The addresses a phone can open, the most useful first."""
-    joined = join_address(config)
-    addresses = [joined] if joined else []
-    if config.host in ("0.0.0.0", "::", ""):  # every interface: its names too
-        addresses.append(f"http://{socket.gethostname()}.local:{config.port}/")
-        addresses.append(f"http://127.0.0.1:{config.port}/")
-    return addresses
-
-
-def join_address(config: Config) -> str | None:
-    """The address the join QR code shows: the one the page is bound to, else this machine's
-    on its network; None where it has no route out (a table that is its own access point),
-    and the page then shows the address the phone asked by: a ``.local`` name is not opened
-    by every phone (older Androids)."""
-    if config.host not in ("0.0.0.0", "::", ""):
-        return f"http://{_url_host(config.host)}:{config.port}/"
-    lan = _lan_address()
-    return f"http://{lan}:{config.port}/" if lan else None
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-def _lan_address() -> str | None:
-    """This machine's address on its network (no packet is sent: UDP connect only routes)."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(("192.0.2.1", 9))
-            address: str = probe.getsockname()[0]
-    except OSError:
-        return None
-    return None if address.startswith("127.") else address
-
 
 def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     """Print where the page is and the PIN (the first thing a newcomer needs)."""
@@ -821,64 +401,3 @@ def _printed(text: str) -> bool:
             why = err.strerror or str(err)
     logger.warning("the standard output takes nothing (%s):\n%s", why, text)
     return False
-
-
-def _local_url(config: Config) -> str:
-    host = config.host
-    if host in ("0.0.0.0", ""):
-        host = "127.0.0.1"
-    elif host == "::":
-        host = "::1"
-    return f"http://{_url_host(host)}:{config.port}/api/state"
-
-
-def _say_ready(config: Config, watchdog: _Watchdog) -> None:
-    """READY=1 once the page answers a request, then start the watchdog's pings."""
-    url = _local_url(config)
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                answered = response.status == 200
-        except OSError:
-            answered = False
-        if answered:  # said once the request's connection is closed: nothing left to do here
-            notify.notify("READY=1")
-            logger.info("the page answers at %s: ready", url)
-            watchdog.start()
-            return
-        time.sleep(0.1)
-    logger.error("the page did not answer at %s within %.0f s", url, READY_TIMEOUT_S)
-
-
-def alive(table: Table) -> bool:
-    """Whether the table is alive, for systemd's watchdog: its lock can be taken in 1 s, and
-    its camera answers, or hangs only while the players type a reveal in.
-
-    A camera hung in a capture (Picamera2's ``capture_array`` is known to wait for ever at
-    times) answers again only in a new process: once the players have typed that reveal in,
-    the watchdog goes unanswered and systemd restarts the table, its game kept as ever.
-    """
-    if not table.healthy(timeout=1.0):
-        return False
-    if table.camera_stuck() and table.state()["phase"] != "reveal":
-        logger.error("the camera has not answered since a reveal's picture: only a restart"
-                     " gets it back (systemd's watchdog restarts the table; the game is kept)")
-        return False
-    return True
-
-
-class _Watchdog:
-    """WATCHDOG=1 every ``$WATCHDOG_USEC/4`` while the table is ``alive``."""
-
-    def __init__(self, table: Table) -> None:
-        interval = notify.watchdog_interval()
-        self._dog = notify.Watchdog(lambda: alive(table), interval) if interval else None
-
-    def start(self) -> None:
-        if self._dog is not None:
-            self._dog.start()
-
-    def stop(self) -> None:
-        if self._dog is not None:
-            self._dog.stop()

@@ -179,12 +179,12 @@ def test_under_systemd_each_log_line_starts_with_its_priority_for_journald() -> 
     from companion.serve import log_format
 
     def line(level: int, environ: dict[str, str]) -> str:
-        record = logging.LogRecord("companion.serve", level, __file__, 1,
+        record = logging.LogRecord("companion.camera", level, __file__, 1,
                                    "the camera %r did not start", ("device:0",), None)
         return log_format(environ).format(record)
 
     journald = {"JOURNAL_STREAM": "8:12345"}
-    said = "companion.serve: the camera 'device:0' did not start"
+    said = "companion.camera: the camera 'device:0' did not start"
     assert line(logging.ERROR, journald) == f"<3>ERROR {said}"
     assert line(logging.WARNING, journald) == f"<4>WARNING {said}"
     assert line(logging.INFO, journald) == f"<6>INFO {said}"

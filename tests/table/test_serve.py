@@ -26,15 +26,9 @@ import pytest
 from companion.cli import build_parser, main
 from companion.config import load_config
 from companion.crashtest import free_port
-from companion.serve import (
-    JOURNAL_RETRY_S,
-    CannotWriteYet,
-    StartError,
-    _open_journal,
-    _web_app,
-    build,
-    serve_command,
-)
+from companion.kept_journal import JOURNAL_RETRY_S, open_journal
+from companion.serve import _web_app, build, serve_command
+from companion.start_errors import CannotWriteYet, StartError
 from companion.web.server import within_limit_per_address as _within_limit_per_address
 from tests.table.conftest import card_full_for, write_over
 from tests.web.conftest import run_in_a_thread
@@ -541,17 +535,17 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
 ) -> None:
     # A device source on a pipe no one writes to: OpenCV waits in its open for ever, as a
     # camera that hangs at start would; the table starts with the reveal typed by hand.
-    from companion import serve
+    from companion import camera as opening
     from companion.config import load_config
 
     fifo = tmp_path / "camera.fifo"
     os.mkfifo(fifo)
     config = tmp_path / "table.toml"
     config.write_text(f'[camera]\nsource = "device:{fifo}"\n')
-    monkeypatch.setattr(serve, "CAMERA_START_S", 1.0)
+    monkeypatch.setattr(opening, "CAMERA_START_S", 1.0)
     started = time.monotonic()
     try:
-        camera, _, why, reopen = serve._open_camera(load_config(config), sim=False, seed=None)
+        camera, _, why, reopen = opening.open_camera(load_config(config), sim=False, seed=None)
         assert camera is None and reopen is not None
         assert why == "no camera: it did not start within 1 s; enter the reveal by hand"
         assert time.monotonic() - started < 10
@@ -634,12 +628,12 @@ def test_the_simulated_camera_is_read_at_its_own_die_size_not_the_real_camera_s(
 ) -> None:
     # A config calibrated on the Pi's camera (2592x1944, dice 60 px): `dudo serve --sim` with
     # it reads the simulated 1280x960 frames at their own 48 px, not at 60 px scaled to 30.
-    from companion import serve
+    from companion.camera import open_camera
 
     config = tmp_path / "table.toml"
     config.write_text("[camera]\nsource = 'picamera2'\nwidth = 2592\nheight = 1944\n"
                       "[vision]\ndie_size = 60.0\nmarks = [[640.0, 480.0]]\n")
-    camera, reader, why, _ = serve._open_camera(load_config(config), sim=True, seed=1)
+    camera, reader, why, _ = open_camera(load_config(config), sim=True, seed=1)
     assert why is None and reader is not None
     try:
         for seed in range(4):
@@ -914,7 +908,7 @@ def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be
     from companion.journal import Journal
     from companion.table import Table
 
-    monkeypatch.setattr("companion.serve.JOURNAL_RETRY_S", 0.2)
+    monkeypatch.setattr("companion.kept_journal.JOURNAL_RETRY_S", 0.2)
     card = tmp_path / "card"
     card.mkdir()
     if not _mount("-t", "tmpfs", "-o", "size=16m", "tmpfs", str(card)):
@@ -1076,7 +1070,7 @@ def test_a_damaged_journal_on_a_full_card_is_kept_and_no_part_of_its_salvage_lef
         card_full_for(full, "journal.sqlite3.salvaging")
         for _ in range(2):  # systemd tries again while the card is still full
             with pytest.raises(CannotWriteYet, match="could not be mended now"):
-                _open_journal(data)
+                open_journal(data)
             assert not list(data.glob("*.salvag*")) and not list(data.glob("*.damaged-*"))
     assert (data / "journal.sqlite3").read_bytes() == damaged  # never removed
     with ExitStack() as stack:  # mended once there is room
@@ -1107,15 +1101,15 @@ def test_the_join_qr_code_of_a_table_that_is_its_own_access_point_is_the_address
 ) -> None:
     # With no route out there is no network address to find; before, the QR code showed the
     # Pi's .local name, which older Android phones cannot open.
-    import companion.serve
+    import companion.addresses
 
     config = load_config(None, host="0.0.0.0", port=8080, pin=PIN, data=str(tmp_path / "d"))
     with ExitStack() as stack:
         phone = _web_app(build(config, sim=True, seed=1, stack=stack), config).test_client()
-        monkeypatch.setattr(companion.serve, "_lan_address", lambda: None)
+        monkeypatch.setattr(companion.addresses, "_lan_address", lambda: None)
         page = phone.get("/", base_url="http://10.42.0.1:8080/").get_data(as_text=True)
         assert "http://10.42.0.1:8080/" in page and ".local" not in page
-        monkeypatch.setattr(companion.serve, "_lan_address", lambda: "192.168.1.20")
+        monkeypatch.setattr(companion.addresses, "_lan_address", lambda: "192.168.1.20")
         page = phone.get("/", base_url="http://10.42.0.1:8080/").get_data(as_text=True)
         assert "http://192.168.1.20:8080/" in page  # on a network: the Pi's address there
 

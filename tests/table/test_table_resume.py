@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from companion.journal import DATABASE_NAME, Journal, JournalError, checksum
-from companion.serve import _open_journal
+from companion.kept_journal import open_journal
 from companion.table import Table
 
 
@@ -456,7 +456,7 @@ def test_a_journal_file_without_write_permission_refuses_actions(
     try:
         # As `dudo serve` opens it: read-only, and `immutable` as SQLite cannot make the WAL's
         # -shm file in a folder it may not write (`mode=ro` alone fails there).
-        journal2, faults = _open_journal(data_dir)
+        journal2, faults = open_journal(data_dir)
         assert "the journal can only be read" in faults["journal"]
         stuck = Table(journal=journal2)
         assert stuck.state()["players"][0]["name"] == "Ana"  # the game still shows

@@ -26,9 +26,9 @@ import pytest
 import vision.annotate
 from companion.journal import DATABASE_NAME, Journal
 from companion.reveal import JPEG_QUALITY, CameraReading, SeenDie, VisionReader
-from companion.serve import alive
 from companion.sim import SimulatedCups
 from companion.table import Table, TableEvent
+from companion.watchdog import alive
 from companion.web import create_app
 from vision.calibration import SeatZones
 from vision.reading import SMEARED, TOO_DARK, TOO_SMALL, Die, Reading

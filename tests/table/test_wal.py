@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.journal import DATABASE_NAME, Journal, KeptReveal
-from companion.serve import _open_journal
+from companion.kept_journal import open_journal
 from companion.wal import wal_damage
 
 WAL = DATABASE_NAME + "-wal"
@@ -54,7 +54,7 @@ def header(wal: bytearray) -> None:
 def test_a_killed_table_s_wal_is_whole_and_every_action_comes_back(tmp_path: Path) -> None:
     data = killed_with_bids(tmp_path)
     assert wal_damage(data / WAL) is None
-    journal, faults = _open_journal(data)
+    journal, faults = open_journal(data)
     assert faults == {} and len(journal.record(1).splitlines()) == 1 + 12
     journal.close()
 
@@ -67,7 +67,7 @@ def test_a_wal_damaged_before_a_commit_is_set_aside_with_the_journal_and_said(
     # Before, SQLite read up to the damage and the actions after it were gone, nothing said.
     data = damaged(killed_with_bids(tmp_path), change)
     kept = (data / WAL).read_bytes()
-    journal, faults = _open_journal(data)
+    journal, faults = open_journal(data)
     journal.close()
     assert "the journal was damaged" in faults["salvaged"]
     (aside,) = data.glob(f"{DATABASE_NAME}.damaged-*-wal")
@@ -79,7 +79,7 @@ def test_a_last_write_cut_short_is_not_damage(tmp_path: Path) -> None:
     # A power cut tears at most the last write, never acknowledged: SQLite drops it.
     data = damaged(killed_with_bids(tmp_path), lambda wal: wal.__delitem__(slice(-1000, None)))
     assert wal_damage(data / WAL) is None
-    journal, faults = _open_journal(data)
+    journal, faults = open_journal(data)
     assert faults == {} and len(journal.record(1).splitlines()) == 1 + 11
     journal.close()
 
@@ -108,7 +108,7 @@ def test_a_power_cut_tearing_the_last_transaction_s_pages_is_not_damage(tmp_path
 
     data = damaged(killed_with_bids(tmp_path, picture=True), torn_page)
     assert wal_damage(data / WAL) is None
-    journal, faults = _open_journal(data)
+    journal, faults = open_journal(data)
     assert faults == {} and len(journal.record(1).splitlines()) == 1 + 12  # every bid
     assert journal.kept_reveal() is None  # the picture was never acknowledged
     journal.close()
