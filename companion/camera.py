@@ -1,8 +1,9 @@
 """The table's camera and dice reader, as ``dudo serve`` opens them.
 
 A camera that is missing or does not start leaves the reveal to be typed in by hand, and is
-tried again at each call (:class:`CameraOpener`); a mistake in the config's camera or vision
-tables stops the start with a :class:`~companion.start_errors.StartError`.
+tried again at each call (:class:`CameraOpener`); a mistake in the config's camera, seat,
+colour or vision tables, or ``--seed`` without ``--sim``, stops the start with a
+:class:`~companion.start_errors.StartError`.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class CameraOpener:
         self._why: str | None = None
 
     def __call__(self) -> tuple[Any, str | None]:
+        """The started camera and None, or None and why the reveal is typed by hand."""
         from vision.sources import open_source
 
         if self._hung is not None and self._hung.is_alive():
@@ -127,5 +129,3 @@ def _models_unreadable(config: Config, reader: VisionReader) -> str | None:
     except (FileNotFoundError, ValueError) as err:
         return f"{config.path or 'the shipped models'}: [vision]: {err}"
     return None
-
-

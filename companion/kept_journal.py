@@ -15,6 +15,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.journal import (
     DATABASE_NAME,
@@ -27,7 +28,9 @@ from companion.journal import (
 )
 from companion.salvage import finish, mend, notice
 from companion.start_errors import CannotWriteYet, StartError
-from companion.table import Table
+
+if TYPE_CHECKING:
+    from companion.table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -172,6 +175,7 @@ class KeptJournal:
             raise
 
     def close(self) -> None:
+        """Stop trying the journal again, and close it."""
         self._stopped.set()
         if self._thread is not None:
             self._thread.join()

@@ -13,8 +13,8 @@ STOPPING=1 on the way out.
 
 What it opens has a module of its own: the data directory held by one table alone
 (:mod:`companion.hold`), the journal (:mod:`companion.kept_journal`), the camera and reader
-(:mod:`companion.camera`), the page's addresses (:mod:`companion.addresses`); why a start
-fails, in :mod:`companion.start_errors`.
+(:mod:`companion.camera`), the page's addresses (:mod:`companion.addresses`), what it tells
+systemd (:mod:`companion.watchdog`); why a start fails, in :mod:`companion.start_errors`.
 """
 
 from __future__ import annotations
@@ -362,7 +362,6 @@ def _cups_seed(data: Path, seed: int | None) -> int:
         return seed
     kept = hmac.new(_secret_key(data), b"the simulated cups", hashlib.sha256).digest()
     return int.from_bytes(kept[:16], "big")
-
 
 
 def _announce(config: Config, companion: Companion, *, sim: bool) -> None:

@@ -1,19 +1,23 @@
-"""What the table tells systemd's watchdog: READY=1 once its page answers, then WATCHDOG=1
-for as long as the table is alive (:mod:`companion.notify` says it; nothing without systemd)."""
+"""What the table tells systemd: READY=1 once its page answers, then WATCHDOG=1 for as long
+as the table is alive (:mod:`companion.notify` says it; nothing without systemd)."""
 
 from __future__ import annotations
 
 import logging
 import time
 import urllib.request
+from typing import TYPE_CHECKING
 
 from companion import notify
 from companion.addresses import local_url
 from companion.config import Config
-from companion.table import Table
+
+if TYPE_CHECKING:
+    from companion.table import Table
 
 logger = logging.getLogger(__name__)
 
+# How long the page may take to answer before READY=1 is given up (and said in the log).
 READY_TIMEOUT_S = 60.0
 
 
@@ -61,9 +65,11 @@ class Watchdog:
         self._dog = notify.Watchdog(lambda: alive(table), interval) if interval else None
 
     def start(self) -> None:
+        """Start the pings (none where systemd set no watchdog)."""
         if self._dog is not None:
             self._dog.start()
 
     def stop(self) -> None:
+        """Stop the pings."""
         if self._dog is not None:
             self._dog.stop()
