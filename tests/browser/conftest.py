@@ -230,6 +230,20 @@ def shows(page: Any, state: dict[str, Any]) -> None:
     )
 
 
+def dial_shown(page: Any, bid: str = "1\u00d72") -> None:
+    """Wait until ``page`` shows the panel's dial on ``bid``. After a move or a new game the
+    panel sets its dial anew, a state of its own that comes after the move's (on a busy host,
+    well after): a test that puts a state of its own on the page, or watches it for changes,
+    waits for it first."""
+    expect(page.locator("#dial")).to_have_text(f"panel: {bid}")
+
+
+def loaded(page: Any) -> None:
+    """Wait until ``page`` has the game's history and the rules it asked for as it opened:
+    either, answered late, redraws part of the page (the history list, the new-game form)."""
+    page.wait_for_function("() => page.rules && page.historyHas")
+
+
 def picture_in(page: Any) -> None:
     """Wait until the reveal card's picture has loaded: until then the card is shorter by
     the picture's height."""

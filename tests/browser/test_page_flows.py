@@ -19,6 +19,7 @@ from tests.browser.conftest import (
     WAIT_MS,
     act,
     call_api,
+    dial_shown,
     finish_the_reveal,
     get_state,
     new_game,
@@ -263,6 +264,7 @@ def test_dice_seen_as_another_player_s_are_said_to_change_nothing_of_a_dudo_s_co
     state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
     shows(phone, state)  # a later word of the table would draw over the reading put in
+    dial_shown(phone)  # and so would the panel's dial, set anew for the game
     phone.evaluate("""() => {
       const dice = [[4, "Ana"], [6, "Ana"], [2, "Ana"], [3, "Ben"]].map(([face, owner], index) =>
         ({index, face, confidence: 0.97, x: 100 + 90 * index, y: 200, size: 50, colour: "red",
@@ -305,6 +307,7 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
     shows(phone, state)  # a later word of the table would draw over the reading put in
+    dial_shown(phone)  # and so would the panel's dial, set anew for the game
     shown = fake_short_reading(phone)
     assert shown["confirmDisabled"], shown
     assert shown["count"] == (
@@ -328,6 +331,7 @@ def test_a_reading_with_a_die_too_few_cannot_be_confirmed_and_a_spectator_cannot
     shot(phone, "15-reading-die-too-few")
 
     shows(spectator, state)
+    dial_shown(spectator)
     seen = fake_short_reading(spectator)
     assert not seen["actionsVisible"] and seen["confirmDisabled"], seen
     expect(spectator.locator("#reading-dice select").first).to_be_disabled()
@@ -345,6 +349,7 @@ def test_the_doubtful_dice_come_first_each_with_its_number_on_the_picture(
     state = new_game(server, ["Ana", "Ben"], dice=2)
     take_control(phone)
     shows(phone, state)  # a later word of the table would draw over the reading put in
+    dial_shown(phone)  # and so would the panel's dial, set anew for the game
     shown = fake_short_reading(phone, doubtful=(2,))
     assert shown["labels"] == ["#3Ben \u00b7 blue", "#1Ana \u00b7 red", "#2Ana \u00b7 red"], shown
     expect(phone.locator("#reading-dice .reading-die").first).to_have_class(re.compile("doubt"))

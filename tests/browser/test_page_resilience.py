@@ -122,6 +122,8 @@ def test_an_answer_for_the_bids_that_comes_late_does_not_take_the_picker_back(
     shows(phone, state)
     phone.wait_for_function("window.slowGiven === true")  # the old answer came after the new
     phone.wait_for_timeout(100)  # and the page has taken it (or not)
+    # The bids for Ben's 3x6 are in (else the picker is held, and stepping down does nothing).
+    phone.wait_for_function("page.bidsFor === position(page.state) && page.bids.length > 0")
     # Stepped down as far as the picker goes, the bid offered is one the table takes.
     while phone.locator("#qty-down").is_enabled():
         phone.click("#qty-down")
