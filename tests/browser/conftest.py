@@ -244,6 +244,13 @@ def loaded(page: Any) -> None:
     page.wait_for_function("() => page.rules && page.historyHas")
 
 
+def keep_notice(page: Any) -> None:
+    """Keep the notice ``page`` shows up until it is tapped or another comes: it hides itself
+    after 4 s, which a busy host can spend between showing it and a test's measuring or
+    tapping it."""
+    page.evaluate("clearTimeout(noticeTimer)")
+
+
 def picture_in(page: Any) -> None:
     """Wait until the reveal card's picture has loaded: until then the card is shorter by
     the picture's height."""

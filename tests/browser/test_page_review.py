@@ -26,6 +26,7 @@ from tests.browser.conftest import (
     finish_the_reveal,
     free_port,
     get_state,
+    keep_notice,
     new_game,
     open_page,
     phone_on,
@@ -628,6 +629,7 @@ def test_a_screen_reader_hears_each_move_once_and_every_toast_from_a_region_alwa
     phone.evaluate(COUNT_WRITES)
     bid = act(server, action="bid", player="Ana", quantity=1, face=4)
     wait_out_the_hold(phone, bid)
+    keep_notice(phone)  # its bid's notice, tapped away below
     phone.wait_for_timeout(300)
     phone.evaluate("() => render({...page.state})")  # another redraw of the same state
     writes = phone.evaluate("() => window.writes")

@@ -23,6 +23,7 @@ from tests.browser.conftest import (
     act,
     call_api,
     dial_shown,
+    keep_notice,
     loaded,
     new_game,
     open_page,
@@ -379,6 +380,7 @@ def test_an_announcement_lies_over_the_header_never_over_the_standing_bid_and_th
     act(server, action="bid", player="Ben", quantity=5, face=5)
     act(server, action="undo")
     expect(notice).to_contain_text("Undone: Ben's bid of five 5s")
+    keep_notice(page)  # measured below, after a screenshot
     expect(page.locator("#bid-by")).to_have_text("by Ana")
     shot(page, "55-announcement-360x640")
     box = notice.bounding_box()

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import (
     act,
     get_state,
+    keep_notice,
     new_game,
     open_page,
     shot,
@@ -293,6 +294,7 @@ def test_a_tap_on_a_toast_clears_it_and_presses_nothing_under_it(
     state = act(server, action="bid", player=players[1], quantity=3, face=3)  # another phone's
     toast = phone.locator("#notice")
     expect(toast).to_have_text(players[1] + " bids three 3s")
+    keep_notice(phone)  # measured and tapped below
     wait_out_the_hold(phone, state)
     box, lock = toast.bounding_box(), phone.locator("#lock").bounding_box()
     assert box is not None and lock is not None
