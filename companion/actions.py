@@ -306,6 +306,8 @@ def check_reveal(game: Game, action: Mapping[str, Any]) -> Checked:
 
 def check_undo(game: Game, action: Mapping[str, Any]) -> Checked:
     if not game._history:
+        if game.actions:  # each action so far taken back by an undo of its own
+            raise IllegalAction("nothing to undo: every action so far is undone already")
         raise IllegalAction("nothing to undo: no action yet")
     return do_undo, (game,), {"action": "undo"}
 

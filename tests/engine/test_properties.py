@@ -49,7 +49,7 @@ def tables(draw: st.DrawFn) -> tuple[Rules, list[str], int]:
 
 def random_action(game: Game, rnd: random.Random, *, undo: bool, leave: bool) -> dict[str, Any]:
     """One action the engine says is possible now, at random."""
-    if undo and game.actions and rnd.random() < 0.03:
+    if undo and game.undoable() and rnd.random() < 0.03:
         return {"action": "undo"}
     if leave and game.phase != "over" and rnd.random() < 0.01:
         still_in = [n for n in game.players if game.dice(n)]

@@ -349,8 +349,18 @@ class TestUndo:
         assert undone.text == f"Undone: {said}"
 
     def test_undo_at_the_start_of_the_game_is_refused(self) -> None:
-        with pytest.raises(IllegalAction, match="nothing to undo"):
+        with pytest.raises(IllegalAction, match="nothing to undo: no action yet"):
             game_of("perudo").apply({"action": "undo"})
+
+    def test_a_second_undo_after_the_only_action_was_undone_says_so(self) -> None:
+        # Found by a longer random run (session 87): "no action yet" after a bid and its undo.
+        game = game_of("perudo")
+        game.apply({"action": "bid", "player": "Ana", "quantity": 2, "face": 3})
+        game.apply({"action": "undo"})
+        assert game.undoable() is None
+        with pytest.raises(IllegalAction, match="every action so far is undone already"):
+            game.apply({"action": "undo"})
+        assert game.state()["bid"] is None and len(game.actions) == 2  # the refusal changed nothing
 
     def test_undoing_a_reveal_gives_the_dice_back_and_waits_for_the_reveal_again(
         self, play: Script
