@@ -1027,6 +1027,9 @@ function renderControls(state) {
   // give way to the choice's row: Bid stands where it stands in any other round.
   $("bid-card").classList.toggle("choosing", show && bidding && palificoChoicePending(state));
   if (!show) return;
+  // Nothing to take back (a game just begun, every action so far undone): Undo is out of use,
+  // not a tap the table refuses in red.
+  $("undo").disabled = !state.undo_takes_back;
   $("picker").hidden = !bidding;
   $("calls").hidden = !bidding;
   $("caller-label").hidden = !bidding;

@@ -290,6 +290,35 @@ def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
     spectator.context.close()
 
 
+def test_undo_is_out_of_use_with_nothing_to_take_back_and_in_use_once_there_is(
+    phone: Any, server: str
+) -> None:
+    # Before, Undo at a game's start, or after its only bid was undone, was a tap the table
+    # refused in red ("nothing to undo: no action yet"; found by a monkey tapping the page).
+    started = new_game(server, ["Ana", "Ben", "Caro"], dice=2)
+    take_control(phone)
+    wait_out_the_hold(phone, started)
+    undo = phone.locator("#undo")
+    expect(undo).to_be_visible()
+    assert undo.evaluate("b => b.disabled")  # out of use, not only held a moment
+    sent: list[str] = []
+    phone.on("request", lambda r: sent.append(r.post_data or "")
+             if r.method == "POST" and r.url.endswith("/api/actions") else None)
+    undo.click(force=True)  # a finger on it anyway
+    bid = act(server, action="bid", player="Ana", quantity=1, face=3)
+    wait_out_the_hold(phone, bid)
+    expect(undo).to_be_enabled()
+    assert sent == []  # the tap on Undo out of use sent nothing
+    undo.click()
+    expect(phone.locator("#bid")).to_contain_text("no bid")
+    undone = get_state(server)
+    assert undone["bid"] is None and undone["undo_takes_back"] is None, undone
+    wait_out_the_hold(phone, undone)
+    assert undo.evaluate("b => b.disabled")
+    expect(phone.locator("#notice")).not_to_have_class(re.compile("error"))
+    assert len(sent) == 1, sent
+
+
 def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     phone: Any, server: str
 ) -> None:
@@ -313,7 +342,8 @@ def test_a_phone_that_loses_the_table_says_to_check_the_wifi_and_waits_for_it(
     expect(phone.locator("#live")).to_have_text("reconnecting")
     expect(phone.locator("#offline")).to_have_text(UNREACHABLE)
     expect(phone.locator("#turn")).to_have_text("Ana to open")
-    senders = ["#place-bid", "#call-pass", "#undo", "#faces .face-btn >> nth=2"]
+    # (Undo is out of use already: nothing has been done in this game to take back.)
+    senders = ["#place-bid", "#call-pass", "#faces .face-btn >> nth=2"]
     senders += ["#sim [data-button=dudo]", "#sim button.dial", "#sim [data-button=dial][data-hold]"]
     for sender in senders:
         expect(phone.locator(sender)).to_be_disabled()
