@@ -406,6 +406,7 @@ class VisionReader:
 
         reading = self.read_dice(frame)
         owners: list[str | None] = [None] * len(reading.dice)
+        colours = [d.colour for d in reading.dice]
         disagreements: tuple[str, ...] = ()
         # The seat zones drawn on the picture, each with the name of the player taken to sit
         # there (not zones calibrated on pictures of another size: they lie elsewhere).
@@ -419,6 +420,7 @@ class VisionReader:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)
             owners = ownership.owners(reading)
+            colours = [ownership.colour(d) for d in reading.dice]
             disagreements = tuple(ownership.disagreements)
             mismatch = size_mismatch(frame.shape[1], frame.shape[0], calibration)
             if self._zones_sized:
@@ -428,7 +430,7 @@ class VisionReader:
                 names = ownership.seat_names()
         disagreements += reading.pleas
         dice = tuple(
-            SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, d.colour, owners[i])
+            SeenDie(i, d.face, d.confidence, d.x, d.y, d.size, colours[i], owners[i])
             for i, d in enumerate(reading.dice)
         )
 

@@ -11,6 +11,10 @@ from vision.locate import Candidate
 _HUES = ((6, "red"), (20, "orange"), (34, "yellow"), (85, "green"), (130, "blue"),
          (160, "purple"), (172, "pink"), (181, "red"))
 
+# The ring round a die's middle, in shares of its size from its centre: outside the symbols
+# sets print for the ace (up to about 0.36 of the side) and inside the face's edge.
+_RING = (0.36, 0.43)
+
 
 def name_colours(image: np.ndarray, candidates: list[Candidate]) -> list[str]:
     """A colour name for each candidate die: white, grey, black, brown, or a hue's name.
@@ -29,6 +33,27 @@ def name_colours(image: np.ndarray, candidates: list[Candidate]) -> list[str]:
             names.append("unknown")
             continue
         names.append(_colour_name(_median(patch)))
+    return names
+
+
+def name_colours_round(image: np.ndarray, candidates: list[Candidate]) -> list[str]:
+    """A colour name for each candidate die from a ring round its middle: a second opinion
+    for a die seen with one pip, whose middle a set's ace symbol may fill (a Perudo set's
+    paco, seen from below on every die showing 6), so that its middle names the symbol's
+    colour. The ring reaches the die's edge, and past it the table on a die lying turned:
+    it is only ever weighed against the middle's name (:mod:`vision.owners`).
+    """
+    names = []
+    h, w = image.shape[:2]
+    for c in candidates:
+        inner, outer = _RING[0] * c.size, _RING[1] * c.size
+        r = max(1, int(outer + 1))
+        x0, x1 = max(0, int(c.x) - r), min(w, int(c.x) + r + 1)
+        y0, y1 = max(0, int(c.y) - r), min(h, int(c.y) + r + 1)
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        distance = np.hypot(xs + 0.5 - c.x, ys + 0.5 - c.y)
+        ring = image[y0:y1, x0:x1][(distance >= inner) & (distance <= outer)]
+        names.append(_colour_name(_median(ring)) if len(ring) else "unknown")
     return names
 
 

@@ -25,6 +25,8 @@ class Ownership:
     first, the seat zone for a die whose colour is nobody's) or ``none`` (neither is
     calibrated: only the total is checked). ``unowned`` are dice nobody could be given.
     ``seats``: the seat each player was taken to sit at, where seat zones are calibrated.
+    ``ringed``: the dice (by ``id``) given out by the colour round their middle, not their
+    middle's (a set's ace symbol filled it): ``colour`` names them so.
     """
 
     dice: Mapping[str, tuple[Die, ...]]
@@ -32,6 +34,7 @@ class Ownership:
     disagreements: list[str]
     by: str
     seats: Mapping[str, int] = field(default_factory=dict)
+    ringed: frozenset[int] = frozenset()
 
     @property
     def agrees(self) -> bool:
@@ -45,6 +48,11 @@ class Ownership:
     def seat_names(self) -> dict[int, str]:
         """Each seat zone's player, by seat number (empty where no zones are calibrated)."""
         return {seat: player for player, seat in self.seats.items()}
+
+    def colour(self, die: Die) -> str:
+        """The die's colour as its owner was told by it: round its middle where a set's ace
+        symbol filled the middle with another player's colour, else its middle's."""
+        return _shown_colour(die, self.ringed)
 
     def owners(self, reading: Reading) -> list[str | None]:
         """The owner of each die of ``reading``, in the reading's order (None: nobody's)."""
@@ -79,8 +87,11 @@ def assign_owners(
     # Dice whose zone alone tells whose they are, lying on its line to other players' zones:
     # (die, owner, those players).
     on_lines: list[tuple[Die, str, set[str]]] = []
+    weighed = _weigh_two_colours(reading.dice, by_colour, zones, player_at, expected)
+    ringed = frozenset(key for key, (_, by_ring) in weighed.items() if by_ring)
     for die in reading.dice:
-        owner = by_colour.get(_normal(die.colour))
+        owner = weighed[id(die)][0] if id(die) in weighed else by_colour.get(_normal(die.colour))
+        colour = _shown_colour(die, ringed)
         seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
         in_zone_of = player_at.get(seat) if seat is not None else None
         reached = _seats_reached(zones, die) if zones.seats > 0 else set()
@@ -95,7 +106,7 @@ def assign_owners(
             # the reading waits for the players rather than settling on the wrong dice. (A
             # player seated past the zones has none: their colour alone tells their dice; a
             # die of the owner's colour lying across the line to the owner's zone is theirs.)
-            astray.append(f"{owner}'s {die.colour} die at ({die.x}, {die.y}) lies in"
+            astray.append(f"{owner}'s {colour} die at ({die.x}, {die.y}) lies in"
                           f" {in_zone_of}'s seat zone")
         if owner is None:
             unowned.append(die)
@@ -109,7 +120,68 @@ def assign_owners(
                        + _compare(owned, unowned, expected) + astray + _swapped(on_lines)),
         by=by,
         seats=seats if zones.seats else {},
+        ringed=ringed,
     )
+
+
+def _shown_colour(die: Die, ringed: frozenset[int]) -> str:
+    return die.colour_round if id(die) in ringed and die.colour_round else die.colour
+
+
+def _weigh_two_colours(
+    dice: tuple[Die, ...],
+    by_colour: Mapping[str, str],
+    zones: SeatZones,
+    player_at: Mapping[int, str],
+    expected: Mapping[str, int],
+) -> dict[int, tuple[str, bool]]:
+    """The owners of the dice seen with one pip whose ring round the middle names another
+    player's colour than the middle, by ``id`` of the die, each with whether the ring named
+    them: a set's ace symbol fills the middle with its own colour (a red die's white paco),
+    so either may be the body's.
+
+    The die's seat zone decides where it is one of the two players', or where the middle
+    names nobody (as for any die); else the one of them who still lacks a die, the other
+    dice given out. Where that does not tell (both lack one, or neither), the middle's, as
+    for any die. Every die weighed shows the same face, so that which of them goes to which
+    player changes no player's faces.
+    """
+    two: dict[int, tuple[str | None, str]] = {}  # the middle's player and the ring's
+    weighed: dict[int, tuple[str, bool]] = {}
+    for die in dice:
+        if die.colour_round is None:
+            continue
+        middle = by_colour.get(_normal(die.colour))
+        ring = by_colour.get(_normal(die.colour_round))
+        seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
+        in_zone_of = player_at.get(seat) if seat is not None else None
+        if ring is None or ring == middle or (middle is None and in_zone_of is not None):
+            continue
+        if in_zone_of is not None and in_zone_of in (middle, ring):
+            weighed[id(die)] = (in_zone_of, in_zone_of == ring)
+        else:
+            two[id(die)] = (middle, ring)
+    lacking = dict(expected)
+    for die in dice:
+        if id(die) in two:
+            continue
+        owner = weighed[id(die)][0] if id(die) in weighed else by_colour.get(_normal(die.colour))
+        if owner is None and zones.seats > 0:
+            seat = zones.seat_at(die.x, die.y)
+            owner = player_at.get(seat) if seat is not None else None
+        if owner is not None and owner in lacking:
+            lacking[owner] -= 1
+    while True:
+        # One die at a time, each given to the one of its players who lacks a die: a die
+        # given out may settle the next.
+        settled = [(key, short[0]) for key, players in two.items() if key not in weighed
+                   for short in [[p for p in players if p is not None and lacking.get(p, 0) > 0]]
+                   if len(short) == 1]
+        if not settled:
+            return weighed
+        key, owner = settled[0]
+        weighed[key] = (owner, owner == two[key][1])
+        lacking[owner] -= 1
 
 
 def _swapped(on_lines: list[tuple[Die, str, set[str]]]) -> list[str]:

@@ -220,7 +220,7 @@ def _read(
     from vision.bars import letterbox
     from vision.classify import read_faces
     from vision.closeup import see_close_dice
-    from vision.colour import name_colours
+    from vision.colour import name_colours, name_colours_round
     from vision.join import join_split_dice
     from vision.light import judge_light
     from vision.locate import locate_dice
@@ -290,11 +290,15 @@ def _read(
         if f.die_probability >= _MIN_DIE_PROBABILITY
     ]
     candidates_kept = [c for c, _ in kept]
-    colours = name_colours(source, [_in_band(c, die_px * shrink, band) for c in candidates_kept])
+    banded = [_in_band(c, die_px * shrink, band) for c in candidates_kept]
+    colours = name_colours(source, banded)
+    one_pip = [k for k, (_, f) in enumerate(kept) if f.pips == 1]
+    rounds = dict(zip(one_pip, name_colours_round(source, [banded[k] for k in one_pip]),
+                      strict=True))
     t = _lap(ms, "colour", t)
 
     dice, places = [], []
-    for (c, f), colour in zip(kept, colours, strict=True):
+    for k, ((c, f), colour) in enumerate(zip(kept, colours, strict=True)):
         # Honest confidence: the face's probability, lowered when the looks at the crop
         # disagree or the locator itself was unsure of a die here (and below, for a frame
         # smeared).
@@ -326,6 +330,7 @@ def _read(
                 size=int(round(size)),
                 confidence=round(confidence, 4),
                 colour=colour,
+                colour_round=rounds[k] if rounds.get(k, colour) != colour else None,
             )
         )
     t = _lap(ms, "specks", t)

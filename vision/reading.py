@@ -53,7 +53,9 @@ class Die:
 
     ``pips`` is what the camera saw; ``face`` is the value that counts (``7 - pips`` seen
     from below the glass, ``pips`` seen from above). ``x``, ``y`` are the centre and
-    ``size`` the side of the die, in pixels of the photograph.
+    ``size`` the side of the die, in pixels of the photograph. ``colour_round``: for a die
+    seen with one pip, the colour round its middle where it differs from ``colour`` (the
+    middle's), which a set's ace symbol may fill; whose die it is weighs both.
     """
 
     face: int
@@ -63,6 +65,7 @@ class Die:
     size: int
     confidence: float
     colour: str
+    colour_round: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """The die as in the ``dudo scan --json`` contract."""

@@ -215,7 +215,7 @@ def _with_owners(name: str, reading: Reading, owners: Owners, mismatch: tuple[st
     disagreements = [*ownership.disagreements, *mismatch]
     if as_json:
         result = reading.to_json(name)
-        result["dice"] = [{**die.to_json(), "owner": owner}
+        result["dice"] = [{**die.to_json(), "colour": ownership.colour(die), "owner": owner}
                           for die, owner in zip(reading.dice, ownership.owners(reading),
                                                 strict=True)]
         result["owners"] = ownership.faces()

@@ -1458,6 +1458,23 @@ def test_the_reveal_s_picture_names_each_seat_zone_after_the_player_taken_to_sit
     assert drawn[-1]["seats"] is None
 
 
+def test_a_perudo_set_s_six_is_listed_in_its_owner_s_colour_not_its_symbol_s() -> None:
+    # Under the glass, each six on top shows its paco in the pips' colour: Caro's red dice
+    # a white sun, which named them white and gave them to Ana (each reveal waited for the
+    # players: "Ana should show 5 dice, 7 seen"). The page lists each die by the colour that
+    # told whose it is.
+    camera = SimulatedCamera(seed=1, options=RenderOptions(ace="sun"), seats=2)
+    own = {"Ana": "white", "Caro": "red"}
+    camera.set_dice({"Ana": [6, 6, 2, 3, 5], "Caro": [6, 4, 6, 1, 5]}, own, seated=list(own))
+    reader = VisionReader(None, calibration=replace(camera.calibration, seats=SeatZones(),
+                                                    colours=own))
+    seen = reader.read(camera.capture(), {"Ana": 5, "Caro": 5})
+    assert seen.disagreements == ()
+    assert {(d.owner, d.face, d.colour) for d in seen.dice} == {
+        ("Ana", face, "white") for face in (2, 3, 5, 6)} | {
+        ("Caro", face, "red") for face in (1, 4, 5, 6)}
+
+
 def two_players_picture() -> tuple[VisionReader, dict[str, int], Any]:
     """The real reader, the dice Ana (3) and Ben (2) must show, and the simulated camera's
     1280x960 picture of them."""

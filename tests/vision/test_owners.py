@@ -238,3 +238,90 @@ def test_a_die_of_a_player_s_colour_across_the_line_from_their_zone_is_not_astra
     inside = reading(die(2, "red", seat=1), die(6, "red", seat=2), die(5, "blue", seat=2))
     assert assign_owners(inside, calibration, {"Ana": 2, "Ben": 1}).disagreements == [
         "Ana's red die at (350, 200) lies in Ben's seat zone"]
+
+
+def symbol(middle: str, ring: str, seat: int = 1, nudge: int = 0) -> Die:
+    """A six on top seen from below: the set's ace symbol on the glass, its middle named by
+    the symbol's colour and the ring round it by the body's."""
+    x, y = SPOT[seat]
+    return Die(6, 1, x + nudge, y + nudge, 40, 0.99, middle, colour_round=ring)
+
+
+def test_a_die_whose_ace_symbol_names_another_player_goes_to_the_player_who_lacks_it() -> None:
+    # Caro's red die shows its white paco to the camera: its middle names Ana's colour, the
+    # ring round it Caro's. Ana's dice are all seen, Caro lacks one: it is Caro's.
+    calibration = Calibration(colours={"Ana": "white", "Caro": "red"})
+    seen = reading(die(3, "white"), die(4, "white"), die(2, "red"), symbol("white", "red"))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Caro": 2})
+    assert owners.faces() == {"Ana": [3, 4], "Caro": [2, 6]}
+    assert owners.agrees
+    assert [owners.colour(d) for d in seen.dice] == ["white", "white", "red", "red"]
+    # A symbol of nobody's colour (a gold paco): the ring alone names a player.
+    gold = reading(die(3, "white"), die(4, "white"), die(2, "red"), symbol("yellow", "red"))
+    assert assign_owners(gold, calibration, {"Ana": 2, "Caro": 2}).faces() == {
+        "Ana": [3, 4], "Caro": [2, 6]}
+    # Ana's white die shows her black paco and Ben's black die his white one: whichever
+    # goes to whom, each shows an ace and the counts are met.
+    both = Calibration(colours={"Ana": "white", "Ben": "black"})
+    crossed = reading(die(2, "white"), symbol("black", "white"), die(5, "black"),
+                      symbol("white", "black"))
+    owners = assign_owners(crossed, both, {"Ana": 2, "Ben": 2})
+    assert owners.faces() == {"Ana": [2, 6], "Ben": [5, 6]}
+    assert owners.agrees
+
+
+def test_an_ace_symbol_the_counts_cannot_tell_is_the_middle_s_and_every_count_is_said() -> None:
+    # Ana and Caro each lack a die: the ring is no proof (a real die's edge, or the table
+    # past it, may show there), so the die is its middle's, as any die, and the counts said.
+    calibration = Calibration(colours={"Ana": "white", "Caro": "red"})
+    seen = reading(die(3, "white"), die(2, "red"), symbol("white", "red"))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Caro": 2})
+    assert owners.faces() == {"Ana": [3, 6], "Caro": [2]}
+    assert owners.disagreements == ["Caro should show 2 dice, 1 seen"]
+    # Nor is a plain red ace whose ring shows the white table past a turned die's edge
+    # given to Ana for the die she lacks: it is Caro's, who lacks it too, and Ana's is said.
+    plain = reading(die(3, "white"), die(2, "red"), symbol("red", "white"))
+    owners = assign_owners(plain, calibration, {"Ana": 2, "Caro": 2})
+    assert owners.faces() == {"Ana": [3], "Caro": [2, 6]}
+    assert owners.disagreements == ["Ana should show 2 dice, 1 seen"]
+
+
+def test_a_seat_zone_tells_whose_an_ace_symbol_is_whatever_the_counts() -> None:
+    calibration = Calibration(seats=ZONES, colours={"Ana": "white", "Caro": "red"})
+    seen = reading(die(3, "white", seat=1), die(2, "red", seat=3), symbol("white", "red", seat=3))
+    owners = assign_owners(seen, calibration, {"Ana": 2, "Caro": 2}, seat_of={"Ana": 1, "Caro": 3})
+    assert owners.faces() == {"Ana": [3], "Caro": [2, 6]}
+    assert owners.disagreements == ["Ana should show 2 dice, 1 seen"]
+    # Where its zone is neither player's, the counts tell, and the die lying astray is said
+    # by the colour that named its owner.
+    astray = reading(die(3, "white", seat=1), die(4, "white", seat=1), die(2, "red", seat=3),
+                     die(5, "blue", seat=2, nudge=20), symbol("white", "red", seat=2))
+    owners = assign_owners(astray, calibration, {"Ana": 2, "Ben": 1, "Caro": 2},
+                           seat_of={"Ana": 1, "Ben": 2, "Caro": 3})
+    assert owners.faces() == {"Ana": [3, 4], "Ben": [5], "Caro": [2, 6]}
+    assert owners.disagreements == ["Caro's red die at (350, 200) lies in Ben's seat zone"]
+
+
+@pytest.mark.parametrize("ace", ["sun", "head"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_perudo_set_s_sixes_are_each_given_to_the_player_whose_dice_they_are(
+    ace: str, seed: int
+) -> None:
+    # Each six on top shows its paco to the camera under the glass, in the pips' colour: a
+    # white die's black, a red die's white. Named by their middles, Caro's sixes were Ana's
+    # (each reveal said "Ana should show 5 dice, 7 seen") until session 88.
+    from vision.reader import read_dice
+    from vision.render import RenderOptions
+    from vision.simulate import SimulatedCamera
+
+    camera = SimulatedCamera(seed=seed, options=RenderOptions(ace=ace), seats=2)
+    camera.set_dice({"Ana": [6, 6, 2, 3, 5], "Caro": [6, 4, 6, 1, 5]},
+                    {"Ana": "white", "Caro": "red"}, seated=["Ana", "Caro"])
+    seen = read_dice(camera.capture())
+    calibration = Calibration(colours={"Ana": "white", "Caro": "red"})
+    owners = assign_owners(seen, calibration, {"Ana": 5, "Caro": 5})
+    assert owners.faces() == {"Ana": [2, 3, 5, 6, 6], "Caro": [1, 4, 5, 6, 6]}
+    assert owners.agrees, owners.disagreements
+    # Each die is named by the colour that told whose it is, as the page lists it.
+    assert {player: {owners.colour(d) for d in dice} for player, dice in owners.dice.items()} == {
+        "Ana": {"white"}, "Caro": {"red"}}

@@ -697,6 +697,32 @@ def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
     assert "(Ben should show 2 dice, 1 seen)" in lines[0]
 
 
+def test_expect_gives_a_perudo_set_s_sixes_to_their_players_in_their_own_colour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each six on top shows its paco to the camera, in the pips' colour: Caro's red dice a
+    # white sun, named white by its middle. The ring round it names Caro's red, and she
+    # lacks those dice: each die is listed in the colour that told whose it is.
+    from vision.render import RenderOptions
+    from vision.simulate import SimulatedCamera
+
+    camera = SimulatedCamera(seed=2, options=RenderOptions(ace="sun"), seats=2)
+    camera.set_dice({"Ana": [6, 6, 2, 3, 5], "Caro": [6, 4, 6, 1, 5]},
+                    {"Ana": "white", "Caro": "red"}, seated=["Ana", "Caro"])
+    path = tmp_path / "perudo.png"
+    cv2.imwrite(str(path), camera.capture())
+    config = tmp_path / "table.toml"
+    config.write_text('[colours]\nAna = "white"\nCaro = "red"\n')
+    code, lines, err = scan(capsys, str(path), "--json", "--config", str(config),
+                            "--expect", "Ana=5", "--expect", "Caro=5")
+    assert (code, err) == (0, "")
+    result = json.loads(lines[0])
+    assert result["owners"] == {"Ana": [2, 3, 5, 6, 6], "Caro": [1, 4, 5, 6, 6]}
+    assert result["disagreements"] == []
+    assert {(d["owner"], d["colour"]) for d in result["dice"]} == {
+        ("Ana", "white"), ("Caro", "red")}
+
+
 def test_an_annotated_copy_with_expect_names_each_seat_zone_after_its_player(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

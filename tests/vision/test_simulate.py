@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.colour import name_colours
+from vision.colour import name_colours, name_colours_round
 from vision.locate import Candidate
 from vision.simulate import (
     ACE_SYMBOLS,
@@ -102,6 +102,18 @@ def test_each_die_colour_is_named_as_the_reader_names_it(colour: str) -> None:
     x = int(die.x + ox * math.cos(turn) - oy * math.sin(turn))
     y = int(die.y + ox * math.sin(turn) + oy * math.cos(turn))
     assert name_colours(scene.image, [Candidate(x + 0.5, y + 0.5, 4.0, 1.0)]) == [colour]
+
+
+@pytest.mark.parametrize("ace", sorted(ACE_SYMBOLS))
+def test_the_ring_round_an_ace_symbol_names_the_body_the_middle_the_symbol(ace: str) -> None:
+    # A red die's white paco fills its middle; the body shows round it.
+    scene = render_dice([6], colours="red", pip_colours="white", seed=3, die_size=70, ace=ace,
+                        **CLEAN)
+    six = scene.dice[0]
+    where = [Candidate(six.x, six.y, six.size, 1.0)]
+    assert name_colours_round(scene.image, where) == ["red"]
+    # A bird or a star is thin enough to leave most of the middle red.
+    assert name_colours(scene.image, where) == ["red" if ace in ("bird", "star") else "white"]
 
 
 @pytest.mark.parametrize("pips", sorted(PIP_COLOURS))
