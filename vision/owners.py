@@ -71,7 +71,9 @@ def assign_owners(
     A die belongs to the player whose colour (``calibration.colours``) it has, when exactly
     one expected player has that colour; otherwise to the player whose seat zone holds it,
     when seat zones are calibrated. A die of one player's colour in another player's zone
-    (the first having a zone) is a disagreement. ``seat_of`` maps each player to a seat
+    (the first having a zone) is a disagreement. A die seen with one pip whose ring round
+    the middle names another player's colour is weighed between the two (a set's ace symbol
+    may fill its middle: :func:`_weigh_two_colours`). ``seat_of`` maps each player to a seat
     number from 1 (default: the order of ``expected``, the seat order the engine gives).
     """
     by_colour = _players_by_colour(calibration.colours, expected)
