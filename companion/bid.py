@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from companion.errors import MalformedAction, said, shown
 
-FACES = range(1, 7)
 # Bids have no upper bound in the rules (RULES.md), and a record replays any; the table takes
 # a new one up to the largest whole number a phone's page counts exactly (JavaScript's
 # Number.MAX_SAFE_INTEGER), far past any table's dice, and offers none above it.

@@ -106,6 +106,20 @@ def test_the_list_of_legal_bids_starts_at_the_lowest_raise_with_aces_in_rank(
     assert [str(b) for b in game.legal_bids()[:5]] == ["2x6", "1x1", "3x2", "3x3", "3x4"]
 
 
+def test_from_aces_the_list_offers_one_ace_more_and_double_plus_one_of_a_face(
+    play: Script,
+) -> None:
+    # Example 3: from three aces, seven 4s (or any face), or four aces. The list of legal
+    # bids is the page's picker and the panel's dial; until session 88 no test would have
+    # seen it offer five aces first (a mutant of the engine, found by mutation testing).
+    game = Game(make_rules("perudo"), SIX)
+    play(game, "Ana 6x5; Ben 3x1")
+    bids = [str(b) for b in game.legal_bids()]
+    assert bids[:5] == ["7x2", "7x3", "7x4", "7x5", "7x6"]
+    assert [b for b in bids if b.endswith("x1")][:2] == ["4x1", "5x1"]
+    assert "6x6" not in bids and "3x1" not in bids
+
+
 def test_under_half_plus_one_aces_rank_above_the_highest_face_bid_they_beat(
     play: Script,
 ) -> None:

@@ -48,6 +48,16 @@ def test_dudo_costs_the_caller_when_the_bid_stands_and_the_bidder_otherwise(
     assert game.dice_lost == 1
 
 
+def test_a_bid_on_aces_counts_the_aces_alone_and_says_no_aces_wild(play: Script) -> None:
+    # Aces are wild for the other faces; a bid on aces counts them once, and the verdict
+    # says nothing of wild aces (until session 88 no test would have seen it otherwise).
+    game = game_of("perudo")
+    said = play(game, "Ana 2x3; Ben 1x1; Caro dudo; reveal Ana:12345 Ben:22334 Caro:66666")
+    assert said[3].text == "Dudo by Caro on Ben's one ace: 1 counted, the bid stands"
+    result = game.state()["last_result"]
+    assert (result["count"], result["faces_counted"], result["aces_wild"]) == (1, [1], True)
+
+
 @pytest.mark.parametrize(
     ("bid", "loser", "lost"),
     [("8x4", "Ana", 3), ("2x4", "Ben", 3), ("5x4", "Ben", 1), ("9x6", "Ana", 2), ("5x6", "Ben", 2)],
@@ -283,7 +293,10 @@ class TestPass:
         play(game, f"Ana 3x4; Ben pass; Caro dudo; reveal Ben:{hand}")
         assert game.dice(loser) == 4
         assert game.turn == opener
-        assert game.state()["last_result"]["call"] == "pass"
+        result = game.state()["last_result"]
+        assert result["call"] == "pass"
+        assert result["success"] is (loser == "Ben")  # the call was right: the pass a bluff
+        assert (result["bid"], result["count"], result["faces_counted"]) == (None, None, [])
 
     def test_a_called_pass_may_be_revealed_as_one_flat_list(self, play: Script) -> None:
         game = game_of("dudo")

@@ -60,6 +60,8 @@ def game_after(script: str, play: Script, preset: str = "perudo", **options: Any
             {"action": "reveal", "dice": {"Ana": [1, 7]}},
             "reveal: Ana's dice: face 7 (faces are 1-6)",
         ),
+        ({"action": "reveal", "dice": {"Ana": [0, 3]}},
+         "reveal: Ana's dice: face 0 (faces are 1-6)"),
         ({"action": "reveal", "dice": {"Ana": 5}}, "reveal: Ana's dice must be a list of faces"),
         ({"action": "reveal", "dice": [[1]]}, "reveal: dice must map each player to their faces"),
         ({"action": "leave", "player": 3}, "unknown player 3"),
@@ -128,6 +130,21 @@ def test_well_formed_actions_the_rules_forbid_now_are_illegal_and_named(
         play(game, action)
     assert message in str(caught.value)
     assert game.state() == before and game.actions == record
+
+
+def test_a_lower_face_at_the_same_quantity_names_the_ace_only_where_it_is_the_lowest(
+    play: Script,
+) -> None:
+    # Aces not wild: under a bid of 3s, a 2 is as low as an ace, and only the ace is told
+    # it is the lowest face (a mutant of the engine adding the note to every face went
+    # unseen until session 88).
+    game = game_after("Ana 2x3", play, "perudo", wild_aces=False)
+    for bid, message in (("Ben 2x2", "illegal bid 2x2 over 2x3: same quantity needs a higher face"),
+                         ("Ben 2x1", "illegal bid 2x1 over 2x3: same quantity needs a higher face"
+                                     " (the ace is the lowest face here)")):
+        with pytest.raises(IllegalAction) as caught:
+            play(game, bid)
+        assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(

@@ -191,6 +191,7 @@ def test_a_reveal_keeps_the_dice_the_players_corrected_and_the_history_says_them
         ([[5, 4]], "reveal: a corrected die is an object with 'read' and 'face', not [5, 4]"),
         ([{"read": 5}], "reveal: a corrected die needs its 'face' (the face it shows)"),
         ([{"read": 7, "face": 4}], "reveal: corrected die's read 7 (faces are 1-6)"),
+        ([{"read": 4, "face": 0}], "reveal: corrected die's face 0 (faces are 1-6)"),
         ([{"read": 4, "face": 4}], "reveal: a corrected die read as 4 and shown as 4 was not"
                                    " corrected"),
         ([{"player": "Zed", "read": 5, "face": 4}], "reveal: corrected die: unknown player 'Zed'"),

@@ -97,14 +97,16 @@ def test_alternating_direction_reverses_play_each_round(play: Script) -> None:
     game = game_of("perudo", FOUR, direction="alternating")
     play(game, "Ana 1x2")
     assert game.turn == "Ben"
-    play(game, "Ben dudo; reveal Ana:66666 Ben:66666 Caro:66666 Dan:66666")
+    said = play(game, "Ben dudo; reveal Ana:66666 Ben:66666 Caro:66666 Dan:66666")
     state = game.state()
     assert (state["turn"], state["direction"]) == ("Ana", "anticlockwise")
+    assert said[-1].text == "Round 2: Ana opens (anticlockwise)"  # the table is told
     assert "dir=ccw" in game.notation()
     play(game, "Ana 1x2")
     assert game.turn == "Dan"
-    play(game, "Dan dudo; reveal Ana:6666 Ben:66666 Caro:66666 Dan:66666")
+    said = play(game, "Dan dudo; reveal Ana:6666 Ben:66666 Caro:66666 Dan:66666")
     assert game.state()["direction"] == "clockwise"
+    assert said[-1].text == "Round 3: Ana opens (clockwise)"
     play(game, "Ana 1x2")
     assert game.turn == "Ben"
 
@@ -246,6 +248,20 @@ class TestLeave:
         assert state["last_result"]["void"] is True
         play(game, "undo")  # the call taken back: the round goes on as it was
         assert (game.phase, game.round, game.state()["bid"]["player"]) == ("bidding", 1, "Ana")
+
+    def test_a_called_pass_is_void_once_its_passer_leaves_and_waits_on_anyone_else_leaving(
+        self, play: Script
+    ) -> None:
+        game = game_of("dudo", FOUR)
+        play(game, "Ana 3x4; Ben pass; Caro dudo")
+        said = play(game, "Dan leave")  # not the passer: Ben's dice still settle the call
+        assert [a.text for a in said] == ["Dan leaves the table"]
+        assert (game.phase, game.expected_dice()) == ("reveal", {"Ben": 5})
+        said = play(game, "Ben leave")  # the passer, with the dice that settle it
+        assert [a.text for a in said] == [
+            "Ben leaves the table", "Ben left: the call is void, nobody loses a die",
+            "Round 2: Caro opens"]
+        assert (game.phase, game.turn, game.state()["dice_lost"]) == ("bidding", "Caro", 0)
 
     def test_a_call_on_a_pass_left_by_its_caller_and_then_its_passer_opens_on_their_left(
         self, play: Script
