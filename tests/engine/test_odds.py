@@ -71,11 +71,16 @@ def test_the_odds_of_the_standing_bid_follow_the_round_palifico_turns_off_wild_a
 
 
 def test_bad_odds_questions_are_value_errors() -> None:
-    with pytest.raises(ValueError, match="face 7"):
-        odds.chance(1, 7, 10)
+    for face in (0, 7):
+        with pytest.raises(ValueError, match=f"face {face} "):
+            odds.chance(1, face, 10)
+    with pytest.raises(ValueError, match="dice in play -1"):
+        odds.chance(1, 3, -1)
+    assert odds.chance(0, 3, 0) == 1.0  # no dice in play: a question, not an error
+    assert odds.chance(2, 3, 2, own=[3, 1]) == 1.0  # every die in play one's own
     with pytest.raises(ValueError, match="3 own dice but only 2 in play"):
         odds.chance(1, 3, 2, own=[1, 2, 3])
     # Before, a die that is no face counted for none, and the chance was quietly wrong.
-    for own in ([7, 0], "3", [True], [3.0]):
+    for own in ([7], [0], "3", [True], [3.0]):
         with pytest.raises(ValueError, match="a list of faces 1-6"):
             odds.chance(1, 3, 2, own=own)  # type: ignore[arg-type]

@@ -137,6 +137,8 @@ class TestOpenOrClosed:
         assert game.state()["palifico_mode"] == "open"
         assert game.actions[-1] == {"action": "palifico", "player": "Ana", "mode": "open"}
         assert game.turn == "Ana", "declaring is not a turn"
+        # The round's history on the page says it too.
+        assert game.state()["bids"] == [{"action": "palifico", "player": "Ana", "mode": "open"}]
 
     @pytest.mark.parametrize(
         ("script", "reason"),

@@ -79,6 +79,7 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
     assert [(p["name"], p["seat"]) for p in game.state()["players"]] == [("Ana", 1), ("Caro", 3)]
     assert replay(dumps(game).splitlines()).state()["players"] == game.state()["players"]
     assert [p["seat"] for p in replay([HEADER]).state()["players"]] == [1, 2, 3]
+    assert (replay([HEADER]).seats, game.seats) == ([1, 2, 3], [1, 3])  # the panel's buttons
     assert "seats" not in replay([HEADER]).header
 
 
@@ -94,6 +95,8 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
                           " players' order (the order of play)"),
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [0, 2]}'],
          MalformedAction, "line 1: header 'seats' [0, 2]: seat numbers rise from 1"),
+        (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [2, 2]}'],
+         MalformedAction, "line 1: header 'seats' [2, 2]: seat numbers rise from 1"),
         (['{"game": "dudo-record/1", "players": ["Ana", "Ben"], "seats": [1, true]}'],
          MalformedAction, "line 1: header 'seats' must give each of the 2 players"),
         (["{not json"], MalformedAction, "line 1: bad JSON: Expecting property name"),
@@ -358,6 +361,11 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
         (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
         (["Ana", "Ben", "ana"], "player 'ana' differs only in capitals from 'Ana'"),
         (["A" * 41, "Ben"], "41 characters, at most 40"),
+        (["A" * 40, "Ben"], None),
+        (["Ana\u200d", "Ben"], "it holds U+200D"),  # a joiner joins nothing at either end
+        (["\u200dAna", "Ben"], "it holds U+200D"),
+        (["\ufe0fAna 2", "Ben"], "it holds U+FE0F"),  # nor selects before anything
+        (["Ana", "\u05d0\ufe0f"], "it holds U+FE0F"),  # after a letter not an ideograph
         (["Stra\u00dfe", "STRASSE"], "player 'STRASSE' differs only in capitals from"),
         (["ANA  MARIA", "ana maria"], "player 'ana maria' differs only in capitals from"),
     ],
@@ -370,6 +378,30 @@ def test_a_new_games_players_can_be_told_apart_on_a_phone(
     else:
         with pytest.raises(MalformedAction, match=re.escape(refused)):
             check_new_players(names)
+
+
+@pytest.mark.parametrize(
+    ("colours", "refused"),
+    [
+        ({"Ana": "#000000", "Ben": "#ff0000", "Caro": "#00ff00", "Dan": "#0000ff"}, None),
+        ({"Ana": "#C0392B", "Ben": "#c0392b"}, "Ana and Ben have the same colour (#c0392b)"),
+        ({"Ana": "#c0392b", "Ben": "#c4392b"}, "Ana and Ben have colours too alike to tell"
+                                               " apart (#c0392b, #c4392b)"),
+        ({"Ana": "#10e0e0", "Ben": "#14e0e0"}, "colours too alike"),
+        ({"Ana": "#e010e0", "Ben": "#e014e0"}, "colours too alike"),
+        ({"Ana": "#e0e010", "Ben": "#e0e014"}, "colours too alike"),
+    ],
+)  # fmt: skip
+def test_a_new_games_colours_can_be_told_apart_on_a_phone(
+    colours: dict[str, str], refused: str | None
+) -> None:
+    # Each channel weighs alike: two colours apart in red, green or blue alone are told apart,
+    # two a step apart in any one of them are not.
+    if refused is None:
+        check_new_players(list(colours), colours)
+    else:
+        with pytest.raises(MalformedAction, match=re.escape(refused)):
+            check_new_players(list(colours), colours)
 
 
 def test_a_carriage_return_inside_a_line_is_no_line_break_and_a_mark_on_each_file_is_read(
@@ -510,6 +542,10 @@ def test_dudo_replay_gives_the_dice_counts_a_table_that_hides_them_kept_from_its
     assert [p["dice"] for p in state["players"]] == [4, 5, 5]
     assert (state["dice_in_play"], state["dice_lost"]) == (14, 1)
     assert [p["dice"] for p in replay_file(record).state()["players"]] == [None, None, None]
+    # And so does its text, for a person.
+    assert main(["replay", str(record)]) == 0
+    text = capsys.readouterr().out
+    assert "  Ana   4 dice  to act\n" in text and "dice in play 14, lost 1" in text
 
 
 def test_a_reveal_is_recorded_with_its_players_in_seat_order() -> None:

@@ -368,6 +368,19 @@ class TestUndo:
         with pytest.raises(IllegalAction, match="nothing to undo: no action yet"):
             game_of("perudo").apply({"action": "undo"})
 
+    def test_the_action_an_undo_would_take_back_is_the_last_one_not_yet_undone(
+        self, play: Script
+    ) -> None:
+        # The page's Undo and its "undo takes back" read this: the last action, not the first.
+        game = game_of("perudo")
+        assert game.undoable() is None
+        play(game, "Ana 2x3; Ben 3x3; Caro dudo")
+        assert game.undoable() == "dudo"
+        play(game, "undo")
+        assert game.undoable() == "bid"
+        play(game, "undo; undo")
+        assert game.undoable() is None
+
     def test_a_second_undo_after_the_only_action_was_undone_says_so(self) -> None:
         # Found by a longer random run (session 87): "no action yet" after a bid and its undo.
         game = game_of("perudo")
