@@ -42,12 +42,13 @@ def test_the_chances_are_exact_sums_over_every_roll(
     assert odds.expected(face, dice, wild_aces=wild) == pytest.approx(float(mean))
 
 
-@pytest.mark.parametrize("own", [(1, 3), (3, 3, 5), (2,)])
-def test_a_players_own_dice_count_as_they_are(own: tuple[int, ...]) -> None:
-    at_least, exactly, mean = enumerate_chance(3, 3, 5, True, own)
-    assert odds.chance_fraction(3, 3, 5, own=own) == at_least
-    assert odds.chance_exact(3, 3, 5, own=own) == pytest.approx(float(exactly))
-    assert odds.expected(3, 5, own=own) == pytest.approx(float(mean))
+@pytest.mark.parametrize("face", [1, 2, 3, 6])
+@pytest.mark.parametrize("own", [(1, 3), (3, 3, 5), (2,), (6, 1), (1, 2, 6)])
+def test_a_players_own_dice_count_as_they_are(own: tuple[int, ...], face: int) -> None:
+    at_least, exactly, mean = enumerate_chance(3, face, 5, True, own)
+    assert odds.chance_fraction(3, face, 5, own=own) == at_least
+    assert odds.chance_exact(3, face, 5, own=own) == pytest.approx(float(exactly))
+    assert odds.expected(face, 5, own=own) == pytest.approx(float(mean))
 
 
 def test_a_bid_above_the_dice_in_play_is_surely_false_and_one_of_nothing_surely_true() -> None:

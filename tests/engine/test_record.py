@@ -384,6 +384,7 @@ def test_a_new_games_players_can_be_told_apart_on_a_phone(
     ("colours", "refused"),
     [
         ({"Ana": "#000000", "Ben": "#ff0000", "Caro": "#00ff00", "Dan": "#0000ff"}, None),
+        ({"Ana": "#000000", "Ben": "#280000"}, None),  # 40 apart: told apart, just
         ({"Ana": "#C0392B", "Ben": "#c0392b"}, "Ana and Ben have the same colour (#c0392b)"),
         ({"Ana": "#c0392b", "Ben": "#c4392b"}, "Ana and Ben have colours too alike to tell"
                                                " apart (#c0392b, #c4392b)"),
