@@ -155,8 +155,7 @@ def _weigh_two_colours(
             continue
         middle = by_colour.get(_normal(die.colour))
         ring = by_colour.get(_normal(die.colour_round))
-        seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
-        in_zone_of = player_at.get(seat) if seat is not None else None
+        in_zone_of = _zone_player(die, zones, player_at)
         if ring is None or ring == middle or (middle is None and in_zone_of is not None):
             continue
         if in_zone_of is not None and in_zone_of in (middle, ring):
@@ -168,9 +167,8 @@ def _weigh_two_colours(
         if id(die) in two:
             continue
         owner = weighed[id(die)][0] if id(die) in weighed else by_colour.get(_normal(die.colour))
-        if owner is None and zones.seats > 0:
-            seat = zones.seat_at(die.x, die.y)
-            owner = player_at.get(seat) if seat is not None else None
+        if owner is None:  # as assign_owners gives it: by its colour, else by its zone
+            owner = _zone_player(die, zones, player_at)
         if owner is not None and owner in lacking:
             lacking[owner] -= 1
     while True:
@@ -184,6 +182,12 @@ def _weigh_two_colours(
         key, owner = settled[0]
         weighed[key] = (owner, owner == two[key][1])
         lacking[owner] -= 1
+
+
+def _zone_player(die: Die, zones: SeatZones, player_at: Mapping[int, str]) -> str | None:
+    """The player whose seat zone holds the die's centre (None: no zones, or nobody's)."""
+    seat = zones.seat_at(die.x, die.y) if zones.seats > 0 else None
+    return player_at.get(seat) if seat is not None else None
 
 
 def _swapped(on_lines: list[tuple[Die, str, set[str]]]) -> list[str]:
