@@ -359,6 +359,19 @@ def check_leave(game: Game, action: Mapping[str, Any]) -> Checked:
     return rounds.apply_leave, (game, seat), {"action": "leave", "player": game._names[seat]}
 
 
+# The keys each action's record may carry. An action with another key is checked by
+# ``errors.check_keys`` first: a misspelt key is refused, any other left out of the record.
+KEYS: dict[str, frozenset[str]] = {
+    "bid": frozenset({"action", "player", "quantity", "face"}),
+    "dudo": frozenset({"action", "player"}),
+    "calza": frozenset({"action", "player"}),
+    "pass": frozenset({"action", "player"}),
+    "reveal": frozenset({"action", "dice", "faces", "corrected"}),
+    "palifico": frozenset({"action", "player", "mode"}),
+    "undo": frozenset({"action"}),
+    "leave": frozenset({"action", "player"}),
+}
+
 CHECKS: dict[str, Callable[[Game, Mapping[str, Any]], Checked]] = {
     "bid": check_bid,
     "dudo": check_dudo,

@@ -8,8 +8,9 @@ message names the input and the reason; a rejected action changes nothing.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 class MalformedAction(ValueError):
@@ -81,3 +82,17 @@ def unknown_player(name: object, players: Iterable[str]) -> str:
 def _nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
+
+def check_keys(given: Mapping[str, object], known: Iterable[str], where: str) -> None:
+    """MalformedAction where a key of ``given`` is not ``known`` but looks like a known key
+    misspelt (``colors``, ``optoins``, ``Player``), naming both: the value would otherwise
+    be passed over without a word. Other keys (a note, a time another tool wrote) are left
+    out of the record, as before."""
+    known = list(known)
+    for key in given:
+        if key in known or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.8)
+        if near:
+            raise MalformedAction(f"unknown key {shown(key)} in {where}: did you mean"
+                                  f" {near[0]!r}?")

@@ -26,6 +26,7 @@ from typing import Any
 from companion import bidding, notation, rounds
 from companion.actions import (
     CHECKS,
+    KEYS,
     Checked,
     check_undo,
     dudo_call,
@@ -36,7 +37,7 @@ from companion.actions import (
 from companion.announcement import Announcement
 from companion.bid import Bid
 from companion.calls import Call
-from companion.errors import MalformedAction, shown, unknown_player
+from companion.errors import MalformedAction, check_keys, shown, unknown_player
 from companion.rules import Rules, make_rules
 from companion.said import Said
 
@@ -64,6 +65,9 @@ _BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800
 _ALIKE = 40.0
 
 RECORD_FORMAT = "dudo-record/1"
+# The keys a record's header may carry (``seats``: each player's seat number, where one
+# before them left the table); another is checked as an action's is (``errors.check_keys``).
+HEADER_KEYS = ("game", "rules", "options", "players", "first", "colours", "seats")
 ACTIONS = ("bid", "dudo", "calza", "pass", "reveal", "palifico", "undo", "leave")
 
 # The position's slots, in snapshot order (see _snapshot/_restore).
@@ -180,6 +184,7 @@ class Game:
                 f"not a dudo record: header 'game' is {shown(header['game'])}, "
                 f"expected {RECORD_FORMAT!r}"
             )
+        check_keys(header, HEADER_KEYS, "the header")
         if "players" not in header:
             raise MalformedAction("the header needs 'players'")
         rules = make_rules(header.get("rules", "perudo"), header.get("options"))
@@ -349,17 +354,13 @@ class Game:
     def check(self, action: Mapping[str, Any]) -> dict[str, Any]:
         """Raise MalformedAction or IllegalAction if ``action`` may not be applied now; else
         the action as the record keeps it (only the keys it needs)."""
-        kind = action.get("action") if type(action) is dict else None
-        check = CHECKS.get(kind) if type(kind) is str else None
-        record: dict[str, Any] = (check or _checker(action))(self, action)[2]
+        record: dict[str, Any] = _checker(action)(self, action)[2]
         return record
 
     def apply(self, action: Mapping[str, Any]) -> list[Announcement]:
         """Check ``action``, apply it, keep it in ``actions``; return what to announce."""
-        # The common case (a dict naming a known action) in one lookup: this is the hot path.
-        kind = action.get("action") if type(action) is dict else None
-        check = CHECKS.get(kind) if type(kind) is str else None
-        effect, args, record = (check or _checker(action))(self, action)
+        check = _checker(action)
+        effect, args, record = check(self, action)
         if check is check_undo:  # an undo pops the stack, it pushes nothing
             self.actions.append(record)
             return effect(*args)
@@ -403,16 +404,21 @@ class Game:
 
 
 def _checker(action: object) -> Callable[[Game, Mapping[str, Any]], Checked]:
-    """The check for ``action``'s kind, or MalformedAction saying why there is none."""
+    """The check for ``action``'s kind, or MalformedAction saying why there is none, or
+    naming a key it carries misspelt."""
+    if type(action) is dict:  # the hot path: a dict naming a known action, its keys only
+        kind = action.get("action")
+        if type(kind) is str and kind in CHECKS and action.keys() <= KEYS[kind]:
+            return CHECKS[kind]
     if not isinstance(action, Mapping):
         raise MalformedAction(f"an action must be a JSON object, not {shown(action)}")
     kind = action.get("action")
-    check = CHECKS.get(kind) if isinstance(kind, str) else None
-    if check is None:
+    if not isinstance(kind, str) or kind not in CHECKS:
         if kind is None:
             raise MalformedAction("missing field 'action'")
         raise MalformedAction(f"unknown action {shown(kind)} (actions: {', '.join(ACTIONS)})")
-    return check
+    check_keys(action, KEYS[kind], f"the {kind}")
+    return CHECKS[kind]
 
 
 def _check_players(rules: Rules, players: Iterable[str]) -> tuple[str, ...]:

@@ -65,6 +65,18 @@ def game_after(script: str, play: Script, preset: str = "perudo", **options: Any
         ({"action": "reveal", "dice": {"Ana": 5}}, "reveal: Ana's dice must be a list of faces"),
         ({"action": "reveal", "dice": [[1]]}, "reveal: dice must map each player to their faces"),
         ({"action": "leave", "player": 3}, "unknown player 3"),
+        # A key misspelt is named, with the key meant (since session 89: a palifico's "mod"
+        # was passed over, and the round played closed).
+        ({"action": "bid", "player": "Ana", "quanity": 3, "face": 4},
+         "unknown key 'quanity' in the bid: did you mean 'quantity'?"),
+        ({"action": "dudo", "Player": "Ben"}, "unknown key 'Player' in the dudo: did you mean"
+                                              " 'player'?"),
+        ({"action": "palifico", "player": "Ana", "mod": "open"},
+         "unknown key 'mod' in the palifico: did you mean 'mode'?"),
+        ({"action": "reveal", "faces": [1], "corected": []},
+         "unknown key 'corected' in the reveal: did you mean 'corrected'?"),
+        ({"action": "reveal", "die": {"Ana": [1]}}, "unknown key 'die' in the reveal: did you"
+                                                    " mean 'dice'?"),
     ],
 )
 def test_malformed_actions_are_refused_whatever_the_moment_and_named(
@@ -181,6 +193,12 @@ def test_a_lower_face_at_the_same_quantity_names_the_ace_only_where_it_is_the_lo
         ({"game": "dudo-record/1", "players": "Ana,Ben"}, "players must be a list of names"),
         ({"game": "dudo-record/1", "players": THREE, "first": "Zed"},
          "unknown player 'Zed' named first"),
+        ({"game": "dudo-record/1", "players": THREE, "option": {"dice": 2}},
+         "unknown key 'option' in the header: did you mean 'options'?"),
+        ({"game": "dudo-record/1", "players": THREE, "frist": "Ben"},
+         "unknown key 'frist' in the header: did you mean 'first'?"),
+        ({"game": "dudo-record/1", "players": THREE, "colors": {"Ana": "#dd3333"}},
+         "unknown key 'colors' in the header: did you mean 'colours'?"),
     ],
 )  # fmt: skip
 def test_a_bad_header_is_malformed_and_names_what_is_allowed(
@@ -189,6 +207,17 @@ def test_a_bad_header_is_malformed_and_names_what_is_allowed(
     with pytest.raises(MalformedAction) as caught:
         Game.from_header(header)
     assert message in str(caught.value)
+
+
+def test_a_header_or_action_with_keys_of_another_tool_is_taken_without_them(
+    play: Script
+) -> None:
+    header = {"game": "dudo-record/1", "players": THREE, "note": "Friday", "date": "2026-12-07"}
+    game = Game.from_header(header)
+    assert "note" not in game.header and "date" not in game.header
+    game.apply({**BID, "t": "21:04", "comment": "bold"})
+    game.apply({"action": "undo", "player": "Ana"})  # undo needs no player
+    assert game.actions == [BID, {"action": "undo"}]
 
 
 def test_a_new_jinto_game_opens_with_player_1_and_the_others_with_the_roll_off_s_winner(

@@ -524,7 +524,19 @@ def test_a_record_with_keys_of_another_tool_replays_but_a_misspelt_key_stops_it(
     misspelt = {"action": "bid", "player": "Ana", "qunatity": 2, "face": 3}
     record.write_text(json.dumps(header) + "\n" + json.dumps(misspelt) + "\n")
     assert main(["replay", str(record)]) == 2
-    assert capsys.readouterr().err.strip() == "line 2: bid needs a 'quantity'"
+    assert capsys.readouterr().err.strip() == (
+        "line 2: unknown key 'qunatity' in the bid: did you mean 'quantity'?")
+    # A key that may be left out, misspelt, would change the game without a word: five dice
+    # each, not two; the palifico player's choice closed, not open; no colours on the page.
+    for line, key, said in (
+        (1, {"optoins": {"dice": 2}}, "unknown key 'optoins' in the header: did you mean"
+                                      " 'options'?"),
+        (1, {"colors": {"Ana": "#dd3333"}}, "unknown key 'colors' in the header: did you mean"
+                                            " 'colours'?"),
+    ):
+        record.write_text(json.dumps(header | key) + "\n" + json.dumps(timed) + "\n")
+        assert main(["replay", str(record)]) == 2
+        assert capsys.readouterr().err.strip() == f"line {line}: {said}"
 
 
 def test_dudo_replay_gives_the_dice_counts_a_table_that_hides_them_kept_from_its_page(

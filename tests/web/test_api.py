@@ -253,6 +253,9 @@ def test_a_script_sending_the_pin_header_is_read_as_json_whatever_type_it_names(
         ({**HEADER, "options": {"dice": 11}}, "dice"),
         ({**HEADER, "first": "Zed"}, "Zed"),
         ({"rules": "perudo", "players": PLAYERS}, "dudo-record/1"),
+        # A script's misspelt key (it started a game of five dice without a word).
+        ({**HEADER, "option": {"dice": 2}}, "unknown key 'option' in the header: did you mean"
+                                            " 'options'?"),
     ],
 )
 def test_a_bad_new_game_is_refused_and_the_game_goes_on(
