@@ -236,13 +236,17 @@ class CameraReading:
 
     def corrected(self, corrections: Mapping[int, int]) -> CameraReading:
         """This reading with faces corrected by die index; ValueError naming a bad index or face."""
+        # A die's index counts from 0; the picture and the messages number the dice from 1.
+        last = len(self.dice) - 1
         for index, face in corrections.items():
-            if type(index) is not int or not 0 <= index < len(self.dice):
+            if type(index) is not int or not 0 <= index <= last:
                 raise ValueError(
-                    f"correction of die {shown(index)}: the reading has dice 0-{len(self.dice) - 1}"
-                )
+                    f"correction of die index {shown(index)}: " + (
+                        f"the reading's dice have index 0-{last} (numbered 1-{last + 1} on the"
+                        " picture)" if self.dice else "the reading has no dice"))
             if type(face) is not int or not 1 <= face <= 6:
-                raise ValueError(f"correction of die {index} to face {shown(face)}: faces are 1-6")
+                raise ValueError(f"correction of die index {index} (die {index + 1} on the"
+                                 f" picture) to face {shown(face)}: faces are 1-6")
         # A die set back to the face the camera read is no longer corrected (an undo, then the
         # same reading confirmed as the camera read it).
         merged = {**self.corrections, **corrections}

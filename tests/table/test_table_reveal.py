@@ -805,12 +805,24 @@ def test_a_correction_naming_no_die_is_refused_and_changes_nothing(
     setup = CameraTable(reader, config)
     try:
         before = setup.call(header)
-        for corrections, reason in (({99: 3}, "die 99"), ({0: 7}, "faces are 1-6")):
+        n = len(before["reading"]["dice"])
+        # The API's index counts from 0, the picture's numbers from 1: the message says both.
+        for corrections, reason in (
+            ({99: 3}, f"correction of die index 99: the reading's dice have index 0-{n - 1}"
+                      f" (numbered 1-{n} on the picture)"),
+            ({0: 7}, "correction of die index 0 (die 1 on the picture) to face 7: faces are"
+                     " 1-6"),
+        ):
             outcome = setup.table.confirm_reading(corrections)
-            assert not outcome.ok and reason in (outcome.error or "")
+            assert not outcome.ok and outcome.error == reason
         assert setup.table.state()["reading"] == before["reading"]
     finally:
         setup.table.close()
+
+
+def test_a_correction_of_a_reading_of_no_dice_says_so() -> None:
+    with pytest.raises(ValueError, match=r"^correction of die index 0: the reading has no dice$"):
+        CameraReading(dice=(), expected={"Ana": 3}).corrected({0: 4})
 
 
 # -- the cups come up: a mis-pressed call undone before the camera looks ------------------
