@@ -64,7 +64,9 @@ def shown(value: object) -> str:
     text = repr(value)
     if len(text) <= _SHOWN_CHARACTERS:
         return text
-    return f"{text[:_SHOWN_CHARACTERS]}… ({len(text):,} characters)"
+    # A text's own characters are counted, not its quotes' (a name of 60 was said as 62).
+    length = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:_SHOWN_CHARACTERS]}… ({length:,} characters)"
 
 
 def unknown_player(name: object, players: Iterable[str]) -> str:

@@ -473,8 +473,9 @@ def check_new_players(names: Sequence[str], colours: Mapping[str, str] | None = 
     looks: dict[str, tuple[str, str]] = {}  # each name as compared: the name, its look
     for name in names:
         if len(name) > NAME_MAX:
-            raise MalformedAction(f"player name {shown(name)}: {len(name)} characters, at most"
-                                  f" {NAME_MAX}", player=name, field="name")
+            # Its start, to know it by, and its length once: shown() adds a long text's.
+            raise MalformedAction(f"player name {name[:20]!r}…: {len(name):,} characters, at"
+                                  f" most {NAME_MAX}", player=name, field="name")
         if name != name.strip():
             raise MalformedAction(f"player name {shown(name)}: spaces at its start or end",
                                   player=name, field="name")

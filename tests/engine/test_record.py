@@ -148,7 +148,7 @@ def test_the_players_seats_stay_with_the_record_and_default_to_one_two_three() -
         ([HEADER, '{"action": "palifico", "player": "Ana", "mode": false}'],
          MalformedAction, "line 2: palifico mode false (modes: open, closed)"),
         ([HEADER, json.dumps({"action": "bid", "player": "A" * 100_000, "quantity": 2, "face": 3})],
-         MalformedAction, f"line 2: unknown player '{'A' * 59}… (100,002 characters)"),
+         MalformedAction, f"line 2: unknown player '{'A' * 59}… (100,000 characters)"),
         # Bids have no upper bound, but one the referee could not say is refused.
         # Bids have no upper bound: one of thousands of digits is said by its length.
         ([HEADER, '{"action": "bid", "player": "Ana", "quantity": 5, "face": 4}',
@@ -360,7 +360,8 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
         (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
         (["Ana Maria", "Ana  Maria"], "player 'Ana  Maria' looks the same as 'Ana Maria'"),
         (["Ana", "Ben", "ana"], "player 'ana' differs only in capitals from 'Ana'"),
-        (["A" * 41, "Ben"], "41 characters, at most 40"),
+        (["A" * 41, "Ben"], f"player name '{'A' * 20}'…: 41 characters, at most 40"),
+        (["B" * 60, "Ben"], f"player name '{'B' * 20}'…: 60 characters, at most 40"),
         (["A" * 40, "Ben"], None),
         (["Ana\u200d", "Ben"], "it holds U+200D"),  # a joiner joins nothing at either end
         (["\u200dAna", "Ben"], "it holds U+200D"),
