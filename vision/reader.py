@@ -437,6 +437,9 @@ def load_image(path: str | Path) -> np.ndarray:
         if not path.exists():
             raise UnreadableImage(f"{path}: a link to no file (or a loop of links)"
                                   if path.is_symlink() else f"{path}: no such file")
+        if path.is_dir():
+            raise UnreadableImage(f"{path}: a folder, not a photograph: name its photographs"
+                                  f" ({path / '*.jpg'})")
         if not path.is_file():
             raise UnreadableImage(f"{path}: not a file")
     except OSError as err:  # a folder on the way that cannot be opened

@@ -126,13 +126,18 @@ def test_an_unreadable_file_is_a_clear_message_and_the_other_images_are_still_re
     corrupt = tmp_path / "corrupt.jpg"
     corrupt.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)
     missing = tmp_path / "missing.jpg"
-    code, lines, err = scan(capsys, str(corrupt), str(path), str(missing), "--json")
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    code, lines, err = scan(capsys, str(corrupt), str(path), str(missing), str(folder), "--json")
     assert code == 1
     assert [json.loads(line)["image"] for line in lines] == [str(path)]
     messages = err.splitlines()
-    assert len(messages) == 2
+    assert len(messages) == 3
     assert messages[0].startswith(f"dudo scan: {corrupt}: ")
     assert messages[1] == f"dudo scan: {missing}: no such file"
+    # A folder named where its photographs were meant (it was "not a file").
+    assert messages[2] == (f"dudo scan: {folder}: a folder, not a photograph: name its"
+                           f" photographs ({folder}/*.jpg)")
     assert "Traceback" not in err
 
 
