@@ -321,6 +321,9 @@ def _from_source(
                 if isinstance(source, PicameraSource):
                     settings = _focused(source, settings, lines)
                 dice_frame = source.capture()
+            elif settings.lens_position is not None and isinstance(source, PicameraSource):
+                lines.append(f"focus: the lens held at {settings.lens_position:.2f} dioptres, as"
+                             " calibrated before (throw dice to focus it again)")
         elif dice_frame is None:
             lines.append("no dice picture (not run at a terminal, and no --dice): "
                          "the die size is not measured")

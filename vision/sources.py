@@ -10,6 +10,7 @@ naming the source; nothing is imported from picamera2 until a Picamera2 source s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import stat
@@ -201,10 +202,11 @@ class PicameraSource:
             before, metadata = metadata, self._camera.capture_metadata()
         try:
             gains = metadata["ColourGains"]
-            return CameraSettings(
+            # The rest of the settings kept: a lens focused at an earlier calibration stays
+            # held (it was dropped, and the camera left to focus at about a metre).
+            return dataclasses.replace(
+                self.settings,
                 source="picamera2",
-                width=self.settings.width,
-                height=self.settings.height,
                 exposure_us=int(metadata["ExposureTime"]),
                 analogue_gain=float(metadata["AnalogueGain"]),
                 colour_gains=(float(gains[0]), float(gains[1])),

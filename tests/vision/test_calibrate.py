@@ -937,6 +937,16 @@ def test_a_camera_that_focuses_itself_is_focused_on_the_dice_thrown_and_held_the
     controls = held.calls[0][1]["controls"]
     assert controls["AfMode"] == 0 and controls["LensPosition"] == 3.2
     assert controls["ExposureTime"] == 8000
+    # Calibrated again, the dice skipped: the lens stays where it was focused, held while the
+    # glass is metered and taken (it was dropped from the config, and every reveal after came
+    # out soft).
+    monkeypatch.setattr("builtins.input", lambda prompt: said.append(prompt) or "s")
+    said.clear()
+    again = calibrate(config, source_spec="picamera2", interactive=True)
+    assert "focused" not in said
+    assert ("focus: the lens held at 3.20 dioptres, as calibrated before (throw dice to focus"
+            " it again)") in again
+    assert load_calibration(config).camera.lens_position == 3.2
 
 
 def test_seats_calibrated_over_zones_drawn_by_hand_say_they_replace_them(
