@@ -18,7 +18,7 @@ from collections.abc import Sequence
 HANDLERS = {
     "replay": "companion.record:replay_command",
     "rules": "companion.rules:rules_command",
-    "scan": "vision.scan:scan_command",
+    "scan": "companion.cli:scan_command",
     "calibrate": "companion.cli:calibrate_command",
     "serve": "companion.serve:serve_command",
     "panel-test": "hardware.panel_test:panel_test_command",
@@ -210,6 +210,24 @@ def _cannot_write(command: str, reason: str) -> int:
     from vision.output import cannot_write
 
     return cannot_write(f"dudo {command}", reason)
+
+
+def scan_command(args: argparse.Namespace) -> int:
+    """``dudo scan`` (vision's), once a config given is read as ``dudo serve`` reads it: a
+    table misspelt (``[colors]``, ``[camrea]``) is said, not passed over (the scan then said
+    only that the config has no ``[colours]``)."""
+    from pathlib import Path
+
+    from companion.config import load_config
+    from vision.scan import scan_command as scan
+
+    if args.config and Path(args.config).is_file():
+        try:
+            load_config(args.config)
+        except ValueError as err:
+            print(f"dudo scan: {err}", file=sys.stderr)
+            return 2
+    return int(scan(args))
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

@@ -678,6 +678,19 @@ def test_a_config_whose_camera_table_the_table_would_refuse_stops_the_scan(
                    " to 16,384\n")
 
 
+def test_a_config_with_a_table_misspelt_stops_the_scan_as_it_would_stop_the_table(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, the scan said only "the config has no [colours] or [seats]".
+    path, _ = table
+    config = tmp_path / "dudo.toml"
+    config.write_text('[colors]\nAna = "red"\n')
+    code, lines, err = scan(capsys, str(path), "--config", str(config), "--expect", "Ana=1")
+    assert (code, lines) == (2, [])
+    assert err == (f"dudo scan: {config}: unknown table(s) colors (known: server, table, pins,"
+                   " vision, camera, seats, colours)\n")
+
+
 def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
