@@ -418,8 +418,9 @@ class VisionReader:
         calibration = self.calibration()
         if calibration is not None:
             if held_by_others:
+                held = {p.casefold() for p in held_by_others}  # as [colours] is read
                 calibration = replace(calibration, colours={
-                    p: c for p, c in calibration.colours.items() if p not in held_by_others})
+                    p: c for p, c in calibration.colours.items() if p.casefold() not in held})
             if self._seat_of is not None:
                 seats = self._seat_of()
             ownership = assign_owners(reading, calibration, dict(expected), seat_of=seats)

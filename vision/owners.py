@@ -119,6 +119,7 @@ def assign_owners(
         dice={player: tuple(dice) for player, dice in owned.items()},
         unowned=tuple(unowned),
         disagreements=(_no_zone(seats, zones, by_colour, expected)
+                       + _shared_colours(calibration.colours, expected, zones)
                        + _compare(owned, unowned, expected) + astray + _swapped(on_lines)),
         by=by,
         seats=seats if zones.seats else {},
@@ -259,14 +260,37 @@ def _seats_in_order(expected: Mapping[str, int]) -> dict[str, int]:
     return {player: number for number, player in enumerate(expected, start=1)}
 
 
-def _players_by_colour(colours: Mapping[str, str], expected: Mapping[str, int]) -> dict[str, str]:
-    """Colour -> player, for the colours that exactly one expected player has."""
+def _holders(colours: Mapping[str, str], expected: Mapping[str, int]) -> dict[str, list[str]]:
+    """Colour -> the expected players of that colour. A player is found in ``colours``
+    whatever the capitals (``ana = "red"`` is Ana's: a game has no two names that differ only
+    in capitals; it was nobody's, without a word)."""
+    folded = {player.casefold(): colour for player, colour in colours.items()}
     holders: dict[str, list[str]] = {}
     for player in expected:
-        if player in colours:
-            holders.setdefault(_normal(colours[player]), []).append(player)
+        colour = colours.get(player, folded.get(player.casefold()))
+        if colour is not None:
+            holders.setdefault(_normal(colour), []).append(player)
+    return holders
+
+
+def _players_by_colour(colours: Mapping[str, str], expected: Mapping[str, int]) -> dict[str, str]:
+    """Colour -> player, for the colours that exactly one expected player has."""
     # Two players with the same colour cannot be told apart by colour: leave it to the seats.
-    return {colour: players[0] for colour, players in holders.items() if len(players) == 1}
+    return {colour: players[0] for colour, players in _holders(colours, expected).items()
+            if len(players) == 1}
+
+
+def _shared_colours(colours: Mapping[str, str], expected: Mapping[str, int],
+                    zones: SeatZones) -> list[str]:
+    """Why the dice of players of one colour are seen for no one, where no seat zones tell
+    them apart (before, only that they were nobody's)."""
+    if zones.seats:
+        return []
+    return [f"{', '.join(players[:-1])} and {players[-1]}"
+            f" {'both' if len(players) == 2 else 'all'} have {colour} dice in [colours]: the"
+            " camera cannot tell their dice apart (give each a colour of their own, or"
+            " calibrate seat zones: dudo calibrate --seats N)"
+            for colour, players in _holders(colours, expected).items() if len(players) > 1]
 
 
 def _dice(n: int) -> str:

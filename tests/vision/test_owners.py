@@ -69,6 +69,31 @@ def test_two_players_with_the_same_colour_are_told_apart_by_their_seats() -> Non
     assert owners.faces() == {"Ana": [1], "Ben": [2]}
 
 
+def test_players_of_one_colour_without_seat_zones_are_told_why_their_dice_are_nobody_s() -> (
+    None
+):
+    # Before, only "Ana should show 1 die, 0 seen ... belong to no player".
+    calibration = Calibration(colours={"Ana": "red", "Ben": "red", "Caro": "blue"})
+    seen = reading(die(1, "red"), die(2, "red", seat=2), die(3, "blue", seat=3))
+    owners = assign_owners(seen, calibration, {"Ana": 1, "Ben": 1, "Caro": 1})
+    assert owners.faces()["Caro"] == [3] and not owners.agrees
+    assert owners.disagreements[0] == (
+        "Ana and Ben both have red dice in [colours]: the camera cannot tell their dice apart"
+        " (give each a colour of their own, or calibrate seat zones: dudo calibrate --seats N)")
+    grey = Calibration(colours={"Ana": "grey", "Ben": "Gray", "Caro": "GREY", "Dan": "red"})
+    said = assign_owners(reading(die(1, "grey"), die(2, "red")), grey,
+                         {"Ana": 1, "Ben": 0, "Caro": 0, "Dan": 1})
+    assert said.disagreements[0].startswith("Ana, Ben and Caro all have grey dice in [colours]")
+
+
+def test_a_player_is_found_in_the_colours_whatever_the_capitals_of_their_name() -> None:
+    # A game holds no two names that differ only in capitals: "ana" can only be Ana.
+    calibration = Calibration(colours={"ana": "red", "BEN": "blue"})
+    seen = reading(die(1, "red"), die(4, "blue", seat=2))
+    owners = assign_owners(seen, calibration, {"Ana": 1, "Ben": 1})
+    assert owners.faces() == {"Ana": [1], "Ben": [4]} and owners.agrees
+
+
 @pytest.mark.parametrize(
     "dice, expected, disagreements",
     [
