@@ -46,7 +46,8 @@ def open_camera(
                 die_size=camera.options.die_size,
             )
         else:
-            reader = VisionReader(config.path, calibration=calibration)
+            reader = VisionReader(config.path, calibration=calibration,
+                                  view=calibration.camera.view)
     except ValueError as err:  # a bad [camera], [seats], [colours] or [vision] table
         raise StartError(str(err)) from err
     except ImportError as err:

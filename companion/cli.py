@@ -71,9 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scan", help="read the dice in photographs")
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--view", choices=["above", "below"], default="below",
-                   help="photographed from under the glass (default: a face is 7 - pips) or"
-                        " from above (a face is its pips)")
+    p.add_argument("--view", choices=["above", "below"],
+                   help="photographed from under the glass (a face is 7 - pips) or from above"
+                        " (a face is its pips); default: the config's [camera] view, else"
+                        " below")
     p.add_argument("--json", action="store_true", help="one JSON object per image, a line each")
     p.add_argument("--annotate", metavar="DIR", help="write annotated images to DIR")
     p.add_argument("--config", metavar="FILE",

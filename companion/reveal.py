@@ -339,7 +339,8 @@ class VisionReader:
     ``seat_of``: a function giving each player's seat, when the camera seats players in
     its own order (the simulated camera); else the table's seat order is used.
     ``die_size``: the size of the dice in the camera's pictures, in place of the config's
-    (the simulated camera's own: the config's is the real camera's).
+    (the simulated camera's own: the config's is the real camera's). ``view``: where the
+    camera looks from, ``below`` the glass (a face counts 7 - its pips) or ``above``.
     """
 
     def __init__(
@@ -348,9 +349,11 @@ class VisionReader:
         calibration: Calibration | Callable[[], Calibration] | None = None,
         seat_of: Callable[[], Mapping[str, int]] | None = None,
         die_size: float | None = None,
+        view: str = "below",
     ) -> None:
         from vision.config import calibrated_size, load_config
 
+        self.view = view
         self.config = load_config(config_path)
         # The picture size the config's die size and marks were measured at (its [camera]).
         self._calibrated = calibrated_size(config_path)
@@ -380,7 +383,7 @@ class VisionReader:
         return self._calibration
 
     def read_dice(self, frame: np.ndarray) -> Reading:
-        """The dice in the frame, seen from below the glass (``vision.reader.read_dice``); a
+        """The dice in the frame, seen from ``view`` (``vision.reader.read_dice``); a
         frame of another size than the calibration's is read with its die size and marks
         scaled to it, as ``dudo scan`` does (the seat zones are not:
         ``vision.owners.size_mismatch``)."""
@@ -389,7 +392,7 @@ class VisionReader:
         config = self.config
         if self._calibrated is not None:
             config = config.at_size(self._calibrated, (frame.shape[1], frame.shape[0]))
-        return read_dice(frame, config, view="below")
+        return read_dice(frame, config, view=self.view)
 
     def read(
         self,
@@ -398,7 +401,7 @@ class VisionReader:
         seats: Mapping[str, int] | None = None,
         held_by_others: Sequence[str] = (),
     ) -> CameraReading:
-        """Read one frame taken from below the glass; raises vision's UnreadableImage.
+        """Read one frame taken from the camera's ``view``; raises vision's UnreadableImage.
 
         A die of the colour of a player in ``held_by_others`` may lie in another player's
         cup: their colour is left out of the calibration's, so their dice are told by seat

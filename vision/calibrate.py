@@ -206,14 +206,16 @@ def calibrate(
             lines.append(f"seats: the {len(zones.polygons)} zones drawn by hand in [seats.zones]"
                          " are replaced")
         # Where the camera looks from (`clockwise`: from above) is no matter of how many seats.
-        zones = sector_zones(seats, camera.width, camera.height, clockwise=zones.clockwise)
+        zones = sector_zones(seats, camera.width, camera.height,
+                             clockwise=zones.clockwise or camera.view == "above")
         lines.append(
             f"seats: {seats} equal zone{'' if seats == 1 else 's'} around"
             f" ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
             " seat 1 at the bottom of the picture, the next seats "
-            + ("clockwise in it (the config's [seats] clockwise = true: a camera above the"
-               " table)" if zones.clockwise else "anticlockwise in it (clockwise round the"
-               " table seen from above: the camera under the glass sees a mirror)")
+            + ("clockwise in it (a camera above the table: the config's [camera] view ="
+               ' "above" or [seats] clockwise = true)' if zones.clockwise
+               else "anticlockwise in it (clockwise round the table seen from above: the"
+               " camera under the glass sees a mirror)")
             + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"
                " camera size, as no picture was taken)")
         )

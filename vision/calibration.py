@@ -32,7 +32,11 @@ _CAMERA_KEYS = (
     "lens_position",
     "empty",
     "brightness",
+    "view",
 )
+# Where the camera looks from: under the glass (a face counts 7 - its pips, the table seen
+# in a mirror) or above the table (a face counts its pips).
+VIEWS = ("below", "above")
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class CameraSettings:
     metres), where the camera focuses itself (a Camera Module 3: focused on the dice thrown
     at calibration, then held there). ``empty`` is the photograph of the empty glass taken at
     calibration (a path relative to the config file) and ``brightness`` its median grey.
+    ``view``: ``below`` the glass (DESIGN's table), or ``above`` it, looking down.
     """
 
     source: str = "picamera2"
@@ -57,6 +62,7 @@ class CameraSettings:
     lens_position: float | None = None
     empty: str | None = None
     brightness: float | None = None
+    view: str = "below"
 
     @property
     def locked(self) -> bool:
@@ -248,6 +254,11 @@ def _camera(table: dict[str, object], source: str) -> CameraSettings:
                 except ValueError:
                     raise _bad(source, "camera", key, value, f"use {SOURCE_FORMS}") from None
             values[key] = value
+        elif key == "view":
+            if value not in VIEWS:
+                raise _bad(source, "camera", key, value, 'must be "below" (under the glass) or'
+                           ' "above" (over the table, looking down)')
+            values[key] = value
         elif key in ("width", "height", "exposure_us"):
             values[key] = _positive_int(source, "camera", key, value, _MOST[key])
         elif key in ("analogue_gain", "brightness", "lens_position"):
@@ -290,7 +301,8 @@ def _seats(table: dict[str, object], source: str) -> SeatZones:
     clockwise = table.get("clockwise", False)
     if not isinstance(clockwise, bool):
         raise _bad(source, "seats", "clockwise", clockwise,
-                   "must be true (a camera above the table) or false (under the glass)")
+                   "must be true (the seats clockwise in the picture: a camera above the"
+                   " table) or false (anticlockwise: under the glass)")
     polygons: list[tuple[tuple[float, float], ...]] = []
     zones = table.get("zones", {})
     if not isinstance(zones, dict):
@@ -344,6 +356,8 @@ def calibration_tables(calibration: Calibration) -> dict[str, dict[str, object]]
         camera["empty"] = cam.empty
     if cam.brightness is not None:
         camera["brightness"] = round(cam.brightness, 1)
+    if cam.view != "below":
+        camera["view"] = cam.view
     zones = calibration.seats
     seats: dict[str, object] = {}
     if zones.count:

@@ -44,9 +44,10 @@ def scan_command(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         calibrated = calibrated_size(args.config)
+        calibration = load_calibration(args.config)
         owners = None
         if args.expect:
-            owners = Owners(load_calibration(args.config), expected_dice(args.expect))
+            owners = Owners(calibration, expected_dice(args.expect))
     except ValueError as err:
         print(f"dudo scan: {err}", file=sys.stderr)
         return 2
@@ -60,12 +61,14 @@ def scan_command(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"dudo scan: --annotate {annotate_dir}: {problem}", file=sys.stderr)
         return 2
+    # As the table reads them: from where the config's camera looks, else under the glass.
+    view = args.view or calibration.camera.view
     failures = 0
     # Not to be written over: this run's photographs and the annotated copies it wrote.
     taken = {resolved(Path(name)) for name in args.images}
     for name in args.images:
         try:
-            scan_one(name, config, args.view, args.json, annotate_dir, sys.stdout, taken,
+            scan_one(name, config, view, args.json, annotate_dir, sys.stdout, taken,
                      calibrated=calibrated, owners=owners)
         except (UnreadableImage, CannotWrite) as err:
             failures += 1

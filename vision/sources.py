@@ -25,6 +25,7 @@ import numpy as np
 from vision.calibration import CameraSettings, source_parts
 from vision.reader import load_image
 from vision.reading import IMAGE_SUFFIXES, is_photograph
+from vision.render import RenderOptions
 from vision.simulate import SimulatedCamera
 
 logger = logging.getLogger(__name__)
@@ -74,8 +75,9 @@ def open_source(
         return DeviceSource(target, settings)
     if kind == "folder":
         return FolderSource(Path(rest))
-    if kind == "sim":
-        return SimulatedCamera(seed=seed)
+    if kind == "sim":  # looking from where the config's camera looks
+        view = settings.view if settings is not None else "below"
+        return SimulatedCamera(seed=seed, options=RenderOptions(view=view))
     raise ValueError(f"frame source {spec!r}: no camera (a table that types its reveals in)")
 
 

@@ -32,6 +32,7 @@ from companion.start_errors import CannotWriteYet, StartError
 from companion.web.server import within_limit_per_address as _within_limit_per_address
 from tests.table.conftest import card_full_for, write_over
 from tests.web.conftest import run_in_a_thread
+from vision.calibration import load_calibration
 
 PIN = "1357"
 # This run's environment, as a shell's (a CI job run by systemd has its marks).
@@ -643,6 +644,31 @@ def test_the_simulated_camera_is_read_at_its_own_die_size_not_the_real_camera_s(
             assert sorted(d.face for d in reading.dice) == sorted(dice["Ana"] + dice["Ben"])
     finally:
         camera.close()
+
+
+def test_a_camera_above_the_table_is_read_as_seen_from_above(tmp_path: Path) -> None:
+    # The README offered [seats] clockwise = true for a camera above the table, but every
+    # reveal was read as from under the glass: each face as 7 minus it, applied where every
+    # player's count matched. The simulated camera looks from where the config says.
+    from companion.camera import open_camera
+
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nsource = 'sim'\nview = 'above'\nwidth = 1280\nheight = 960\n")
+    camera, reader, why, _ = open_camera(load_config(config), sim=False, seed=1)
+    assert why is None and reader is not None
+    try:
+        dice = {"Ana": [1, 1, 2, 4, 6], "Ben": [6, 6, 5, 3, 3]}
+        camera.set_dice(dice)
+        frame = camera.capture()
+        assert camera.last_scene.view == "above"
+        reading = reader.read(frame, {"Ana": 5, "Ben": 5})
+        assert sorted(d.face for d in reading.dice) == sorted(dice["Ana"] + dice["Ben"])
+    finally:
+        camera.close()
+    config.write_text("[camera]\nview = 'sideways'\n")
+    with pytest.raises(ValueError, match=r"\[camera\] view = 'sideways': must be \"below\""
+                                         r" \(under the glass\) or \"above\""):
+        load_calibration(config)
 
 
 def built(data: Path, stack: ExitStack) -> Any:

@@ -621,6 +621,13 @@ def test_seats_written_anew_keep_the_camera_s_side_of_the_glass(
     assert "the next seats clockwise in it" in capsys.readouterr().out
     zones = load_calibration(config).seats
     assert (zones.count, zones.clockwise) == (6, True)
+    # A camera above the table, as [camera] view says: its seats run clockwise in it too.
+    config.write_text("[camera]\nview = 'above'\nwidth = 2028\nheight = 1520\n")
+    assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 0
+    assert ('the next seats clockwise in it (a camera above the table: the config\'s [camera]'
+            ' view = "above"') in capsys.readouterr().out
+    calibrated = load_calibration(config)
+    assert calibrated.seats.clockwise and calibrated.camera.view == "above"
 
 
 @pytest.mark.parametrize("moment", ["config", "picture"])

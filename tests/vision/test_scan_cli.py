@@ -678,6 +678,21 @@ def test_a_config_whose_camera_table_the_table_would_refuse_stops_the_scan(
                    " to 16,384\n")
 
 
+def test_a_scan_with_a_config_looks_from_where_its_camera_looks_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = str(DEV_SET / "images" / DEV_PHOTO)  # taken from above
+    config = tmp_path / "dudo.toml"
+    config.write_text("[camera]\nview = 'above'\n")
+    faces = {}
+    for view in ("above", "below", None):
+        argv = [photo, "--json", "--config", str(config)] + (["--view", view] if view else [])
+        code, lines, _ = scan(capsys, *argv)
+        assert code == 0
+        faces[view] = json.loads(lines[0])["counts"]
+    assert faces[None] == faces["above"] != faces["below"]
+
+
 def test_a_config_with_a_table_misspelt_stops_the_scan_as_it_would_stop_the_table(
     table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
