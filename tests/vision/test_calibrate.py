@@ -239,7 +239,12 @@ def test_calibrating_at_another_picture_size_keeps_the_seat_zones_on_the_same_gl
     empty, dice = photos
     assert main(["calibrate", "--config", str(config), "--empty", str(empty),
                  "--dice", str(dice)]) == 0
-    assert "seats: the zones of 2560x1920 pictures scaled to 1280x960" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "seats: the zones of 2560x1920 pictures scaled to 1280x960" in said
+    # The camera's own size changes with them, and that is said (a Picamera2 takes its
+    # pictures at it: before, only the zones' scaling was said).
+    assert ("camera: pictures of 1280x960 from now on, the size of those given (the config"
+            " said 2560x1920)") in said
     zones = load_calibration(config).seats
     assert (zones.count, zones.centre, zones.first_angle) == (4, (640.0, 480.0), 80.0)
 
