@@ -147,6 +147,34 @@ def _inside(polygon: Sequence[tuple[float, float]], x: float, y: float) -> bool:
     return inside
 
 
+# Zones drawn by hand may share their edges, and overlap a little where drawn by eye; a zone
+# a tenth of which lies in another's gave that other seat's player its dice, unsaid.
+_MOST_OVERLAP = 0.1
+_GRID = 80  # points a side over the zones, to measure their overlaps
+
+
+def _check_apart(polygons: Sequence[Sequence[tuple[float, float]]], source: str) -> None:
+    """ValueError naming two zones drawn by hand that overlap by more than _MOST_OVERLAP of
+    the smaller (measured at the points of a grid over them all)."""
+    if len(polygons) < 2:
+        return
+    xs = [x for polygon in polygons for x, _ in polygon]
+    ys = [y for polygon in polygons for _, y in polygon]
+    points = [(min(xs) + (max(xs) - min(xs)) * (i + 0.5) / _GRID,
+               min(ys) + (max(ys) - min(ys)) * (j + 0.5) / _GRID)
+              for i in range(_GRID) for j in range(_GRID)]
+    held = [frozenset(k for k, (x, y) in enumerate(points) if _inside(polygon, x, y))
+            for polygon in polygons]
+    for a in range(len(polygons)):
+        for b in range(a + 1, len(polygons)):
+            both = len(held[a] & held[b])
+            if both and both > _MOST_OVERLAP * min(len(held[a]), len(held[b])):
+                raise ValueError(
+                    f"{source}: [seats.zones] seat{a + 1} and seat{b + 1} overlap (about"
+                    f" {both / min(len(held[a]), len(held[b])):.0%} of the smaller): a die"
+                    f" there would be seat{a + 1}'s; draw them apart")
+
+
 def sector_zones(
     count: int, width: int, height: int, first_angle: float = 90.0, clockwise: bool = False
 ) -> SeatZones:
@@ -320,6 +348,11 @@ def _seats(table: dict[str, object], source: str) -> SeatZones:
         polygons.append(tuple(_point(source, f"zones.{key}", p) for p in polygon))
     if count and "centre" not in table:
         raise ValueError(f"{source}: [seats] count = {count} needs centre = [x, y]")
+    if count and polygons:  # the zones won, without a word
+        zones_drawn = f"{len(polygons)} zone{'' if len(polygons) == 1 else 's'}"
+        raise ValueError(f"{source}: [seats] count = {count} and {zones_drawn} drawn by hand"
+                         " in [seats.zones]: give one or the other")
+    _check_apart(polygons, source)
     return SeatZones(count=count, centre=centre, first_angle=first_angle,
                      polygons=tuple(polygons), clockwise=clockwise)
 

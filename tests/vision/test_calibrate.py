@@ -162,6 +162,14 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
     assert path.read_text() == OTHER_TABLES
 
 
+def test_zones_drawn_by_hand_may_share_an_edge_or_overlap_by_a_sliver(tmp_path: Path) -> None:
+    path = tmp_path / "dudo.toml"
+    path.write_text("[seats.zones]\nseat1 = [[0, 0], [305, 0], [305, 300], [0, 300]]\n"
+                    "seat2 = [[300, 0], [600, 0], [600, 300], [300, 300]]\n"
+                    "seat3 = [[600, 0], [900, 0], [900, 300], [600, 300]]\n")
+    assert load_calibration(path).seats.seats == 3
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -175,6 +183,15 @@ def test_a_config_that_cannot_be_written_is_named_and_left_as_it_was(tmp_path: P
         ("[seats]\ncount = 3\n", r"count = 3 needs centre"),
         ("[seats.zones]\nseat2 = [[0, 0], [1, 0], [1, 1]]\n", "seat1..seat1 without gaps"),
         ("[seats.zones]\nseat1 = [[0, 0], [1, 0]]\n", "a zone needs 3 or more"),
+        # Since session 89: the zones won over the count, and a zone's overlap with another's
+        # gave its dice to the first seat, both without a word.
+        ("[seats]\ncount = 4\ncentre = [400, 300]\n[seats.zones]\nseat1 = [[0, 0], [9, 0],"
+         " [9, 9]]\n", r"\[seats\] count = 4 and 1 zone drawn by hand in \[seats.zones\]: give"
+         " one or the other"),
+        ("[seats.zones]\nseat1 = [[0, 0], [300, 0], [300, 300], [0, 300]]\n"
+         "seat2 = [[200, 0], [500, 0], [500, 300], [200, 300]]\n",
+         r"\[seats.zones\] seat1 and seat2 overlap \(about 33% of the smaller\): a die there"
+         " would be seat1's; draw them apart"),
         ("[colours]\nAna = 3\n", r"\[colours\] Ana = 3: must be a colour name"),
         ("[colours]\nAna = \"gold\"\n", r"\[colours\] Ana = 'gold': the reader names dice white,"),
         ("[camera\n", "not valid TOML"),
