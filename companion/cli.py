@@ -21,7 +21,7 @@ HANDLERS = {
     "scan": "companion.cli:scan_command",
     "calibrate": "companion.cli:calibrate_command",
     "serve": "companion.serve:serve_command",
-    "panel-test": "hardware.panel_test:panel_test_command",
+    "panel-test": "companion.cli:panel_test_command",
 }
 
 
@@ -229,6 +229,24 @@ def scan_command(args: argparse.Namespace) -> int:
             print(f"dudo scan: {err}", file=sys.stderr)
             return 2
     return int(scan(args))
+
+
+def panel_test_command(args: argparse.Namespace) -> int:
+    """``dudo panel-test`` (hardware's), once a config given is read as ``dudo serve`` reads
+    it: a pins table misnamed (``[gpio]``) is said, not passed over for the default panel's
+    wiring, which the table would then refuse to start with."""
+    from pathlib import Path
+
+    from companion.config import load_config
+    from hardware.panel_test import panel_test_command as panel_test
+
+    if args.config and Path(args.config).is_file():
+        try:
+            load_config(args.config)
+        except ValueError as err:
+            print(f"dudo panel-test: {err}", file=sys.stderr)
+            return 2
+    return int(panel_test(args))
 
 
 def calibrate_command(args: argparse.Namespace) -> int:

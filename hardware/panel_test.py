@@ -23,7 +23,7 @@ from hardware.sim import mock_pin_factory, rotate, tap
 
 
 def panel_test_command(args: argparse.Namespace) -> int:
-    """Run the wiring check; exit 0 when done (mock: when every button answered)."""
+    """Run the wiring check; exit 0 when every button answered, else 1."""
     try:
         pins = pin_map_from_config(args.config)
     except ValueError as e:
@@ -110,28 +110,44 @@ class PanelTest:
     def _wait_for_presses(self) -> int:
         self.say("\npress each button (hold UNDO 1 s), turn the dial; Ctrl-C to end")
         try:
-            threading.Event().wait()
+            self.until_stopped()
         except KeyboardInterrupt:
-            self.say(f"\n{len(set(self.heard))} inputs answered: "
-                     f"{', '.join(sorted(set(self.heard)))}")
-        return 0
+            heard = sorted(set(self.heard))
+            self.say(f"\n{len(heard)} input{'' if len(heard) == 1 else 's'} answered"
+                     + (f": {', '.join(heard)}" if heard else ""))
+        return self._unanswered()
+
+    def until_stopped(self) -> None:
+        """Wait for the builder's Ctrl-C (KeyboardInterrupt), the buttons answering meanwhile."""
+        threading.Event().wait()
 
     def _mock_presses(self, factory: Any) -> int:
         self.say("\nbuttons (mock: pressing each one):")
-        expected = [spec.name for spec in self.pins.buttons]
         for spec in self.pins.buttons:
             tap(factory, spec)
         if self.pins.has_encoder:
-            expected.append("dial turned")
             a, b = (self.pins[name].pin for name in ENCODER)
             rotate(factory, a, b, 1)
             rotate(factory, a, b, -1)
-        missing = [name for name in expected if name not in self.heard]
-        if missing:
-            self.say(f"no answer from: {', '.join(missing)}")
+        if self._unanswered():
             return 1
-        self.say(f"all {len(expected)} inputs answered")
+        self.say(f"all {len(self._expected())} inputs answered")
         return 0
+
+    def _expected(self) -> list[str]:
+        return [spec.name for spec in self.pins.buttons] + (
+            ["dial turned"] if self.pins.has_encoder else [])
+
+    def _unanswered(self) -> int:
+        """1, said with what to check, where an input never answered; else 0. (On a Pi the
+        run ended with 0 whatever answered: a dead button, the likeliest mistake, went
+        unsaid.)"""
+        missing = [name for name in self._expected() if name not in self.heard]
+        if not missing:
+            return 0
+        self.say(f"no answer from: {', '.join(missing)} (check each one's wires; a button to"
+                 " GND needs pull_up = true, the default, one to 3.3 V pull_up = false)")
+        return 1
 
     def _pressed(self, name: str) -> None:
         self.heard.append(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.cli import main
+from hardware.panel_test import PanelTest
 from hardware.pins import default_pin_map, example_pin_map_path
 
 
@@ -47,6 +49,20 @@ def test_panel_test_stops_on_a_bad_pin_map_with_the_reason(
     assert captured.err.strip() == (
         f"dudo panel-test: pin map {config}: BCM pin 5 is used twice, by 'dudo' and by 'calza'"
     )
+
+
+def test_a_pins_table_misnamed_stops_the_check_as_it_would_stop_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, [gpio] was passed over and the default panel's wiring checked: "all 12 inputs
+    # answered", for a config the table then refused to start with.
+    config = tmp_path / "table.toml"
+    config.write_text("[gpio]\ndudo = 5\n")
+    assert main(["panel-test", "--mock", "--config", str(config)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"dudo panel-test: {config}: unknown table(s) gpio (known: server,"
+                            " table, pins, vision, camera, seats, colours)\n")
 
 
 def test_a_button_on_the_hat_id_pins_is_noted_and_still_tested(
@@ -92,3 +108,35 @@ def test_an_output_that_cannot_start_is_named_and_the_rest_is_still_checked(
     assert "  light (GPIO21) on" in captured.out
     assert "the buzzer could not be set up" in captured.out
     assert captured.out.rstrip().endswith("all 12 inputs answered")
+
+
+def test_on_a_pi_the_buttons_that_never_answered_are_named_and_the_run_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a run on the Pi ended with status 0 whatever answered: a dead button (a switch
+    # wired to 3.3 V with the default pull-up), the likeliest mistake, went unsaid.
+    factory = MockFactory(pin_class=MockPWMPin)
+    monkeypatch.setattr(Device, "pin_factory", factory)
+    pins = default_pin_map()
+
+    def builder(self: Any) -> None:
+        """The builder presses DUDO and seat 1, then Ctrl-C."""
+        for name in ("dudo", "seat1"):
+            pin = factory.pin(pins[name].pin)
+            pin.drive_low()
+            pin.drive_high()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("hardware.panel_test.PanelTest.until_stopped", builder)
+    said = io.StringIO()
+    try:  # as `dudo panel-test` runs it, its lights and beeps quicker
+        assert PanelTest(pins, mock=False, out=said, led_s=0.001, tick_s=0.001).run() == 1
+    finally:
+        factory.reset()
+    assert capsys.readouterr().err == ""
+    out = said.getvalue()
+    assert "\n2 inputs answered: dudo, seat1\n" in out
+    missing = [spec.name for spec in pins.buttons if spec.name not in ("dudo", "seat1")]
+    assert out.rstrip().endswith(
+        f"no answer from: {', '.join(missing)}, dial turned (check each one's wires; a button"
+        " to GND needs pull_up = true, the default, one to 3.3 V pull_up = false)")
