@@ -59,6 +59,11 @@ NAMES: tuple[str, ...] = (*INPUTS, *OUTPUTS)
 BCM_RANGE = range(0, 28)
 # GPIO 0 and 1 (ID_SD, ID_SC) are read at boot for a HAT's ID EEPROM: usable, with care.
 ID_EEPROM_PINS = frozenset({0, 1})
+# GPIO 14 and 15 (TXD, RXD) carry the serial console where it is on (raspi-config).
+SERIAL_PINS = frozenset({14, 15})
+# Past this, a press on a Pi is lost more often than bounce is: lgpio reports an edge only
+# once the level has held for the whole bounce time (and that late).
+_LONGEST_USUAL_BOUNCE = 0.1
 # GPIO 2 and 3 (I2C) carry 1.8 kOhm pull-ups on the board: they cannot be pulled down.
 FIXED_PULL_UP = frozenset({2, 3})
 DEFAULT_BOUNCE_TIME = 0.05
@@ -140,8 +145,15 @@ class PinMap:
             if spec.pin in ID_EEPROM_PINS:
                 said.append(f"{spec.name} is on GPIO {spec.pin} (ID_SD/ID_SC), which a HAT's"
                             " ID EEPROM uses at boot: with a HAT on the header, move it")
+            if spec.pin in SERIAL_PINS:
+                said.append(f"{spec.name} is on GPIO {spec.pin} (TXD/RXD), which the serial"
+                            " console uses: switch the console off (raspi-config, Interface"
+                            " Options, Serial Port)")
         if not ({"dial", "bid"} & self.pins.keys()):
             said.append("no dial push and no BID button: bids are made on a phone only")
+        elif not self.has_encoder and not {"qty_up", "face_up"} <= self.pins.keys():
+            said.append("no dial to turn (dial_a, dial_b) and no qty_up and face_up buttons:"
+                        " the panel bids the lowest raise only, other bids are made on a phone")
         for name, what in (("dudo", "dudo is called on a phone only"),
                            ("undo", "a mis-press is taken back on a phone only")):
             if name not in self.pins:
@@ -152,6 +164,14 @@ class PinMap:
                         " light (a [pins] table is the whole map: what it leaves out is not"
                         " wired, the default pins included)")
         seats = self.seats
+        if not seats and {"dudo", "calza", "pass"} & self.pins.keys():
+            said.append("no seat buttons: a call from the panel is the player to act's; a call"
+                        " out of turn (another player's calza, a dudo cruzado) is made on a"
+                        " phone")
+        if self.bounce_time > _LONGEST_USUAL_BOUNCE:
+            said.append(f"bounce_time = {self.bounce_time} s: on a Pi a press shorter than it is"
+                        " never seen (the level must hold that long), and each press is seen"
+                        " that late; 0.02-0.1 s is usual")
         missing = [n for n in range(1, max(seats, default=0)) if n not in seats]
         if missing:
             said.append(f"no seat{missing[0]} button though seat{max(seats)} has one: the seats"
@@ -314,7 +334,11 @@ def _validate(table: Mapping[str, Any], where: str) -> PinMap:
         0 <= bounce_time <= 1
     ):
         raise ValueError(f"{where}: bounce_time must be seconds between 0 and 1, "
-                         f"got {bounce_time!r}")
+                         f"got {bounce_time!r}" + (
+                             f" (in seconds: {bounce_time / 1000:g} for {bounce_time} ms)"
+                             if isinstance(bounce_time, (int, float))
+                             and not isinstance(bounce_time, bool) and 1 < bounce_time <= 1000
+                             else ""))
     specs: dict[str, PinSpec] = {}
     used: dict[int, str] = {}
     for name, entry in table.items():

@@ -193,8 +193,33 @@ def test_a_panel_that_leaves_part_of_the_game_to_a_phone_is_noted_not_refused() 
     gaps = load_pin_map({"pins": {"dial": 22, "dudo": 5, "undo": 26, "seat1": 2, "seat2": 3,
                                   "seat4": 10, "seat7_led": 19, "light": 21}})
     assert gaps.cautions() == [
+        "no dial to turn (dial_a, dial_b) and no qty_up and face_up buttons: the panel bids the"
+        " lowest raise only, other bids are made on a phone",
         "no seat3 button though seat4 has one: the seats are numbered round the table from 1"
         " (players sit in that order)",
         "seat7_led without a seat7 button: that seat's player cannot press to call out of turn",
     ]
     assert default_pin_map().cautions() == []
+    assert load_pin_map(example_pin_map_path()).cautions() == []
+
+
+def test_a_panel_that_calls_for_the_player_to_act_or_loses_quick_presses_is_noted() -> None:
+    # Since session 89 (a helper's audit of the panel): without seat buttons, Caro's CALZA
+    # out of turn was recorded as Ben's, the player to act, at a table warned of nothing;
+    # a bounce_time of 0.3 s (on a Pi, a press must hold that long to be seen) and seat 8 on
+    # the serial console's pins passed unsaid too.
+    panel = load_pin_map({"pins": {"dial": 22, "dial_a": 17, "dial_b": 27, "dudo": 5,
+                                   "calza": 6, "undo": 26, "light": 21, "bounce_time": 0.3}})
+    assert panel.cautions() == [
+        "no seat buttons: a call from the panel is the player to act's; a call out of turn"
+        " (another player's calza, a dudo cruzado) is made on a phone",
+        "bounce_time = 0.3 s: on a Pi a press shorter than it is never seen (the level must"
+        " hold that long), and each press is seen that late; 0.02-0.1 s is usual",
+    ]
+    wired = {spec.name: spec.pin for spec in default_pin_map().pins.values()}
+    eighth = load_pin_map({"pins": {**wired, "seat7": 16, "seat8": 14}})
+    assert eighth.cautions() == [
+        "seat8 is on GPIO 14 (TXD/RXD), which the serial console uses: switch the console off"
+        " (raspi-config, Interface Options, Serial Port)"]
+    with pytest.raises(ValueError, match=r"got 50 \(in seconds: 0.05 for 50 ms\)$"):
+        load_pin_map({"pins": {"dudo": 5, "bounce_time": 50}})
