@@ -377,6 +377,13 @@ def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     else:
         lines.append(f"  PIN:  {companion.pin}")
     lines.append(f"  data: {config.data}")
+    # Which camera reads the reveals (a `source = "sim"` left from trying calibration read an
+    # empty glass at every reveal of the real table, and nothing said which camera it was).
+    camera = getattr(companion.camera, "name", None)
+    if camera == "sim" and not sim:
+        lines.append("  camera: sim, the simulator ([camera] source): it shows no real dice")
+    elif camera is not None:
+        lines.append(f"  camera: {camera}")
     for name, message in companion.table.state().get("faults", {}).items():
         lines.append(f"  fault ({name}): {message}")
     if _printed("\n".join(lines)) and sys.stdout.isatty():

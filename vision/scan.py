@@ -26,8 +26,8 @@ from vision.owners import Ownership, assign_owners, size_mismatch
 from vision.reading import Reading, UnreadableImage
 
 # Said where --expect names several players and the config cannot tell their dice apart.
-_NO_OWNERS = ("whose die is whose is not known: the config has no [colours] or [seats];"
-              " only the total is compared")
+_NO_OWNERS = ("whose die is whose is not known: no [colours] or [seats] (the table's config"
+              " gives them: --config FILE); only the total is compared")
 # The formats an annotated copy is written in; any other image is annotated as a PNG.
 _WRITABLE = (".jpg", ".jpeg", ".png")
 # Written into every annotated copy (a JPEG comment, a PNG text chunk): a later run may write

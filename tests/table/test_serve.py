@@ -131,6 +131,22 @@ def test_a_table_whose_output_takes_nothing_is_served_and_its_pin_goes_to_the_lo
     assert code == 0, served.output()
 
 
+def test_the_start_names_the_camera_and_a_simulator_left_in_the_config(tmp_path: Path) -> None:
+    # A `source = "sim"` left from trying calibration read an empty glass at every reveal of
+    # the real table, and nothing said which camera it was.
+    config = tmp_path / "table.toml"
+    config.write_text("[camera]\nsource = 'sim'\n")
+    for args, said in ((["--sim"], "\n  camera: sim\n"),
+                       (["--config", str(config)], "\n  camera: sim, the simulator ([camera]"
+                                                   " source): it shows no real dice\n")):
+        served = Served(["--pin", PIN, *args], tmp_path / f"data{len(args)}")
+        try:
+            served.wait_ready()
+            assert said in served.output()
+        finally:
+            assert served.stop() == 0, served.output()
+
+
 def test_a_table_with_phones_open_stops_at_once(tmp_path: Path) -> None:
     # systemd's stop and restart (an update, `systemctl restart`) send SIGTERM. Before, with
     # a phone's live page open, the table took 10 s to stop: waitress waited for the thread

@@ -825,8 +825,9 @@ def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
     code, lines, err = scan(capsys, str(path), "--expect", f"Ana={shown - 1}", "--expect",
                             "Ben=1")
     assert (code, err) == (0, "")
-    assert ("(whose die is whose is not known: the config has no [colours] or [seats]; only"
-            " the total is compared)") in lines[0]
+    # Given no config, it said "the config has no [colours] or [seats]".
+    assert ("(whose die is whose is not known: no [colours] or [seats] (the table's config gives"
+            " them: --config FILE); only the total is compared)") in lines[0]
     code, lines, err = scan(capsys, str(path), "--expect", f"Ana={shown}")
     assert code == 0 and "whose die is whose" not in lines[0]  # one player: all theirs
 
