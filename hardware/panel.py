@@ -326,9 +326,11 @@ class Panel:
 
     def _declare_open(self, button: str) -> None:
         """A seat held: its player declares the palifico round open, where the rules let the
-        one-die player choose; elsewhere the hold is only the seat's press."""
+        one-die player choose; elsewhere, and once the game is over (where a seat names the
+        next game's opener), the hold is only the seat's press."""
         state = self._state()
-        if not (state.get("options") or {}).get("palifico_choice"):
+        if not (state.get("options") or {}).get("palifico_choice") or state.get(
+                "phase") == "over":
             return
         with self._lock:
             named, self._seat = self._seat, None  # the hold uses the seat's press

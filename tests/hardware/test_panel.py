@@ -1067,9 +1067,9 @@ def test_a_reveal_left_to_the_players_calls_them_to_a_phone_once(
         table.close()
 
 
-def finish_a_game(table: Table) -> None:
+def finish_a_game(table: Table, **options: object) -> None:
     """Ana and Ben, one die each: Ben doubts Ana's bid and she loses her only die."""
-    new_game(table, ["Ana", "Ben"], dice=1)
+    new_game(table, ["Ana", "Ben"], dice=1, **options)
     assert table.submit({"action": "bid", "player": "Ana", "quantity": 1, "face": 3}).ok
     assert table.submit({"action": "dudo", "player": "Ben"}).ok
     reveal(table, Ana=[2], Ben=[4])
@@ -1145,6 +1145,21 @@ def test_a_short_push_after_the_game_leaves_the_opener_s_seat_named(
     driver.press("seat2")  # Ben won the roll-off
     driver.press("dial")  # a short push by mistake: it only says how to play again
     assert "a roll-off's winner presses their seat first" in table.state()["display"]["panel"]
+    driver.press("dial", hold_s=AGAIN_S * 4)
+    calm(panel)
+    assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ben"
+
+
+def test_a_seat_held_at_the_game_s_end_names_the_opener_and_declares_no_palifico(
+    table: Table, panel: Panel, driver: MockPanelDriver,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    # At a table where the palifico player may play their round open (a seat held), a seat
+    # held to name the next game's opener also asked for an open palifico: refused with the
+    # reject signal, "OPEN PALIFICO by Ben: the game is over: Ben won".
+    finish_a_game(table, palifico_choice=True)
+    assert heard(lambda: driver.press("seat2", hold_s=OPEN_S * 4)) == 0
+    assert "PALIFICO" not in (table.state()["display"].get("panel") or "")
     driver.press("dial", hold_s=AGAIN_S * 4)
     calm(panel)
     assert table.state()["phase"] == "bidding" and table.state()["turn"] == "Ben"
