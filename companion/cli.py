@@ -213,40 +213,38 @@ def _cannot_write(command: str, reason: str) -> int:
     return cannot_write(f"dudo {command}", reason)
 
 
-def scan_command(args: argparse.Namespace) -> int:
-    """``dudo scan`` (vision's), once a config given is read as ``dudo serve`` reads it: a
-    table misspelt (``[colors]``, ``[camrea]``) is said, not passed over (the scan then said
-    only that the config has no ``[colours]``)."""
+def _config_refused(command: str, path: str | None) -> bool:
+    """Whether a config given is one ``dudo serve`` would refuse at start (a table misspelt,
+    ``[colors]``, ``[gpio]``), said on stderr."""
     from pathlib import Path
 
     from companion.config import load_config
+
+    if path and Path(path).is_file():
+        try:
+            load_config(path)
+        except ValueError as err:
+            print(f"dudo {command}: {err}", file=sys.stderr)
+            return True
+    return False
+
+
+def scan_command(args: argparse.Namespace) -> int:
+    """``dudo scan`` (vision's), once a config given is read as ``dudo serve`` reads it: a
+    table misspelt is said, not passed over (the scan said only that the config had no
+    ``[colours]``)."""
     from vision.scan import scan_command as scan
 
-    if args.config and Path(args.config).is_file():
-        try:
-            load_config(args.config)
-        except ValueError as err:
-            print(f"dudo scan: {err}", file=sys.stderr)
-            return 2
-    return int(scan(args))
+    return 2 if _config_refused("scan", args.config) else int(scan(args))
 
 
 def panel_test_command(args: argparse.Namespace) -> int:
     """``dudo panel-test`` (hardware's), once a config given is read as ``dudo serve`` reads
-    it: a pins table misnamed (``[gpio]``) is said, not passed over for the default panel's
-    wiring, which the table would then refuse to start with."""
-    from pathlib import Path
-
-    from companion.config import load_config
+    it: a pins table misnamed is said, not passed over for the default panel's wiring, which
+    the table would then refuse to start with."""
     from hardware.panel_test import panel_test_command as panel_test
 
-    if args.config and Path(args.config).is_file():
-        try:
-            load_config(args.config)
-        except ValueError as err:
-            print(f"dudo panel-test: {err}", file=sys.stderr)
-            return 2
-    return int(panel_test(args))
+    return 2 if _config_refused("panel-test", args.config) else int(panel_test(args))
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
