@@ -130,6 +130,9 @@ def calibrate(
         empty_frame, dice_frame, camera = _from_source(
             source_spec, camera, empty_frame, dice_frame, interactive, lines, check_empty
         )
+        if camera.source != calibration.camera.source:  # a trial's simulator left unsaid
+            lines.append(f"camera: {camera.source}, the camera the table reads its reveals"
+                         f" from now on (it was {calibration.camera.source})")
     frames = [f for f in (empty_frame, dice_frame) if f is not None]
     if len(frames) == 2 and frames[0].shape[:2] != frames[1].shape[:2]:
         raise CalibrationError(

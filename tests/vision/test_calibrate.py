@@ -724,6 +724,12 @@ def test_the_simulator_at_a_terminal_throws_the_dice_it_is_asked_for(
     lines = calibrate(config, source_spec="sim", interactive=True)
     assert any(line.startswith("die size:") for line in lines), lines
     assert load_config(config).die_size is not None
+    # The simulator is now the table's camera, and that is said (a trial's `source = "sim"`,
+    # left in the config, read an empty glass at every reveal of the real table).
+    assert ("camera: sim, the camera the table reads its reveals from now on (it was"
+            " picamera2)") in lines
+    again = calibrate(config, source_spec="sim", interactive=True)
+    assert not any(line.startswith("camera: sim") for line in again)  # no change, not said
 
 
 def test_a_config_written_in_this_folder_says_how_dudo_serve_reads_it(
