@@ -38,31 +38,27 @@ def test_panel_test_prints_the_map_lights_each_led_beeps_and_names_each_button(
         assert out.rstrip().endswith("all 13 inputs answered")
 
 
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("[pins]\ndudo = 5\ncalza = 5\n",
+         "pin map {config}: BCM pin 5 is used twice, by 'dudo' and by 'calza'"),
+        # Before session 89, [gpio] was passed over and the default panel's wiring checked
+        # ("all 12 inputs answered"), for a config the table then refused to start with.
+        ("[gpio]\ndudo = 5\n", "{config}: unknown table(s) gpio (known: server, table, pins,"
+                               " vision, camera, seats, colours)"),
+    ],
+    ids=["a pin used twice", "a pins table misnamed"],
+)
 def test_panel_test_stops_on_a_bad_pin_map_with_the_reason(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, reason: str
 ) -> None:
     config = tmp_path / "table.toml"
-    config.write_text("[pins]\ndudo = 5\ncalza = 5\n")
+    config.write_text(text)
     assert main(["panel-test", "--mock", "--config", str(config)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.strip() == (
-        f"dudo panel-test: pin map {config}: BCM pin 5 is used twice, by 'dudo' and by 'calza'"
-    )
-
-
-def test_a_pins_table_misnamed_stops_the_check_as_it_would_stop_the_table(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Before, [gpio] was passed over and the default panel's wiring checked: "all 12 inputs
-    # answered", for a config the table then refused to start with.
-    config = tmp_path / "table.toml"
-    config.write_text("[gpio]\ndudo = 5\n")
-    assert main(["panel-test", "--mock", "--config", str(config)]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err == (f"dudo panel-test: {config}: unknown table(s) gpio (known: server,"
-                            " table, pins, vision, camera, seats, colours)\n")
+    assert captured.err == f"dudo panel-test: {reason.format(config=config)}\n"
 
 
 def test_a_button_on_the_hat_id_pins_is_noted_and_still_tested(

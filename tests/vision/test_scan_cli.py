@@ -665,17 +665,28 @@ def test_a_photograph_too_large_for_the_memory_is_said_so_not_called_corrupt(
         f"dudo scan: {big}: too large to decode in the memory available")
 
 
-def test_a_config_whose_camera_table_the_table_would_refuse_stops_the_scan(
-    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        # Its size was taken as "none given" and the calibration read unscaled.
+        ("[camera]\nwidth = 'x'\nheight = 640\n[vision]\ndie_size = 38.0\n",
+         "[camera] width = 'x': must be a whole number from 1 to 16,384"),
+        # Before session 89, the scan said only "the config has no [colours] or [seats]".
+        ('[colors]\nAna = "red"\n',
+         "unknown table(s) colors (known: server, table, pins, vision, camera, seats, colours)"),
+    ],
+    ids=["a camera table", "a table misspelt"],
+)
+def test_a_config_the_table_would_refuse_stops_the_scan(
+    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+    reason: str,
 ) -> None:
-    # Its size was taken as "none given" and the calibration read unscaled.
     path, _ = table
     config = tmp_path / "dudo.toml"
-    config.write_text("[camera]\nwidth = 'x'\nheight = 640\n[vision]\ndie_size = 38.0\n")
-    code, lines, err = scan(capsys, str(path), "--config", str(config))
+    config.write_text(text)
+    code, lines, err = scan(capsys, str(path), "--config", str(config), "--expect", "Ana=1")
     assert (code, lines) == (2, [])
-    assert err == (f"dudo scan: {config}: [camera] width = 'x': must be a whole number from 1"
-                   " to 16,384\n")
+    assert err == f"dudo scan: {config}: {reason}\n"
 
 
 def test_a_scan_with_a_config_looks_from_where_its_camera_looks_unless_told(
@@ -691,19 +702,6 @@ def test_a_scan_with_a_config_looks_from_where_its_camera_looks_unless_told(
         assert code == 0
         faces[view] = json.loads(lines[0])["counts"]
     assert faces[None] == faces["above"] != faces["below"]
-
-
-def test_a_config_with_a_table_misspelt_stops_the_scan_as_it_would_stop_the_table(
-    table: tuple[Path, Scene], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Before, the scan said only "the config has no [colours] or [seats]".
-    path, _ = table
-    config = tmp_path / "dudo.toml"
-    config.write_text('[colors]\nAna = "red"\n')
-    code, lines, err = scan(capsys, str(path), "--config", str(config), "--expect", "Ana=1")
-    assert (code, lines) == (2, [])
-    assert err == (f"dudo scan: {config}: unknown table(s) colors (known: server, table, pins,"
-                   " vision, camera, seats, colours)\n")
 
 
 def test_expect_gives_each_die_to_its_player_and_says_what_disagrees(
