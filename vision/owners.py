@@ -79,7 +79,9 @@ def assign_owners(
     by_colour = _players_by_colour(calibration.colours, expected)
     zones = calibration.seats
     if not by_colour and zones.seats == 0:
-        return Ownership({}, reading.dice, _compare_total(reading, expected), "none")
+        return Ownership({}, reading.dice, _colours_unused(calibration.colours, expected)
+                         + _shared_colours(calibration.colours, expected, zones)
+                         + _compare_total(reading, expected), "none")
     seats = dict(seat_of) if seat_of is not None else _seats_in_order(expected)
     player_at = {seat: player for player, seat in seats.items()}
 
@@ -278,6 +280,14 @@ def _players_by_colour(colours: Mapping[str, str], expected: Mapping[str, int]) 
     # Two players with the same colour cannot be told apart by colour: leave it to the seats.
     return {colour: players[0] for colour, players in _holders(colours, expected).items()
             if len(players) == 1}
+
+
+def _colours_unused(colours: Mapping[str, str], expected: Mapping[str, int]) -> list[str]:
+    """Why ``colours`` tells no die's owner, where it names none of the players."""
+    if not colours or _holders(colours, expected) or len(expected) < 2:
+        return []
+    return [f"[colours] names none of this game's players ({', '.join(expected)}): whose die is"
+            " whose is not known; only the total is compared"]
 
 
 def _shared_colours(colours: Mapping[str, str], expected: Mapping[str, int],

@@ -228,7 +228,7 @@ def _with_owners(name: str, reading: Reading, owners: Owners, mismatch: tuple[st
     if ownership.by != "none":
         line += "  " + "; ".join(f"{player}: {' '.join(map(str, faces)) or 'none'}"
                                  for player, faces in ownership.faces().items())
-    elif len(owners.expected) > 1:
+    elif len(owners.expected) > 1 and not owners.calibration.colours:
         line += f"  ({_NO_OWNERS})"
     return line + "".join(f"  ({why})" for why in disagreements), ownership
 

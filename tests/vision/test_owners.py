@@ -80,10 +80,27 @@ def test_players_of_one_colour_without_seat_zones_are_told_why_their_dice_are_no
     assert owners.disagreements[0] == (
         "Ana and Ben both have red dice in [colours]: the camera cannot tell their dice apart"
         " (give each a colour of their own, or calibrate seat zones: dudo calibrate --seats N)")
+    # Two players, one colour, and nothing else to tell any die's owner: the same reason
+    # (before, it was said only where a third player's colour told some dice apart).
+    alike = assign_owners(reading(die(1, "red"), die(2, "red")),
+                          Calibration(colours={"Ana": "red", "Ben": "red"}), {"Ana": 1, "Ben": 1})
+    assert alike.disagreements == [
+        "Ana and Ben both have red dice in [colours]: the camera cannot tell their dice apart"
+        " (give each a colour of their own, or calibrate seat zones: dudo calibrate --seats N)"]
     grey = Calibration(colours={"Ana": "grey", "Ben": "Gray", "Caro": "GREY", "Dan": "red"})
     said = assign_owners(reading(die(1, "grey"), die(2, "red")), grey,
                          {"Ana": 1, "Ben": 0, "Caro": 0, "Dan": 1})
     assert said.disagreements[0].startswith("Ana, Ben and Caro all have grey dice in [colours]")
+
+
+def test_colours_naming_none_of_the_players_are_said_to_tell_no_die_s_owner() -> None:
+    # Before, a [colours] table of last week's players gave nobody's dice without a word.
+    calibration = Calibration(colours={"Zed": "red", "Yan": "blue"})
+    owners = assign_owners(reading(die(1, "red"), die(2, "blue")), calibration,
+                           {"Ana": 1, "Ben": 1})
+    assert owners.disagreements == [
+        "[colours] names none of this game's players (Ana, Ben): whose die is whose is not"
+        " known; only the total is compared"]
 
 
 def test_a_player_is_found_in_the_colours_whatever_the_capitals_of_their_name() -> None:

@@ -814,7 +814,7 @@ def test_scan_trusts_the_seat_zones_as_the_table_does_and_draws_only_those_it_tr
 
 
 def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
-    table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str]
+    table: tuple[Path, Scene], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # Before, nothing said that no die could be given to a player: Ben's missing die went
     # unremarked as long as the total was right.
@@ -828,6 +828,14 @@ def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
             " them: --config FILE); only the total is compared)") in lines[0]
     code, lines, err = scan(capsys, str(path), "--expect", f"Ana={shown}")
     assert code == 0 and "whose die is whose" not in lines[0]  # one player: all theirs
+    # A config whose [colours] gives both players one colour says so, not "no [colours]".
+    config = tmp_path / "table.toml"
+    config.write_text('[colours]\nAna = "red"\nBen = "red"\n')
+    code, lines, err = scan(capsys, str(path), "--config", str(config), "--expect",
+                            f"Ana={shown - 1}", "--expect", "Ben=1")
+    assert (code, err) == (0, "")
+    assert "no [colours]" not in lines[0]
+    assert "(Ana and Ben both have red dice in [colours]: the camera cannot tell" in lines[0]
 
 
 @pytest.mark.parametrize(("given", "said"), [
