@@ -145,11 +145,12 @@ def calibrate(
 
     reader = config_from_dict(vision, source=str(path))
     before = calibration.camera
-    if frames and (camera.width, camera.height) != (before.width, before.height) and (
-            "width" in _table(data, "camera")):
-        # Said, not only the zones' scaling: a Picamera2 takes its pictures at this size.
+    if frames and (camera.width, camera.height) != (before.width, before.height):
+        # Said, not only the zones' scaling: a Picamera2 takes its pictures at this size (a
+        # first calibration's too: it was said only where the config gave a size).
+        said = "the config said" if "width" in _table(data, "camera") else "the default is"
         lines.append(f"camera: pictures of {camera.width}x{camera.height} from now on, the size"
-                     f" of those given (the config said {before.width}x{before.height})")
+                     f" of those given ({said} {before.width}x{before.height})")
     # Marks and zones are pixels of the pictures of the size [camera] gives, if it does: a
     # config without one has them in the size of the pictures it reads, whatever it is (as
     # `dudo scan` and `dudo serve` take them), not in the default camera's.

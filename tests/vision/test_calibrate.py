@@ -276,6 +276,9 @@ def test_calibrating_from_photographs_writes_die_size_seats_and_the_empty_glass(
     assert main([*argv, "--seats", "6"]) == 0
     out = capsys.readouterr().out
     assert "die size:" in out and "written to" in out
+    # A first calibration sets the camera's size too, and says so (before, only a second).
+    assert ("camera: pictures of 1280x960 from now on, the size of those given (the default is"
+            " 2028x1520)") in out
     calibration = load_calibration(config)
     assert (calibration.camera.width, calibration.camera.height) == (1280, 960)
     assert calibration.seats.count == 6
