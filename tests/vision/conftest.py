@@ -16,6 +16,11 @@ from vision.evaluate import LabelledDie, load_labels
 from vision.reader import load_image
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
+if not (DEV / "labels").is_dir():
+    # One clear line, not a hundred tests failing on a missing file.
+    raise pytest.UsageError(
+        f"the reader's tests need the dev photographs at {DEV.resolve()}: put the shared folder"
+        " (its datasets/dice-top-dev) beside this clone, as CI has it")
 
 
 @pytest.fixture
