@@ -203,6 +203,10 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
     """
     try:
         source = sqlite3.connect(f"{damaged.absolute().as_uri()}?mode=ro", uri=True)
+        # A file cut short (a card's last writes lost) has its tables' or indexes' pages
+        # past its end, and SQLite then finds its schema malformed and reads no row at all:
+        # so told, it reads every row on the pages left.
+        source.execute("PRAGMA writable_schema = ON")
     except sqlite3.Error:
         return Salvaged()
     with closing(source):

@@ -3,6 +3,7 @@ games up to their first damaged row, the rest kept among its set-aside rows."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime
@@ -69,6 +70,35 @@ def test_every_row_that_can_be_read_is_kept_the_one_before_the_damage_too(
     with closing(sqlite3.connect(path)) as db:
         aside = [seq for (seq,) in db.execute("SELECT seq FROM dropped ORDER BY seq")]
     assert aside == list(range(first_lost + lost, ACTIONS + 1))
+
+
+@pytest.mark.parametrize("pages_lost", [1, 3])
+def test_a_journal_cut_short_keeps_every_row_on_the_pages_left(
+    tmp_path: Path, pages_lost: int
+) -> None:
+    # A card's last writes lost leave the file short of the pages its header counts. Before,
+    # SQLite found the schema malformed, and the salvage read no game at all from it.
+    path = tmp_path / "journal.sqlite3"
+    a_long_game(path)
+    pages = leaves(path)
+    with closing(sqlite3.connect(path)) as db:
+        (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    size = path.stat().st_size
+    os.truncate(path, size - pages_lost * page_size)
+    left = size // page_size - pages_lost  # pages are numbered from 1
+    first_lost = 1
+    for page, rows in pages:
+        if page > left:
+            break
+        first_lost += rows
+    assert damage(path) is not None
+    mend(path)
+    mended = Journal(path)
+    try:
+        assert [row.seq for row in mended.game(1).rows] == list(range(1, first_lost))
+    finally:
+        mended.close()
+    assert first_lost > ACTIONS // 2  # most of the game, whatever lay on the pages lost
 
 
 def test_a_salvage_the_card_cannot_hold_leaves_the_damaged_journal_and_no_part_behind(
