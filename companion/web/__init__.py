@@ -71,6 +71,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config["SECRET_KEY"] = secrets.token_bytes(32)
     app.config.update(config or {})
+    app.session_interface = auth.ClockFreeCookies()
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep presets in their order
     if app.config["TABLE_PIN"] is not None:
         app.config["TABLE_PIN"] = str(app.config["TABLE_PIN"])

@@ -25,7 +25,9 @@ from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from flask import Blueprint, Response, current_app, g, jsonify, request, session
+from flask import Blueprint, Flask, Request, Response, current_app, g, jsonify, request, session
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from itsdangerous import BadSignature
 
 from companion.web.replies import error, request_json
 
@@ -220,6 +222,29 @@ class ControlSessions:
         except OSError as err:
             log.warning("cannot keep the sessions in %s (%s): phones sign in again after a"
                         " restart", self.path, err)
+
+
+class ClockFreeCookies(SecureCookieSessionInterface):
+    """Flask's signed session cookie, read whatever the wall clock says of when it was
+    signed: :class:`ControlSessions` alone says how long a phone keeps control.
+
+    Flask throws a cookie away when the clock puts its signature in the future or more than
+    31 days back, and the phone lost control without a word: a Pi without a clock of its own
+    starts up to an hour behind after a power cut (fake-hwclock saves the time hourly), then
+    the network sets it.
+    """
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        signed = self.get_signing_serializer(app)
+        if signed is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        try:
+            return self.session_class(signed.loads(value))  # no max_age: no clock asked
+        except BadSignature:
+            return self.session_class()
 
 
 def pin_mark(config: Mapping[str, object]) -> str:

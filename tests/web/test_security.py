@@ -6,6 +6,7 @@ import hmac
 import json
 import logging
 import re
+import time
 from typing import Any
 
 import pytest
@@ -312,6 +313,29 @@ def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_contr
     later = table_started().test_client()
     later.set_cookie("dudo_session", cookie.value)
     assert later.get("/api/session").get_json()["control"] is False
+
+
+@pytest.mark.parametrize("jump_s", [-3600.0, 40 * 86400.0])
+def test_the_wall_clock_set_back_or_far_ahead_keeps_the_phones_in_control(
+    app: Flask, table: Table, game: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+    jump_s: float
+) -> None:
+    # A Pi without a clock of its own starts up to an hour behind after a power cut, and the
+    # network then sets it. Before, Flask threw away a cookie the clock said was signed in
+    # the future or over 31 days ago, and the phone lost control without a word.
+    phone = app.test_client()
+    token = login(phone).get_json()["csrf"]
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + jump_s)
+    assert phone.get("/api/session").get_json()["control"] is True
+    assert phone.post("/api/actions", json=BID, headers={"X-CSRF-Token": token}).status_code == 200
+    # The cookie itself is still checked: one signed with another key gives no control.
+    other = create_app(table, {"TABLE_PIN": PIN, "TESTING": True})
+    stranger = other.test_client()
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    stranger.set_cookie("dudo_session", cookie.value)
+    assert stranger.get("/api/session").get_json()["control"] is False
 
 
 def test_many_addresses_together_guess_no_faster_than_the_table_allows(app: Flask) -> None:
