@@ -9,11 +9,15 @@ start with a :class:`~companion.start_errors.StartError` that says what to do.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,14 +88,8 @@ def open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
     except JournalError as err:
         why = what_to_do(err, data)
-        # SQLite needs `immutable` to read a WAL database whose -shm file it cannot create.
-        for query in ("mode=ro", "mode=ro&immutable=1"):
-            if not path.is_file():
-                break
-            try:
-                journal = Journal(f"{path.absolute().as_uri()}?{query}", uri=True)
-            except JournalError:
-                continue
+        journal = _to_read(path) if path.is_file() else None
+        if journal is not None:
             logger.error("%s; the journal is opened read-only", err)
             faults["journal"] = (f"the journal can only be read ({err}), so every action is"
                                  f" refused: {why}; the table takes actions again by itself"
@@ -101,6 +99,44 @@ def open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         if _no_room(err):
             raise CannotWriteYet(f"{err}: {why} (systemd tries again by itself)") from err
         raise StartError(f"{err} (use --data DIR for a writable directory)") from err
+
+
+def _to_read(path: Path) -> Journal | None:
+    """The journal at ``path`` opened to be read only, its WAL's moves with it (None: it
+    cannot be, or its WAL cannot be read).
+
+    SQLite reads a WAL through its index (the ``-shm`` file), which it cannot make on a card
+    it may not write; opened ``immutable`` it reads the file alone, as it stood before the
+    moves still in its WAL (the page showed an older game, and once the card could be written
+    again every action was refused until a restart). There, the file and its WAL are read
+    from a copy in memory."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    with suppress(JournalError):
+        return Journal(uri, uri=True)
+    wal = path.with_name(path.name + "-wal")
+    try:
+        if not (wal.is_file() and wal.stat().st_size > 0):
+            return Journal(f"{uri}&immutable=1", uri=True)  # the file holds every move
+        copy = _copied_in_memory(path, wal)
+        return Journal(f"{copy.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+    except (OSError, sqlite3.Error, JournalError) as err:
+        logger.error("the journal %s cannot be read with its WAL (%s)", path, err)
+        return None
+
+
+def _copied_in_memory(path: Path, wal: Path) -> Path:
+    """A copy of the journal at ``path`` with the moves of its ``wal`` folded in, in memory
+    (``/dev/shm``, else the temporary folder), removed when the table stops."""
+    shm = Path("/dev/shm")
+    folder = Path(tempfile.mkdtemp(prefix="dudo-journal-",
+                                   dir=shm if os.access(shm, os.W_OK) else None))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = folder / path.name
+    shutil.copyfile(path, copy)
+    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+    with closing(sqlite3.connect(copy)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return copy
 
 
 def _barred(path: Path) -> Path:
