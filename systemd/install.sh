@@ -61,11 +61,14 @@ python3 -m venv --system-site-packages "$release"
 # A build left in the checkout by an earlier install would bring back files deleted since.
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # The `onnx` extra (ONNX Runtime, which runs the reader's nets faster) has wheels for 64-bit
-# ARM only: elsewhere OpenCV's dnn runs them.
-if ! "$release/bin/python" -m pip install -q "${SOURCE}[onnx]"; then
+# ARM only: elsewhere OpenCV's dnn runs them. At the versions CI last passed with beside
+# Debian's numpy and OpenCV (.ci/constraints-pi.txt): the web server builds on waitress's
+# own classes, which a newer release may change.
+constraints="$SOURCE/.ci/constraints-pi.txt"
+if ! "$release/bin/python" -m pip install -q -c "$constraints" "${SOURCE}[onnx]"; then
     echo "install: ONNX Runtime did not install (no wheel for this system, or PyPI out of reach:" \
          "run this again once online): the reader's nets run on OpenCV's dnn" >&2
-    "$release/bin/python" -m pip install -q "$SOURCE"
+    "$release/bin/python" -m pip install -q -c "$constraints" "$SOURCE"
 fi
 rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # ONNX Runtime installed, it must also run here: its wheel for 64-bit ARM crashed as it loaded
@@ -97,7 +100,16 @@ if ! "$release/bin/python" -c 'import cv2, picamera2, lgpio'; then
     fi
     echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
 fi
-"$release/bin/dudo" rules >/dev/null  # the new venv runs, or the install stops here (set -e)
+# The new venv serves the page, or the install stops here (set -e): `dudo rules` alone, the
+# check before, ran where Flask or waitress could not even be imported.
+"$release/bin/python" -c '
+import gpiozero
+import companion.serve, companion.web.server
+from companion.table import Table
+from companion.web import create_app
+page = create_app(Table(), {"TABLE_PIN": "1234"}).test_client()
+assert page.get("/").status_code == 200 and page.get("/api/state").status_code == 200, "no page"'
+"$release/bin/dudo" rules >/dev/null
 sync
 # An install before this layout left a venv folder where the link goes: set aside first.
 if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
@@ -149,12 +161,25 @@ systemctl enable --now avahi-daemon.service >/dev/null 2>&1 || true
 systemctl enable dudo-companion.service
 started=yes
 systemctl restart dudo-companion.service || started=no
-# The last venv the service started on: kept through installs that fail, to go back to.
+# The last venv the service started on: kept through installs that fail, and gone back to
+# when the new one does not start (before, systemd went on restarting a table that could not
+# start, until someone pointed the link back by hand).
 if [ "$started" = yes ]; then
     ln -sfn "$release" "$PREFIX/started.link"
     mv -T "$PREFIX/started.link" "$PREFIX/started"
 fi
 good=$(readlink "$PREFIX/started" || true)
+if [ "$started" = no ] && [ -n "$good" ] && [ -d "$good" ] && [ "$good" != "$release" ]; then
+    ln -sfn "$good" "$PREFIX/venv.link"
+    mv -T "$PREFIX/venv.link" "$PREFIX/venv"
+    sync
+    if systemctl restart dudo-companion.service; then
+        back="it runs on $good, the venv it last started on, again"
+    else
+        back="nor on $good, the venv it last started on, which it is set to again"
+    fi
+    echo "install: the service did not start on the new venv $release: $back" >&2
+fi
 # Kept: the new venv, the one before it and the last that started (to go back to by hand:
 # ln -sfn OLD $PREFIX/venv, then restart). Older ones go only now, none of them running.
 for old in "$PREFIX"/venv-*; do

@@ -6,6 +6,7 @@ is moved under the folder, and the venv is made and the checkout installed into 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,9 +54,14 @@ def pi(tmp_path: Path) -> Path:
     for part in ("companion", "vision", "hardware", "systemd"):
         shutil.copytree(ROOT / part, source / part,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-    for part in ("pyproject.toml", "README.md"):
+    for part in ("pyproject.toml", "README.md", ".ci/constraints-pi.txt"):
+        (source / part).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / part, source / part)
     (source / "systemd" / "install.sh").write_text(script)
+    pinned = source / ".ci" / "constraints-pi.txt"
+    older, n = re.subn(r"(?m)^waitress==.*$", "waitress==3.0.1", pinned.read_text())
+    assert n == 1
+    pinned.write_text(older)
     return tmp_path
 
 
@@ -106,15 +112,25 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert f"PIN: {pin}" in first.stdout
     assert not config.with_name("config.toml.part").exists()
 
+    # Installed at the versions of .ci/constraints-pi.txt, CI's beside Debian's numpy and
+    # OpenCV (the checkout's copy names an older waitress: before, pip took the newest).
+    freeze = subprocess.run([str(linked / "bin" / "python"), "-m", "pip", "freeze", "--local"],
+                            capture_output=True, text=True, timeout=120).stdout.lower()
+    assert "waitress==3.0.1\n" in freeze
+
     # The update: a new venv, the link moved to it once whole; the last one kept to go back
     # to, the older ones gone; the config (and its PIN) as it was. The service does not start
-    # this time: the PIN is still said, with where to look, and the install fails.
+    # this time: the PIN is still said, with where to look, the table goes back to the venv
+    # it last started on (before, it stayed on the new one, restarted in vain by systemd),
+    # and the install fails.
     second = install(pi, FAIL_RESTART="1")
     assert second.returncode == 1
     assert "the service did not start: see journalctl -u dudo-companion" in second.stderr
     assert f"PIN: {pin}" in second.stdout
-    assert (prefix / "venv").resolve() != linked
-    failed = (prefix / "venv").resolve()
+    assert (prefix / "venv").resolve() == linked
+    (failed,) = [p for p in prefix.glob("venv-*") if p != linked]
+    assert (f"install: the service did not start on the new venv {failed}: nor on {linked},"
+            " the venv it last started on, which it is set to again") in second.stderr
     # Where ONNX Runtime runs, it stays.
     assert "ONNX Runtime does not run" not in second.stderr and imports_onnx_runtime(failed)
     assert sorted(p.name for p in prefix.iterdir()) == sorted(
@@ -124,10 +140,13 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
 
     # Tried again, failing again: the venv the service last started on is still kept (before,
     # only the one before was, the failed one, and the last good venv was removed).
-    assert install(pi, FAIL_RESTART="1").returncode == 1
-    assert (prefix / "started").resolve() == linked
+    third = install(pi, FAIL_RESTART="1")
+    assert third.returncode == 1
+    assert (prefix / "started").resolve() == linked == (prefix / "venv").resolve()
+    (newest,) = [p for p in prefix.glob("venv-*") if p != linked]
+    assert newest != failed and f"did not start on the new venv {newest}" in third.stderr
     assert sorted(p.name for p in prefix.iterdir()) == sorted(
-        ["venv", "started", linked.name, failed.name, (prefix / "venv").resolve().name])
+        ["venv", "started", linked.name, newest.name])
 
     # An update with the package index out of reach stops before the switch, says the
     # version before still runs, and leaves no half-built venv on the card.
@@ -137,6 +156,17 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert offline.returncode != 0
     assert ("install: stopped before switching to the new venv: the version installed before"
             " still runs") in offline.stderr
+    assert sorted(p.name for p in prefix.iterdir()) == running
+    # An update whose venv cannot serve the page (a Flask that cannot be imported: `dudo
+    # rules`, the check before, ran all the same) stops before the switch too.
+    broken = pi / "broken" / "flask"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('a Flask release that breaks')\n")
+    cannot_serve = install(pi, PYTHONPATH=str(broken.parent))
+    assert cannot_serve.returncode != 0
+    assert "a Flask release that breaks" in cannot_serve.stderr
+    assert ("install: stopped before switching to the new venv: the version installed before"
+            " still runs") in cannot_serve.stderr
     assert sorted(p.name for p in prefix.iterdir()) == running
     calls = (pi / "calls.log").read_text()
     assert "systemctl restart dudo-companion.service" in calls
