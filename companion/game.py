@@ -215,6 +215,12 @@ class Game:
         return [self._names[seat] for seat in sorted(self._left)]
 
     @property
+    def settled_round(self) -> int | None:
+        """The round the last reveal settled (its result's, in the state's ``last_result``),
+        or None before the first."""
+        return None if self._last_result is None else self._last_result.round
+
+    @property
     def turn(self) -> str | None:
         """Who acts next, or None during a reveal and once the game is over."""
         return None if self._turn is None else self._names[self._turn]

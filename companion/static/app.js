@@ -819,9 +819,11 @@ function renderReveal(state) {
     // Dice typed in by hand have no picture: their counts are still the reveal's to show.
     const typed = !inReveal && result && (result.faces || (result.dice && Object.values(result.dice).flat()));
     renderCounts(typed ? countFaces(typed) : null);
-    // Said on every phone (a picture's corrections are): these counts were typed, not read.
-    $("reading-corrected").hidden = !typed;
-    $("reading-corrected").textContent = typed ? "Typed in by hand"
+    // Said on every phone (a picture's corrections are): these counts were typed, not read
+    // (a reading's counts, its picture gone at the next round's first bid, are not).
+    const byHand = !!typed && !!state.reveal_typed;
+    $("reading-corrected").hidden = !byHand;
+    $("reading-corrected").textContent = byHand ? "Typed in by hand"
       + (state.camera ? ", in place of the camera's reading." : ".") : "";
     page.readingKey = null;
     page.picks = {};

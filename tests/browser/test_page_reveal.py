@@ -172,6 +172,16 @@ def test_the_dice_corrected_are_said_under_the_picture_on_every_phone(
     expect(player.locator("#round")).to_have_text("round 2")
     expect(player.locator("#reveal-title")).to_have_text("Last reveal (round 1)")
     expect(note).to_be_hidden()
+    # The next round's first bid takes the picture away, not the counts, and the camera's
+    # reading is not said to be typed in (since session 90: every camera reveal was).
+    counted = player.locator("#counts .count-face")
+    expect(counted.first).to_be_visible()
+    before = counted.all_inner_texts()
+    act(waiting_table, action="bid", player=get_state(waiting_table)["turn"], quantity=1, face=2)
+    expect(player.locator("#reveal-img")).to_be_hidden()
+    expect(player.locator("#reveal-title")).to_have_text("Last reveal (round 1)")
+    assert counted.all_inner_texts() == before
+    expect(note).to_be_hidden()
 
 
 def test_while_the_camera_looks_again_the_picture_before_keeps_the_card_s_place(

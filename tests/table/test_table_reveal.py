@@ -387,6 +387,8 @@ def test_the_reading_stays_on_the_page_until_the_next_rounds_first_bid(
     opener = state["turn"]
     play(camera_table.table, [{"action": "bid", "player": opener, "quantity": 2, "face": 3}])
     assert "reading" not in camera_table.table.state()
+    # The camera read that reveal: its dice are not said to be typed in by hand.
+    assert camera_table.table.state()["reveal_typed"] is False
 
 
 @pytest.mark.parametrize("reader", ["truth"])
@@ -433,6 +435,11 @@ def test_a_reading_passed_over_for_dice_typed_in_is_shown_no_more(
     assert state["round"] == 2 and state["last_result"]["dice"] == dice
     # The page no longer shows the 14 dice the camera saw beside the 15 typed in.
     assert "reading" not in state and table.reveal_picture() is None
+    assert state["reveal_typed"] is True  # said on the page, until that reveal is undone
+    play(table, [{"action": "bid", "player": state["turn"], "quantity": 2, "face": 3}])
+    assert table.state()["reveal_typed"] is True
+    play(table, [{"action": "undo"}, {"action": "undo"}])
+    assert table.state()["phase"] == "reveal" and table.state()["reveal_typed"] is False
 
 
 @pytest.mark.parametrize("reader", ["truth"])
