@@ -1459,9 +1459,18 @@ async function loadGames(url) {
 $("older-games").addEventListener("click", () => { if (page.olderGames) loadGames(page.olderGames); });
 function gameTitle(g) {
   const who = g.players ? g.players.join(", ") : "";
-  const when = g.started || g.started_at || g.created || "";
-  const win = g.winner ? " \u2014 " + g.winner + " won" : (g.finished === false ? " (unfinished)" : "");
-  return ["#" + g.id, g.rules || "", who, String(when).slice(0, 16).replace("T", " ")].filter(Boolean).join(" \u00b7 ") + win;
+  const s = page.state || {};
+  const playing = g.id === s.game_id && s.phase !== "over";
+  const win = g.winner ? " \u2014 " + g.winner + " won" : g.finished === false ? (playing ? " (being played)" : " (unfinished)") : "";
+  return ["#" + g.id, g.rules || "", who, localTime(g.started || "")].filter(Boolean).join(" \u00b7 ") + win;
+}
+// The table keeps when each game started in UTC: shown in the phone's own time (a phone in
+// Lima read an evening's games as started the next day).
+function localTime(when) {
+  const t = new Date(when);
+  if (!when || isNaN(t.getTime())) return String(when).slice(0, 16).replace("T", " ");
+  const two = (n) => String(n).padStart(2, "0");
+  return t.getFullYear() + "-" + two(t.getMonth() + 1) + "-" + two(t.getDate()) + " " + two(t.getHours()) + ":" + two(t.getMinutes());
 }
 
 // ---------- the live feed ----------

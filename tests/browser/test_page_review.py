@@ -13,6 +13,7 @@ import re
 import time
 import urllib.request
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -404,6 +405,25 @@ def test_a_table_that_played_many_games_lists_the_newest_and_shows_older_on_requ
     shot(phone, "29-many-games", full=True)
 
 
+def test_the_games_list_gives_each_game_s_start_in_the_phone_s_own_time(
+    browser: Any, server: str
+) -> None:
+    # The table keeps UTC: before, a phone in Lima read a game started at 21:00 there as
+    # started at 02:00 the next day, and the game being played was "(unfinished)".
+    new_game(server, ["Ana", "Ben"], dice=1)
+    with urllib.request.urlopen(server + "/api/games?limit=1", timeout=5) as answer:
+        (game,) = json.load(answer)["games"]
+    lima = timezone(timedelta(hours=-5))  # all year: Peru keeps no summer time
+    started = datetime.fromisoformat(game["started"]).astimezone(lima)
+    context = browser.new_context(viewport=PHONE, timezone_id="America/Lima")
+    phone = context.new_page()
+    phone.goto(server)
+    listed = phone.locator("#games li").first
+    expect(listed).to_contain_text(f"#{game['id']} ")
+    expect(listed).to_contain_text(started.strftime("%Y-%m-%d %H:%M") + " (being played)")
+    context.close()
+
+
 def test_a_phone_open_across_a_restart_of_the_table_shows_the_game_as_it_goes_on(
     browser: Any, tmp_path: Path
 ) -> None:
@@ -720,7 +740,7 @@ def test_a_table_that_hides_the_dice_counts_says_so_and_offers_no_record_it_woul
     expect(watcher.locator("#rules-line")).to_contain_text(
         "?: how many dice each holds is not shown (these rules)")
     listed = watcher.locator("#games li").first
-    expect(listed).to_contain_text("(unfinished) \u00b7 its record once it ends")
+    expect(listed).to_contain_text("(being played) \u00b7 its record once it ends")
     expect(listed.locator("a")).to_have_count(0)
     shot(watcher, "78-hidden-counts-watcher", full=True)
     take_control(watcher)  # the PIN's phone may have it
