@@ -905,3 +905,35 @@ def test_each_game_in_the_list_is_a_finger_high(
     if width == 360:
         shot(page, "60-games-360")
     page.context.close()
+
+
+# Each word of the winner's banner and the lines it was drawn on (2 or more: broken inside).
+WINNER_WORDS = """() => {
+  const text = document.querySelector("#winner strong").firstChild;
+  const words = [];
+  for (const match of text.data.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, match.index);
+    range.setEnd(text, match.index + match[0].length);
+    words.push([match[0], range.getClientRects().length]);
+  }
+  return words;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 640}, SMALL])
+def test_the_winner_s_name_breaks_only_between_its_words_at_twice_the_text_size(
+    browser: Any, server: str, viewport: dict[str, int]
+) -> None:
+    # Before, at twice the text the banner's 2rem split a name: "Maximi / liana / Rosale / s".
+    new_game(server, ["Maximiliana Rosales", "Ben"], rules="perudo", dice=1)
+    act(server, action="bid", player="Maximiliana Rosales", quantity=2, face=6)
+    act(server, action="dudo", player="Ben")
+    state = act(server, action="reveal", dice={"Maximiliana Rosales": [6], "Ben": [6]})
+    assert state["winner"] == "Maximiliana Rosales", state
+    page = open_page(browser, server, viewport, "light")
+    text_size(page, "200%")
+    expect(page.locator("#winner")).to_contain_text("Maximiliana Rosales wins!")
+    assert page.evaluate(WINNER_WORDS) == [["Maximiliana", 1], ["Rosales", 1], ["wins!", 1]]
+    shot(page, f"90-winner-{viewport['width']}-200")
+    page.context.close()
