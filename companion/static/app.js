@@ -1055,6 +1055,11 @@ function renderControls(state) {
   choice.hidden = !(bidding && palificoChoicePending(state));
   // The banner above names the player: one row for the choice keeps Bid and DUDO in view.
   if (!choice.hidden) $("palifico-who").textContent = "Palifico:";
+  // Closed is what a bid alone plays: marked so (a short screen's tag, in the banner's place,
+  // has no room to say "closed unless declared open", and a bid played it closed unsaid).
+  const closed = choice.querySelector("button[data-mode=closed]");
+  closed.classList.toggle("chosen", !choice.hidden);
+  closed.title = choice.hidden ? "" : "The round is closed unless declared open";
   if (!bidding) return;
   const opts = state.options || {};
   const exact = opts.exact_call && opts.exact_call !== "none";

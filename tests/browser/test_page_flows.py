@@ -173,6 +173,12 @@ def test_the_one_die_player_declares_an_open_palifico_even_after_passing(
         expect(banner).not_to_contain_text("the face is locked")
     expect(phone.locator("#palifico-choice")).to_be_visible()
     expect(phone.locator("#palifico-who")).to_have_text("Palifico:")  # the banner names {one}
+    # Closed, what a bid alone plays, is marked so (since session 90: neither was, and a short
+    # screen's tag in the banner's place did not say it).
+    closed = phone.locator("#palifico-choice button[data-mode=closed]")
+    expect(closed).to_have_class("chosen")
+    expect(closed).to_have_attribute("title", "The round is closed unless declared open")
+    expect(phone.locator("#palifico-choice button[data-mode=open]")).not_to_have_class("chosen")
     expect(spectator.locator("#controls")).to_be_hidden()
     shot(phone, "13-palifico-to-declare")
 
