@@ -840,11 +840,7 @@ def test_a_phone_on_its_side_shows_the_game_s_end_across_the_screen(
 ) -> None:
     # The standing bid goes at the game's end: the cards beside it (Undo, the last reveal)
     # left the screen's first two fifths empty.
-    new_game(server, ["Ana", "Ben"], rules="perudo", dice=1)
-    act(server, action="bid", player="Ana", quantity=2, face=6)
-    act(server, action="dudo", player="Ben")
-    state = act(server, action="reveal", dice={"Ana": [2], "Ben": [3]})
-    assert state["winner"] == "Ben", state
+    state = a_game_won_by(server, "Ben", "Ana")
     page = open_page(browser, server, {"width": 640, "height": 360}, "dark")
     take_control(page)
     wait_out_the_hold(page, state)
@@ -907,6 +903,16 @@ def test_each_game_in_the_list_is_a_finger_high(
     page.context.close()
 
 
+def a_game_won_by(server: str, winner: str, other: str) -> dict[str, Any]:
+    """A game of one die each that ``winner`` wins at the first call: the state at its end."""
+    new_game(server, [winner, other], rules="perudo", dice=1)
+    act(server, action="bid", player=winner, quantity=2, face=6)
+    act(server, action="dudo", player=other)
+    state = act(server, action="reveal", dice={winner: [6], other: [6]})
+    assert state["winner"] == winner, state
+    return state
+
+
 # Each word of the winner's banner and the lines it was drawn on (2 or more: broken inside).
 WINNER_WORDS = """() => {
   const text = document.querySelector("#winner strong").firstChild;
@@ -926,11 +932,7 @@ def test_the_winner_s_name_breaks_only_between_its_words_at_twice_the_text_size(
     browser: Any, server: str, viewport: dict[str, int]
 ) -> None:
     # Before, at twice the text the banner's 2rem split a name: "Maximi / liana / Rosale / s".
-    new_game(server, ["Maximiliana Rosales", "Ben"], rules="perudo", dice=1)
-    act(server, action="bid", player="Maximiliana Rosales", quantity=2, face=6)
-    act(server, action="dudo", player="Ben")
-    state = act(server, action="reveal", dice={"Maximiliana Rosales": [6], "Ben": [6]})
-    assert state["winner"] == "Maximiliana Rosales", state
+    a_game_won_by(server, "Maximiliana Rosales", "Ben")
     page = open_page(browser, server, viewport, "light")
     text_size(page, "200%")
     expect(page.locator("#winner")).to_contain_text("Maximiliana Rosales wins!")
