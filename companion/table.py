@@ -128,9 +128,9 @@ class Table:
         self._faults: dict[str, str] = {}
         self._reading: CameraReading | None = None
         self._last_reveal: CameraReading | None = None  # the last reveal's reading, for an undo
-        # The round whose dice the players typed in, at the last reveal typed (None: none
-        # since the camera's last reveal, the game's start, or this run's).
-        self._typed_round: int | None = None
+        # The rounds of this game whose reveals the players typed in by hand, in this run (an
+        # undo back to an earlier round's result finds it said as it was).
+        self._typed_rounds: set[int] = set()
         self._capture_token: Token | None = None
         # Actions a resume set aside, which the players are told of (fault ``left_out``) until
         # the game has as many moves as before the restart (see :mod:`companion.resume`).
@@ -305,7 +305,7 @@ class Table:
             self._set_fault("resume", None)
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
-            self._typed_round = None
+            self._typed_rounds = set()
             self._capture_token = None
             self._publish()
             said = opening(game)
@@ -506,7 +506,7 @@ class Table:
         if reading is not None:
             # The camera's (or the confirmed) reading became the reveal.
             self._reading = replace(reading, applied=True)
-            self._typed_round = None
+            self._typed_rounds.discard(self._game.settled_round or 0)
         elif phase == "reveal" and self._undone_into_reveal():
             # At a reveal of a round whose end an undo took back (the undo itself, the call
             # made again, a player leaving there or its undo): no picture, the next round's
@@ -543,7 +543,7 @@ class Table:
             self._last_reveal = self._reading or self._last_reveal
             self._reading = None
             if kind == "reveal":
-                self._typed_round = self._game.settled_round
+                self._typed_rounds.add(self._game.settled_round or 0)
         elif kind in ("bid", "pass"):
             self._reading = None  # the next round's first say: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
@@ -666,8 +666,8 @@ class Table:
         # Whether the last reveal's dice were typed in by hand, not read by the camera (the
         # page said so of every reveal once its picture went, at the next round's first bid).
         # An undo of that reveal brings back the round before's result.
-        state["reveal_typed"] = (self._typed_round is not None and self._game is not None
-                                 and self._game.settled_round == self._typed_round)
+        state["reveal_typed"] = (self._game is not None
+                                 and self._game.settled_round in self._typed_rounds)
         if self._reading is not None:
             state["reading"] = self._reading.to_state()
         self._snapshot = state

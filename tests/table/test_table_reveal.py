@@ -1652,3 +1652,22 @@ def test_dice_taken_from_a_player_are_told_by_seat_once_their_colour_is_in_anoth
     finally:
         cups.close()
         table.close()
+
+
+def test_an_undo_back_to_a_result_typed_in_says_again_that_it_was(
+    table: Table, header: dict[str, Any], opening: list[dict[str, Any]], play: Any
+) -> None:
+    # Before, only the last reveal typed in was known: undone back to round 1's result, typed
+    # in too, the page no longer said so.
+    table.new_game(header)
+    play(table, opening)
+    assert table.state()["reveal_typed"] is True
+    play(table, [{"action": "bid", "player": "Ben", "quantity": 2, "face": 3},
+                 {"action": "dudo", "player": "Caro"},
+                 {"action": "reveal", "dice": {"Ana": [1, 2, 3, 4, 5], "Ben": [2, 2, 2, 2],
+                                               "Caro": [6, 6, 6, 6, 6]}}])
+    assert table.state()["round"] == 3 and table.state()["reveal_typed"] is True
+    play(table, [{"action": "undo"}, {"action": "undo"}])
+    state = table.state()
+    assert state["phase"] == "bidding" and state["last_result"]["round"] == 1
+    assert state["reveal_typed"] is True
