@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.bars import letterbox
 from vision.evaluate import load_labels
 from vision.reader import load_image, read_dice
 
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 PHOTOS = sorted((DEV / "images").glob("*.jpg"))[5::30]
 
 

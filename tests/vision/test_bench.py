@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.bench import main
-
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
 
 def test_the_bench_prints_each_median_and_how_many_frames_it_read_exactly(

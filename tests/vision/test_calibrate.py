@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from tests.vision.conftest import DEV
 from vision.calibrate import calibrate
 from vision.calibration import (
     Calibration,
@@ -28,8 +29,6 @@ from vision.evaluate import load_labels, score_image
 from vision.reader import load_image, read_dice
 from vision.reading import DEFAULT_DOUBT_THRESHOLD, OUT_OF_FOCUS, TOO_DARK
 from vision.simulate import render_dice
-
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
 OTHER_TABLES = """\
 # the table's own settings: calibrate must keep this comment

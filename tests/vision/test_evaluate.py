@@ -15,11 +15,10 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.config import ReaderConfig
 from vision.evaluate import LabelledDie, load_labels, main, score_image
 from vision.reading import Die, Reading
-
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
 
 def die(face: int, x: int, y: int, confidence: float = 0.99) -> Die:

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.config import ReaderConfig
 from vision.degrade import degrade
 from vision.evaluate import load_labels, score_image
@@ -21,7 +22,6 @@ from vision.reading import BURNT_OUT, HARD_TO_READ, OUT_OF_FOCUS, TOO_DARK, Read
 from vision.scan import describe
 from vision.simulate import render_dice
 
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
 
 

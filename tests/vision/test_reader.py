@@ -12,13 +12,13 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.closer import close_view
 from vision.config import ReaderConfig, config_from_dict, load_config
 from vision.evaluate import load_labels, score_image
 from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy, locator_file
 from vision.reader import Reading, UnreadableImage, load_image, read_dice
 
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 # A fixed slice of the dev photographs, spread over the capture session (every 10th image).
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
 

@@ -4,12 +4,12 @@ and its dice are doubted rather than misread surely."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.degrade import degrade, smeared
 from vision.evaluate import LabelledDie, load_labels, score_image
 from vision.locate import Candidate
@@ -23,7 +23,6 @@ from vision.reading import SLANTED, SMEARED, SQUASHED, Die
 from vision.scan import describe
 from vision.smear import Smear, smear
 
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
 
 

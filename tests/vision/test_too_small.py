@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 
+from tests.vision.conftest import DEV
 from vision.evaluate import load_labels, score_image
 from vision.reader import SMALLEST_SURE_DIE, load_image, read_dice
 from vision.reading import TOO_SMALL
 from vision.scan import describe
 
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 DEV_SLICE = sorted((DEV / "images").glob("*.jpg"))[::10]
 
 

@@ -9,16 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from itertools import combinations
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import DEV
 from vision.training import data
 from vision.training.synthetic import ace_symbol, draw_die, shine, side_in_box
-
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "dice-top-dev"
 
 
 def test_a_turned_die_fills_its_upright_box() -> None:
