@@ -1452,8 +1452,7 @@ async function loadGames(url) {
   if (!data || !data.games) return;
   // The game under way at a table that hides the dice counts: its record, which counts
   // them, is the PIN holder's until it ends (a link would download a refusal).
-  const s = page.state || {};
-  const kept = (g) => g.id === s.game_id && s.dice_in_play === null && s.phase !== "over" && !page.control;
+  const kept = (g) => underWay(g) && (page.state || {}).dice_in_play === null && !page.control;
   const items = data.games.map((g) => h("li", {}, kept(g)
     ? h("span", {text: gameTitle(g) + " \u00b7 its record once it ends"})
     : h("a", {href: g.record, download: "", text: gameTitle(g)})));
@@ -1464,10 +1463,13 @@ async function loadGames(url) {
 $("older-games").addEventListener("click", () => { if (page.olderGames) loadGames(page.olderGames); });
 function gameTitle(g) {
   const who = g.players ? g.players.join(", ") : "";
-  const s = page.state || {};
-  const playing = g.id === s.game_id && s.phase !== "over";
-  const win = g.winner ? " \u2014 " + g.winner + " won" : g.finished === false ? (playing ? " (being played)" : " (unfinished)") : "";
+  const win = g.winner ? " \u2014 " + g.winner + " won" : g.finished === false ? (underWay(g) ? " (being played)" : " (unfinished)") : "";
   return ["#" + g.id, g.rules || "", who, localTime(g.started || "")].filter(Boolean).join(" \u00b7 ") + win;
+}
+// Whether the listed game ``g`` is the one the table is playing (not over).
+function underWay(g) {
+  const s = page.state || {};
+  return g.id === s.game_id && s.phase !== "over";
 }
 // The table keeps when each game started in UTC: shown in the phone's own time (a phone in
 // Lima read an evening's games as started the next day).
