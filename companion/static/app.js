@@ -169,6 +169,13 @@ document.addEventListener("pointerdown", (event) => {
   clearNotice();
 }, {capture: true});
 $("notice").addEventListener("click", clearNotice);
+// A finger on the toast (to scroll a long one) keeps it until its tap.
+$("notice").addEventListener("pointerdown", () => clearTimeout(noticeTimer));
+function markMore() {
+  const el = $("notice");
+  el.classList.toggle("more", el.scrollTop + el.clientHeight < el.scrollHeight - 2);
+}
+$("notice").addEventListener("scroll", markMore);
 function notice(text, kind, ms) {
   const el = $("notice");
   el.textContent = text;
@@ -177,6 +184,8 @@ function notice(text, kind, ms) {
   $("said").textContent = text;
   el.className = "notice " + (kind || "");
   el.hidden = false;
+  el.scrollTop = 0;
+  markMore();
   noticeShownAt = performance.now();
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(() => { el.hidden = true; }, ms || (kind === "error" ? 6000 : 4000));

@@ -23,11 +23,13 @@ from tests.browser.conftest import (
     act,
     call_api,
     dial_shown,
+    finish_the_reveal,
     keep_notice,
     loaded,
     new_game,
     open_page,
     shot,
+    shows,
     take_control,
     text_size,
     wait_out_the_hold,
@@ -390,6 +392,45 @@ def test_an_announcement_lies_over_the_header_never_over_the_standing_bid_and_th
         if under.is_visible():
             assert not overlap(box, under.bounding_box()), shown
     assert notice.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(17, 17, 17)"
+    page.context.close()
+
+
+def test_a_reveal_s_announcement_at_twice_the_text_leaves_the_new_turn_in_view(
+    browser: Any, server: str
+) -> None:
+    # Before, at twice the text a reveal's announcement took the whole of a 360x640 phone for
+    # 8 s, the new round's turn under it (a helper's audit of the page). Now it is 40% of the
+    # screen at most, says there is more, and scrolls to its last words.
+    new_game(server, ["Maximiliana", "Bartholomew", "Caro"], rules="perudo")
+    page = open_page(browser, server, {"width": 360, "height": 640}, "dark")
+    text_size(page, "200%")
+    act(server, action="bid", player="Maximiliana", quantity=3, face=4)
+    act(server, action="dudo", player="Bartholomew")
+    state = finish_the_reveal(server)
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("Dudo by Bartholomew")
+    keep_notice(page)
+    shows(page, state)
+    turn = page.locator("#turn")
+    expect(turn).to_contain_text("to open")
+    shot(page, "59-reveal-announcement-200pc-360x640")
+    box, under = notice.bounding_box(), turn.bounding_box()
+    assert box is not None and under is not None
+    assert box["height"] <= 0.4 * 640 + 1 and not overlap(box, under), (box, under)
+    expect(notice).to_have_class(re.compile(r"\bmore\b"))
+    notice.evaluate("e => { e.scrollTop = e.scrollHeight; }")
+    expect(notice).not_to_have_class(re.compile(r"\bmore\b"))
+    last = notice.evaluate("""(e) => {
+        const words = document.createRange();
+        words.selectNodeContents(e);
+        const rects = [...words.getClientRects()], shown = e.getBoundingClientRect();
+        return rects[rects.length - 1].bottom <= shown.bottom + 1;
+    }""")
+    assert last, "the announcement's last line is not in view once scrolled"
+    # At the usual size the same words fit: no "more".
+    page.add_style_tag(content="html { font-size: 100%; }")
+    page.evaluate("notice($('notice').textContent, '', 8000); clearTimeout(noticeTimer)")
+    expect(notice).not_to_have_class(re.compile(r"\bmore\b"))
     page.context.close()
 
 
