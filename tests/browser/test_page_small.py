@@ -2,7 +2,7 @@
 320 px, a seat's remove button stays beside its name in the new-game form, the seat numbers
 stay inside their circles and the players' names on one line with text at twice the size,
 a palifico round keeps the bid and the calls in view on a 360x640 phone, a phone on its side
-shows the standing bid beside the controls, and the simulated panel stops asking for its pins
+shows the standing bid beside the controls (without the PIN, beside the players), and the simulated panel stops asking for its pins
 while the table is out of reach. Each test sets its game up through the API; screenshots go to
 tests/artifacts/.
 """
@@ -811,8 +811,9 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     # Before, a 640x360 phone on its side showed the standing bid's card across the screen
     # and Bid at 412 px, DUDO at 478: under the screen's foot, in every round. Now the card
     # stands beside the controls, and Bid and DUDO are in view under a browser's bar too
-    # (about 300 px of the 360 are left). A phone without the PIN has no controls: its card
-    # keeps the whole width.
+    # (about 300 px of the 360 are left). A phone without the PIN has no controls: the
+    # players stand beside its card (before, across the screen under the card, the first of
+    # them at 334 px of the 360).
     players = ["Bartholomew", "Anne-Charlotte", "Li", "Sam"]
     new_game(server, players, rules="perudo")
     state = act(server, action="bid", player=players[0], quantity=3, face=5)
@@ -842,7 +843,11 @@ def test_a_phone_on_its_side_shows_bid_and_the_calls_beside_the_standing_bid(
     assert box["x"] >= card["x"] and box["x"] + box["width"] <= controls["x"], (box, card)
     expect(watcher.locator("#bid-by")).to_have_text("by Anne-Charlotte")
     assert watcher.locator("#controls").is_hidden()
-    assert watcher.locator("#bid-card").bounding_box()["width"] >= 600
+    shot(watcher, "57-phone-on-its-side-without-the-pin")
+    seen, players_card, last = (watcher.locator(s).bounding_box() for s in (
+        "#bid-card", "#players-card", "#players > li:last-child"))
+    assert seen["x"] + seen["width"] <= players_card["x"] and seen["y"] == players_card["y"]
+    assert last["y"] + last["height"] <= side["height"], last
     # With the text at twice the size, two columns are too narrow for it: one, as upright.
     text_size(page, "200%")
     act(server, action="bid", player=players[2], quantity=5, face=5)
