@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import hashlib
 import logging
 import os
 import shutil
@@ -88,7 +89,14 @@ def open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
         raise StartError(f"{err}: move it aside by hand (the service stopped first)") from err
     except JournalError as err:
         why = what_to_do(err, data)
-        journal = _to_read(path) if path.is_file() else None
+        try:
+            journal = _to_read(path) if path.is_file() else None
+        except (OSError, sqlite3.Error, JournalError) as unread:
+            # Not a mistake to stop for (exit status 2): memory fills and empties, a card
+            # fails for a while.
+            raise CannotWriteYet(
+                f"{err}; nor can the newest moves, in its WAL, be read from a copy ({unread}):"
+                f" {why}, or free room in /dev/shm (systemd tries again by itself)") from unread
         if journal is not None:
             logger.error("%s; the journal is opened read-only", err)
             faults["journal"] = (f"the journal can only be read ({err}), so every action is"
@@ -103,7 +111,7 @@ def open_journal(data: Path) -> tuple[Journal, dict[str, str]]:
 
 def _to_read(path: Path) -> Journal | None:
     """The journal at ``path`` opened to be read only, its WAL's moves with it (None: it
-    cannot be, or its WAL cannot be read).
+    cannot be; OSError, sqlite3.Error or JournalError: its WAL cannot be read).
 
     SQLite reads a WAL through its index (the ``-shm`` file), which it cannot make on a card
     it may not write; opened ``immutable`` it reads the file alone, as it stood before the
@@ -117,25 +125,40 @@ def _to_read(path: Path) -> Journal | None:
     try:
         if not (wal.is_file() and wal.stat().st_size > 0):
             return Journal(f"{uri}&immutable=1", uri=True)  # the file holds every move
-        copy = _copied_in_memory(path, wal)
-        return Journal(f"{copy.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
-    except (OSError, sqlite3.Error, JournalError) as err:
-        logger.error("the journal %s cannot be read with its WAL (%s)", path, err)
+    except (OSError, JournalError) as err:
+        logger.error("the journal %s cannot be read (%s)", path, err)
         return None
+    copy = _copied_in_memory(path, wal)
+    return Journal(f"{copy.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+
+
+def copy_folder(path: Path) -> Path:
+    """The folder of the copy :func:`_to_read` reads of the journal at ``path``: in memory
+    (``/dev/shm``, else the temporary folder), one name for each journal, so that a copy a
+    killed run left is replaced, not added to."""
+    shm = Path("/dev/shm")
+    base = shm if os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+    name = hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
+    return base / f"dudo-journal-{os.getuid()}-{name}"
 
 
 def _copied_in_memory(path: Path, wal: Path) -> Path:
-    """A copy of the journal at ``path`` with the moves of its ``wal`` folded in, in memory
-    (``/dev/shm``, else the temporary folder), removed when the table stops."""
-    shm = Path("/dev/shm")
-    folder = Path(tempfile.mkdtemp(prefix="dudo-journal-",
-                                   dir=shm if os.access(shm, os.W_OK) else None))
+    """A copy of the journal at ``path`` with the moves of its ``wal`` folded in
+    (:func:`copy_folder`), removed when the table stops, or takes the journal again to be
+    written, or the copy fails."""
+    folder = copy_folder(path)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(mode=0o700)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    copy = folder / path.name
-    shutil.copyfile(path, copy)
-    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
-    with closing(sqlite3.connect(copy)) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    try:
+        copy = folder / path.name
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+        with closing(sqlite3.connect(copy)) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return copy
 
 
@@ -182,6 +205,7 @@ class KeptJournal:
             self.journal = journal
             if replaced is not None:
                 replaced.close()
+            shutil.rmtree(copy_folder(self._data / DATABASE_NAME), ignore_errors=True)
             logger.warning("the journal can be written again: the table takes actions again")
             return
 

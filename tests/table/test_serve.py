@@ -938,7 +938,7 @@ def _mount(*args: str) -> bool:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a card needs root (CI runs as root)")
-@pytest.mark.parametrize("index", ["kept", "lost"])
+@pytest.mark.parametrize("index", ["kept", "lost", "lost, no room to copy"])
 def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: str
 ) -> None:
@@ -948,7 +948,9 @@ def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be
     # open read-only.
     import shutil
 
+    from companion import kept_journal
     from companion.journal import Journal
+    from companion.start_errors import StartError
     from companion.table import Table
 
     monkeypatch.setattr("companion.kept_journal.JOURNAL_RETRY_S", 0.2)
@@ -968,17 +970,39 @@ def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be
         shutil.copytree(played, data)
         journal.close()
         assert (data / "journal.sqlite3-wal").stat().st_size > 0
-        if index == "lost":
+        if index.startswith("lost"):
             # No WAL index either: SQLite cannot read the WAL on a card it may not write.
             # Before, the file was read alone: the game as it stood before the WAL's moves,
-            # and every action refused once the card could be written, until a restart.
+            # and every action refused once the card could be written, until a restart. It
+            # is read from a copy in memory.
             (data / "journal.sqlite3-shm").unlink()
+        copy = kept_journal.copy_folder(data / "journal.sqlite3")
+        if index == "lost, no room to copy":
+            # /dev/shm full: before, the start ended with status 2, which systemd never
+            # tries again, the card mended or not (a helper's audit of session 90's mends).
+            memory = tmp_path / "shm"
+            memory.mkdir()
+            assert _mount("-t", "tmpfs", "-o", "size=8k", "tmpfs", str(memory))
+            copy = memory / "dudo-journal"
+            monkeypatch.setattr(kept_journal, "copy_folder", lambda path: copy)
         assert _mount("-o", "remount,ro", str(card))
+        if index == "lost, no room to copy":
+            try:
+                with ExitStack() as stack, pytest.raises(StartError) as refused:
+                    built(data, stack)
+                assert refused.value.status == 1, refused.value  # systemd tries again
+                assert "nor can the newest moves, in its WAL, be read from a copy" in str(
+                    refused.value) and "free room in /dev/shm" in str(refused.value)
+                assert not copy.exists()  # the part copied is not left in memory
+            finally:
+                subprocess.run(["umount", str(memory)], capture_output=True)
+            return
         with ExitStack() as stack:
             table = built(data, stack).table
             state = table.state()
             assert state["faults"]["journal"].startswith("the journal can only be read")
             assert state["turn"] == "Ben"
+            assert copy.is_dir() == (index == "lost")
             bid = {"action": "bid", "player": "Ben", "quantity": 3, "face": 5}
             assert not table.submit(bid).ok
             assert _mount("-o", "remount,rw", str(card))
@@ -987,6 +1011,12 @@ def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be
                 assert time.monotonic() < deadline, "the journal was not taken up again"
                 time.sleep(0.05)
             assert table.submit(bid).ok
+            # The copy goes once the journal is taken again (before, at the stop only: a
+            # killed run left it in memory, each restart adding one).
+            deadline = time.monotonic() + 10
+            while copy.exists():
+                assert time.monotonic() < deadline, "the copy in memory was left"
+                time.sleep(0.05)
         with ExitStack() as again:  # kept on the card
             assert len(built(data, again).table.state()["bids"]) == 2
     finally:
