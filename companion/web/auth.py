@@ -186,8 +186,13 @@ class ControlSessions:
             return False
 
     def _age(self, sid: str) -> float:
-        """How long ago a session was opened (seconds)."""
+        """How long ago a session was opened (seconds). One kept at a time still to come (a
+        clock ahead when it was kept, set right since) counts as opened now: before, it had
+        control for as long as the clock had been ahead, a year and more, with no cookie
+        check of Flask's left to end it (:class:`ClockFreeCookies`)."""
         now = self._running() if sid in self._here else self._clock()
+        if self._opened[sid] > now:
+            self._opened[sid] = now
         return now - self._opened[sid]
 
     def _drop(self, sid: str) -> None:

@@ -2,9 +2,9 @@
 320 px, a seat's remove button stays beside its name in the new-game form, the seat numbers
 stay inside their circles and the players' names on one line with text at twice the size,
 a palifico round keeps the bid and the calls in view on a 360x640 phone, a phone on its side
-shows the standing bid beside the controls (without the PIN, beside the players), and the simulated panel stops asking for its pins
-while the table is out of reach. Each test sets its game up through the API; screenshots go to
-tests/artifacts/.
+shows the standing bid beside the controls (without the PIN, beside the players), and the
+simulated panel stops asking for its pins while the table is out of reach. Each test sets its
+game up through the API; screenshots go to tests/artifacts/.
 """
 
 from __future__ import annotations

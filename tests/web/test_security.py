@@ -315,6 +315,35 @@ def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_contr
     assert later.get("/api/session").get_json()["control"] is False
 
 
+def test_a_session_kept_while_the_clock_was_a_year_ahead_ends_a_week_after_it_is_set_right(
+    table: Table, game: dict[str, Any], tmp_path: Any
+) -> None:
+    # Before, kept at a time a year to come, a guest's phone had control of the table for the
+    # year (a helper's audit: Flask's own age check, which refused such a cookie, is no
+    # longer asked, ClockFreeCookies).
+    config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
+              "SESSIONS_FILE": tmp_path / "sessions.json"}
+    wall, running = [1_000_000.0 + 365 * 86400], [50.0]  # a clock typed in a year ahead
+
+    def table_started() -> Flask:
+        app = create_app(table, config)
+        app.extensions["dudo"].sessions = ControlSessions(
+            config["SESSIONS_FILE"], pin_mark=pin_mark(app.config),
+            clock=lambda: wall[0], running=lambda: running[0])
+        return app
+
+    phone = table_started().test_client()
+    assert login(phone).status_code == 200
+    cookie = phone.get_cookie("dudo_session")
+    assert cookie is not None
+    wall[0] -= 365 * 86400  # set right, and the table started again
+    for days in (0, 6.9, 7.1):
+        wall[0] = 1_000_000.0 + days * 86400
+        again = table_started().test_client()
+        again.set_cookie("dudo_session", cookie.value)
+        assert again.get("/api/session").get_json()["control"] is (days < 7), days
+
+
 @pytest.mark.parametrize("jump_s", [-3600.0, 40 * 86400.0])
 def test_the_wall_clock_set_back_or_far_ahead_keeps_the_phones_in_control(
     app: Flask, table: Table, game: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
