@@ -74,8 +74,8 @@ rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # ONNX Runtime installed, it must also run here: its wheel for 64-bit ARM crashed as it loaded
 # under an emulator, and a crash as the table reads a reveal would restart it at each call.
 # Where it cannot run the shipped face reader, it is taken out, and OpenCV's dnn runs the nets.
-if "$release/bin/python" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("onnxruntime") is None)' \
-    && ! "$release/bin/python" -c '
+if "$release/bin/python" -P -c 'import importlib.util as u, sys; sys.exit(u.find_spec("onnxruntime") is None)' \
+    && ! "$release/bin/python" -P -c '
 import numpy as np
 from vision.nets import MODELS_DIR, onnx_runtime
 session = onnx_runtime().InferenceSession(str(MODELS_DIR / "face.onnx"), providers=["CPUExecutionProvider"])
@@ -92,7 +92,7 @@ git -c safe.directory="$SOURCE" -C "$SOURCE" log -1 --format='%h %cs' \
 # The camera's and the pins' libraries (from apt): where the venv the table runs on imports
 # them, the new one must too, or the update stops here and the table keeps its camera (a
 # package pip brought in can break them: a numpy newer than apt's OpenCV was built for, say).
-if ! "$release/bin/python" -c 'import cv2, picamera2, lgpio'; then
+if ! "$release/bin/python" -P -c 'import cv2, picamera2, lgpio'; then
     if "$PREFIX/venv/bin/python" -c 'import cv2, picamera2, lgpio' >/dev/null 2>&1; then
         echo "install: cv2, picamera2 or lgpio does not import in the new venv (see the" \
              "messages above), where the venv the table runs on imports them" >&2
@@ -101,8 +101,9 @@ if ! "$release/bin/python" -c 'import cv2, picamera2, lgpio'; then
     echo "install: warning: cv2, picamera2 or lgpio does not import; see the messages above" >&2
 fi
 # The new venv serves the page, or the install stops here (set -e): `dudo rules` alone, the
-# check before, ran where Flask or waitress could not even be imported.
-"$release/bin/python" -c '
+# check before, ran where Flask or waitress could not even be imported. (-P: the checks import
+# what pip installed, not the checkout this is run from.)
+"$release/bin/python" -P -c '
 import gpiozero
 import companion.serve, companion.web.server
 from companion.table import Table
@@ -152,6 +153,8 @@ port=${port:-8080}
 
 echo "install: systemd unit and Avahi service (port $port)"
 install -m 0644 "$SOURCE/systemd/dudo-companion.service" /etc/systemd/system/dudo-companion.service
+# Each venv keeps the unit it was installed with, put back with it when the table goes back.
+install -m 0644 "$SOURCE/systemd/dudo-companion.service" "$release/dudo-companion.service"
 mkdir -p /etc/avahi/services
 sed "s|<port>8080</port>|<port>$port</port>|; s|\.local:8080/|.local:$port/|" \
     "$SOURCE/systemd/dudo-companion.avahi.service" > /etc/avahi/services/dudo-companion.service
@@ -168,10 +171,15 @@ if [ "$started" = yes ]; then
     ln -sfn "$release" "$PREFIX/started.link"
     mv -T "$PREFIX/started.link" "$PREFIX/started"
 fi
-good=$(readlink "$PREFIX/started" || true)
+# (A Pi installed before that link was kept: the venv before this one.)
+good=$(readlink "$PREFIX/started" || echo "$previous")
 if [ "$started" = no ] && [ -n "$good" ] && [ -d "$good" ] && [ "$good" != "$release" ]; then
     ln -sfn "$good" "$PREFIX/venv.link"
     mv -T "$PREFIX/venv.link" "$PREFIX/venv"
+    if [ -f "$good/dudo-companion.service" ]; then
+        install -m 0644 "$good/dudo-companion.service" /etc/systemd/system/dudo-companion.service
+        systemctl daemon-reload
+    fi
     sync
     if systemctl restart dudo-companion.service; then
         back="it runs on $good, the venv it last started on, again"

@@ -168,6 +168,20 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     assert ("install: stopped before switching to the new venv: the version installed before"
             " still runs") in cannot_serve.stderr
     assert sorted(p.name for p in prefix.iterdir()) == running
+
+    # A Pi installed before the link to the venv that last started was kept: the table goes
+    # back to the venv before (before, it stayed on the new one), and with it the unit it
+    # was installed with (before, the new unit stayed, which that venv might not run on).
+    unit = pi / "root" / "etc" / "dudo-companion.service"
+    installed = unit.read_text()
+    (prefix / "started").unlink()
+    (pi / "source" / "systemd" / "dudo-companion.service").write_text(
+        installed.replace("[Service]", "[Service]\nEnvironment=A_NEW_SETTING=1"))
+    no_link = install(pi, FAIL_RESTART="1")
+    assert no_link.returncode == 1
+    assert (prefix / "venv").resolve() == linked
+    assert f"nor on {linked}, the venv it last started on" in no_link.stderr
+    assert unit.read_text() == installed
     calls = (pi / "calls.log").read_text()
     assert "systemctl restart dudo-companion.service" in calls
 
