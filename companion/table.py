@@ -818,6 +818,12 @@ class Table:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
             self._reading, self._last_reveal = self._kept_reveal(journal)
+            # The last reveal was typed in by hand unless the journal kept the camera's
+            # reading of it, applied (before, the page lost "Typed in by hand" at a restart).
+            settled, camera = self._game.settled_round, self._last_reveal
+            if settled is not None and not (camera is not None and camera.applied
+                                            and camera.round == settled):
+                self._typed_rounds = {settled}
         self._publish()
 
     def _keep_reveal(self, reading: CameraReading) -> None:

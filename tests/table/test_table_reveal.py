@@ -698,6 +698,35 @@ def test_a_picture_that_cannot_be_drawn_leaves_the_reveal_standing_without_it(
     setup.table.close()
 
 
+def test_a_restart_still_says_which_reveal_was_typed_in_by_hand(
+    tmp_path: Path, header: dict[str, Any], play: Any
+) -> None:
+    # Before, every reveal was said to be the camera's after a restart (a helper's audit).
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)  # read by the camera
+    assert shown["reading"]["applied"] and shown["reveal_typed"] is False
+    opener = shown["turn"]
+    play(setup.table, [{"action": "bid", "player": opener, "quantity": 1, "face": 5}])
+    setup.table.close()
+    again = Table(journal=Journal.in_directory(tmp_path))
+    assert again.state()["reveal_typed"] is False  # the camera's, after the next bid too
+    # The next call's dice typed in (no camera on this table): said so after a restart.
+    play(again, [{"action": "dudo", "player": again.state()["turn"]}])
+    must = again.state()["expected_dice"]
+    dice = {name: [2] * count for name, count in must.items()}
+    play(again, [{"action": "reveal", "dice": dice}])
+    assert again.state()["reveal_typed"] is True
+    again.close()
+    for _ in range(2):  # and after the next round's first bid
+        restarted = Table(journal=Journal.in_directory(tmp_path))
+        state = restarted.state()
+        assert state["round"] == 3 and state["reveal_typed"] is True
+        if state["bid"] is None:
+            play(restarted, [{"action": "bid", "player": state["turn"], "quantity": 1,
+                              "face": 5}])
+        restarted.close()
+
+
 def test_a_restart_after_a_reveal_and_a_player_leaving_still_shows_its_picture(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
