@@ -169,6 +169,31 @@ def test_a_seat_s_remove_button_stays_beside_its_name_on_a_320_px_phone(
     page.context.close()
 
 
+def test_a_seat_s_name_shows_whole_in_the_new_game_form_with_text_at_twice_the_size(
+    browser: Any, server: str
+) -> None:
+    # Before, at twice the text on a 390 px phone the name field showed about seven letters
+    # ("Barthol"), the up, down and remove buttons beside it (a helper's audit of the page).
+    new_game(server, ["Bartholomew", "Maximiliana", "Li"], rules="perudo")
+    page = open_page(browser, server, {"width": 390, "height": 844}, "dark")
+    text_size(page, "200%")
+    take_control(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#another-game")
+    expect(page.locator("#new-game")).to_be_visible()
+    rows = page.locator("#seats .seat-row")
+    expect(rows).to_have_count(3)
+    for row, name in zip(rows.all(), ["Bartholomew", "Maximiliana", "Li"], strict=True):
+        field = row.locator("input[type=text]")
+        field.fill(name)
+        assert field.evaluate("(e) => e.scrollWidth <= e.clientWidth"), name
+        remove = row.locator(".remove").bounding_box()
+        assert remove is not None and remove["x"] + remove["width"] <= 390
+    page.locator("#setup").scroll_into_view_if_needed()
+    shot(page, "48-seats-390-text-200")
+    page.context.close()
+
+
 @pytest.mark.parametrize("players", [4, 12], ids=["one digit", "two digits"])
 def test_seat_numbers_stay_in_their_circles_with_text_at_twice_the_size(
     browser: Any, server: str, players: int
