@@ -214,15 +214,15 @@ def calibrate(
         if zones.polygons:  # said: the zones drawn by hand are gone
             lines.append(f"seats: the {len(zones.polygons)} zones drawn by hand in [seats.zones]"
                          " are replaced")
-        # Where the camera looks from (`clockwise`: from above) is no matter of how many seats.
+        # Seats clockwise in the picture of a camera above the table (its config's view).
         zones = sector_zones(seats, camera.width, camera.height,
-                             clockwise=zones.clockwise or camera.view == "above")
+                             clockwise=camera.view == "above")
         lines.append(
             f"seats: {seats} equal zone{'' if seats == 1 else 's'} around"
             f" ({camera.width / 2:.0f}, {camera.height / 2:.0f}),"
             " seat 1 at the bottom of the picture, the next seats "
             + ("clockwise in it (a camera above the table: the config's [camera] view ="
-               ' "above" or [seats] clockwise = true)' if zones.clockwise
+               ' "above")' if zones.clockwise
                else "anticlockwise in it (clockwise round the table seen from above: the"
                " camera under the glass sees a mirror)")
             + ("" if frames else f" (of a {camera.width}x{camera.height} picture: the config's"

@@ -214,11 +214,25 @@ def calibration_from_dict(data: Mapping[str, object], source: str = "config") ->
     camera = _table(data, "camera", source)
     seats = _table(data, "seats", source)
     colours = _table(data, "colours", source)
-    return Calibration(
-        camera=_camera(camera, source),
-        seats=_seats(seats, source),
-        colours=_colours(colours, source),
-    )
+    settings, zones = _camera(camera, source), _seats(seats, source)
+    above = settings.view == "above"
+    if "clockwise" not in seats:
+        zones = replace(zones, clockwise=above)  # as the camera sees the table
+    elif zones.count and zones.clockwise != above:
+        # Before, such a config was taken as it stood: with view below (the default) and
+        # clockwise, every face was read as 7 minus its pips; with view above and
+        # anticlockwise zones, each seat given another's dice. Every count matching, unsaid.
+        why = ('the seats run anticlockwise in the picture of the camera under the glass,'
+               ' but [camera] view = "above": for a camera above the table set clockwise ='
+               ' true (or leave it out); for the camera under the glass, leave view out'
+               if above else
+               "the seats run clockwise in the picture of a camera above the table only, but"
+               f' [camera] view is "{settings.view}"'
+               f"{'' if 'view' in camera else ' (the default)'}: for a camera above the table"
+               ' set [camera] view = "above" (its faces count their pips); for the camera'
+               " under the glass, clockwise = false (or leave it out)")
+        raise ValueError(f"{source}: [seats] clockwise = {str(zones.clockwise).lower()}: {why}")
+    return Calibration(camera=settings, seats=zones, colours=_colours(colours, source))
 
 
 def _table(data: Mapping[str, object], name: str, source: str) -> dict[str, object]:

@@ -638,13 +638,29 @@ def test_seats_written_anew_keep_the_camera_s_side_of_the_glass(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Before, --seats wrote clockwise = false over a camera above the table's true: every
-    # seat's dice went to the seat across.
+    # seat's dice went to the seat across. Since session 91 the seats' way round is the
+    # view's: clockwise seats with the view under the glass (the default) are refused, said,
+    # and nothing written (before, every face was read as 7 minus its pips, each count
+    # matching, unsaid: a helper's audit).
     config = tmp_path / "dudo.toml"
-    config.write_text("[seats]\ncount = 4\ncentre = [1014.0, 760.0]\nclockwise = true\n")
-    assert main(["calibrate", "--config", str(config), "--seats", "6"]) == 0
-    assert "the next seats clockwise in it" in capsys.readouterr().out
-    zones = load_calibration(config).seats
-    assert (zones.count, zones.clockwise) == (6, True)
+    clockwise = "[seats]\ncount = 4\ncentre = [1014.0, 760.0]\nclockwise = true\n"
+    config.write_text(clockwise)
+    assert main(["calibrate", "--config", str(config), "--seats", "6"]) == 2
+    said = capsys.readouterr().err
+    assert ('[seats] clockwise = true: the seats run clockwise in the picture of a camera above'
+            ' the table only, but [camera] view is "below" (the default): for a camera above'
+            ' the table set [camera] view = "above"') in said, said
+    assert config.read_text() == clockwise
+    # Anticlockwise seats with a camera above the table (a view set by hand after them).
+    config.write_text('[camera]\nview = "above"\n' + clockwise.replace("true", "false"))
+    with pytest.raises(ValueError, match=r"\[seats\] clockwise = false: the seats run"
+                       r" anticlockwise in the picture of the camera under the glass, but"
+                       r' \[camera\] view = "above": for a camera above the table set'
+                       r" clockwise = true \(or leave it out\)"):
+        load_calibration(config)
+    # Written without the way round: as the view has it.
+    config.write_text('[camera]\nview = "above"\n' + clockwise.replace("clockwise = true\n", ""))
+    assert load_calibration(config).seats.clockwise
     # A camera above the table, as [camera] view says: its seats run clockwise in it too.
     config.write_text("[camera]\nview = 'above'\nwidth = 2028\nheight = 1520\n")
     assert main(["calibrate", "--config", str(config), "--seats", "4"]) == 0
