@@ -83,30 +83,51 @@ class CameraOpener:
 
     Called, it gives the started camera, or None and why the reveal is typed by hand. A
     camera that did not start within CAMERA_START_S (hung as it opens) is not tried again
-    while that start still hangs. ValueError for a source spec that names no camera. The
-    camera it opened last is closed by :meth:`close`.
+    while that start still hangs; once it ends, the camera is taken if it started, else
+    closed and opened anew. ValueError for a source spec that names no camera. The camera
+    it opened last is closed by :meth:`close`.
     """
 
     def __init__(self, spec: str, settings: CameraSettings, seed: int | None) -> None:
         self.spec, self.settings, self.seed = spec, settings, seed
         self.camera: Any = None
         self._hung: threading.Thread | None = None
+        self._late: Any = None  # the camera whose start hung
+        self._late_started = threading.Event()
         self._why: str | None = None
 
     def __call__(self) -> tuple[Any, str | None]:
         """The started camera and None, or None and why the reveal is typed by hand."""
         from vision.sources import open_source
 
-        if self._hung is not None and self._hung.is_alive():
-            return None, self._why
+        if self._hung is not None:
+            if self._hung.is_alive():
+                return None, self._why
+            late, self._hung, self._late = self._late, None, None
+            if self._late_started.is_set():
+                # Before, it was left open, unused, and held the camera (Picamera2 keeps
+                # every camera it opened): each later open found it busy (a helper's audit).
+                logger.warning("the camera %r started late: taken now", self.spec)
+                self.camera = late
+                return late, None
+            _close_quietly(late)
+        started = self._late_started = threading.Event()
+        camera = None
         try:
             camera = open_source(self.spec, settings=self.settings, seed=self.seed)
-            within(camera.start, CAMERA_START_S, "it did not start")
+
+            def start() -> None:
+                camera.start()
+                started.set()
+
+            within(start, CAMERA_START_S, "it did not start")
         except ValueError:
             raise  # a setting the source refuses: a mistake in the config
         except Exception as err:
             if isinstance(err, CameraStuck):
-                self._hung = err.thread
+                self._hung, self._late = err.thread, camera
+            elif camera is not None:
+                _close_quietly(camera)
             logger.error("the camera %r did not start: %s", self.spec, err)
             self._why = f"no camera: {err}; enter the reveal by hand"
             return None, self._why
@@ -114,9 +135,17 @@ class CameraOpener:
         return camera, None
 
     def close(self) -> None:
-        """Close the camera it opened, if any."""
+        """Close the camera it opened, if any (one whose start still hangs is left to it)."""
         if self.camera is not None:
             self.camera.close()
+
+
+def _close_quietly(camera: Any) -> None:
+    """Close a camera that did not start, whatever it says."""
+    try:
+        camera.close()
+    except Exception as err:  # noqa: BLE001 (it failed already: said where it did)
+        logger.warning("the camera that did not start did not close either: %s", err)
 
 
 def _models_unreadable(config: Config, reader: VisionReader) -> str | None:

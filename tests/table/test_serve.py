@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -571,6 +572,46 @@ def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     finally:
         with open(fifo, "wb"):  # a writer at last: the hung open ends, and its thread
             pass
+
+
+def test_a_camera_that_starts_late_is_taken_at_the_next_call_not_left_holding_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a camera whose start ended after CAMERA_START_S was left open and unused: a
+    # Pi camera so held (Picamera2 keeps every camera it opened) made each later open find
+    # it busy, every reveal typed by hand until a restart (a helper's audit). A folder of
+    # frames stands for it, its start made slow.
+    from companion import camera as opening
+    from companion.config import load_config
+    from vision.sources import FolderSource
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "1.png").write_bytes(cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1])
+    config = tmp_path / "table.toml"
+    config.write_text(f"[camera]\nsource = 'folder:{frames}'\n")
+    begun = threading.Event()
+    slow_start, opened = FolderSource.start, []
+
+    def start(self: FolderSource) -> None:
+        opened.append(self)
+        begun.wait(10)  # until the table has gone on without it
+        slow_start(self)
+
+    monkeypatch.setattr(FolderSource, "start", start)
+    monkeypatch.setattr(opening, "CAMERA_START_S", 0.5)
+    camera, _, why, reopen = opening.open_camera(load_config(config), sim=False, seed=None)
+    assert camera is None and reopen is not None
+    assert why == "no camera: it did not start within 0.5 s; enter the reveal by hand"
+    assert reopen() == (None, why)  # still starting: not opened again
+    begun.set()
+    deadline = time.monotonic() + 10
+    while reopen.camera is None:
+        assert time.monotonic() < deadline, "the camera that started late was not taken"
+        camera, said = reopen()
+        time.sleep(0.05)
+    assert len(opened) == 1 and reopen.camera is opened[0] and said is None
+    reopen.close()
 
 
 def test_a_panel_output_that_cannot_start_is_said_and_the_buttons_still_play(
