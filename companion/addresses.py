@@ -14,8 +14,15 @@ def page_addresses(config: Config) -> list[str]:
     addresses = [joined] if joined else []
     if config.host in ("0.0.0.0", "::", ""):  # every interface: its names too
         addresses.append(f"http://{socket.gethostname()}.local:{config.port}/")
-        addresses.append(f"http://127.0.0.1:{config.port}/")
+        # waitress takes IPv6 alone on "::" (IPV6_V6ONLY): no IPv4 address answers there.
+        local = "[::1]" if config.host == "::" else "127.0.0.1"
+        addresses.append(f"http://{local}:{config.port}/")
     return addresses
+
+
+def ipv6_only(config: Config) -> bool:
+    """Whether the page answers on IPv6 alone (``host = "::"``: waitress's every address)."""
+    return config.host == "::"
 
 
 def join_address(config: Config) -> str | None:
@@ -25,6 +32,8 @@ def join_address(config: Config) -> str | None:
     by every phone (older Androids)."""
     if config.host not in ("0.0.0.0", "::", ""):
         return f"http://{_url_host(config.host)}:{config.port}/"
+    if ipv6_only(config):
+        return None  # the phone's own address for the page (an IPv4 one would not answer)
     lan = _lan_address()
     return f"http://{lan}:{config.port}/" if lan else None
 

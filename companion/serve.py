@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import notify
-from companion.addresses import join_address, page_addresses
+from companion.addresses import ipv6_only, join_address, page_addresses
 from companion.camera import open_camera
 from companion.config import Config, load_config
 from companion.hold import held_by, hold, holder
@@ -369,6 +369,9 @@ def _announce(config: Config, companion: Companion, *, sim: bool) -> None:
     mode = "the simulated table (mock pins, simulated camera)" if sim else "the table"
     lines = [f"dudo serve: {mode}; open the page and enter the PIN to play"]
     lines += [f"  page: {address}" for address in page_addresses(config)]
+    if ipv6_only(config):  # before, its IPv4 addresses were printed, none of them answering
+        lines.append('  note: [server] host "::" takes IPv6 addresses only: a phone on IPv4'
+                     ' cannot open the page (host = "0.0.0.0" takes every IPv4 address)')
     # systemd's journal is read by more than root (the adm group): a PIN of the config stays
     # in the config; a random one must be told, or no phone could ever take control.
     under_systemd = bool(os.environ.get("INVOCATION_ID") or os.environ.get("NOTIFY_SOCKET"))

@@ -548,6 +548,27 @@ def test_a_port_below_1024_without_the_privilege_stops_the_start_for_good(
     assert not (tmp_path / "data").exists()
 
 
+def test_every_ipv6_address_is_said_to_be_ipv6_only_and_its_addresses_answer(
+    tmp_path: Path,
+) -> None:
+    # waitress takes IPv6 alone on "::": before, the addresses printed were IPv4's
+    # (127.0.0.1, the LAN's), none of them answering (a helper's audit).
+    served = Served(["--sim", "--pin", PIN, "--host", "::"], tmp_path / "data")
+    try:
+        deadline = time.monotonic() + 60
+        while "  PIN:" not in served.output():
+            assert served.process.poll() is None and time.monotonic() < deadline, served.output()
+            time.sleep(0.1)
+        pages = re.findall(r"  page: (\S+)", served.output())
+        assert pages == [f"http://{socket.gethostname()}.local:{served.port}/",
+                         f"http://[::1]:{served.port}/"], served.output()
+        assert 'note: [server] host "::" takes IPv6 addresses only' in served.output()
+        with urllib.request.urlopen(pages[-1] + "api/state", timeout=20) as answer:
+            assert answer.status == 200
+    finally:
+        assert served.stop() == 0, served.output()
+
+
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
