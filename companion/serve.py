@@ -317,7 +317,10 @@ def _create_server(app: Any, config: Config) -> Any:
     except OSError as err:
         # Tried again (the address may come up later, or the port be let go): say by whom.
         held = (" (another program holds it, `ss -ltnp` names it: stop it, or set [server]"
-                " port)" if err.errno == errno.EADDRINUSE else "")
+                " port)" if err.errno == errno.EADDRINUSE else
+                f" ({config.host} is no address of this machine, not yet at least: if it is"
+                " not to be, set [server] host to one of its addresses, or 0.0.0.0 for every"
+                " one; tried again meanwhile)" if err.errno == errno.EADDRNOTAVAIL else "")
         raise CannotListenYet(
             f"cannot listen on {config.host}:{config.port}: {err.strerror}{held}"
         ) from err

@@ -569,6 +569,22 @@ def test_every_ipv6_address_is_said_to_be_ipv6_only_and_its_addresses_answer(
         assert served.stop() == 0, served.output()
 
 
+def test_a_host_that_is_no_address_of_this_machine_is_tried_again_and_said(
+    tmp_path: Path,
+) -> None:
+    # Exit status 1, as at boot before a fixed address is up; before, it said only "Cannot
+    # assign requested address", systemd trying again for ever (a helper's audit).
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "serve", "--sim", "--pin", PIN, "--host",
+         "192.0.2.77", "--port", str(free_port()), "--data", str(tmp_path / "data")],
+        capture_output=True, text=True, env=OUTSIDE_SYSTEMD, timeout=120, check=False,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert ("192.0.2.77 is no address of this machine, not yet at least: if it is not to be,"
+            " set [server] host to one of its addresses, or 0.0.0.0 for every one") in (
+        result.stderr)
+
+
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
