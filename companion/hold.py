@@ -7,11 +7,14 @@ write the same journal; it is told which table holds the directory and stops.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from contextlib import ExitStack
 from pathlib import Path
 
 from companion.start_errors import HeldElsewhere
+
+logger = logging.getLogger(__name__)
 
 # The file a table holds in its data directory while it runs (its pid inside).
 HOLD_NAME = "table.pid"
@@ -36,6 +39,10 @@ def hold(data: Path, stack: ExitStack) -> None:
         fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise HeldElsewhere(held_by(_pid_in(data), data)) from None
+    except OSError as err:  # before, a traceback and exit status 1, tried again for ever
+        logger.warning("%s cannot be held (its file system takes no locks: %s): a second"
+                       " table started on it would not be kept out", data, err.strerror)
+        return
     with contextlib.suppress(OSError):  # the pid only names the holder (a full card?)
         named = os.open(data / HOLD_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:

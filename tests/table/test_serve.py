@@ -585,6 +585,28 @@ def test_a_host_that_is_no_address_of_this_machine_is_tried_again_and_said(
         result.stderr)
 
 
+def test_a_data_directory_on_a_file_system_without_locks_is_played_on_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Before, such a file system (flock: ENOLCK) ended the start with a traceback and exit
+    # status 1, tried again for ever (a helper's audit); "is another table on it?" was
+    # already left to the hold there.
+    import errno
+    import fcntl
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    data = tmp_path / "data"
+    with ExitStack() as stack:
+        table = built(data, stack).table
+        assert table.new_game({"game": "dudo-record/1", "rules": "perudo",
+                               "players": ["Ana", "Ben"]}).ok
+    assert f"{data} cannot be held (its file system takes no locks: No locks available)" in (
+        caplog.text)
+
+
 def test_a_camera_that_hangs_as_it_starts_leaves_the_table_to_start_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
