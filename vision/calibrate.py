@@ -400,6 +400,16 @@ def _check_empty(
         raise CalibrationError(
             f"{name} shows {len(sure)} dice at {where}: clear the glass"
         )
+    if seen.dice and seen.pleas:
+        # Every die of such a picture is doubted, a die left on the glass too: before, its
+        # places were written as marks, where no die would be counted again (a helper's
+        # audit: a soft picture, the lens not yet focused, took 6 dice for marks).
+        where = ", ".join(f"({d.x}, {d.y})" for d in seen.dice[:5])
+        raise CalibrationError(
+            f"{name}: {'; '.join(seen.pleas)} (where the reader sees {len(seen.dice)}"
+            f" places like dice, at {where}, which it cannot tell from dice left on the"
+            " glass)"
+        )
     lines.append(f"empty glass: {_size(frame)}, median grey {brightness:.0f}, no dice seen")
     marks = tuple((float(d.x), float(d.y)) for d in seen.dice)
     if marks:
