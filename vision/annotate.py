@@ -286,34 +286,30 @@ class _Banner:
     def __init__(self, out: np.ndarray, reading: Reading, doubtful: int) -> None:
         counts = "  ".join(f"{face}:{n}" for face, n in reading.counts.items())
         noun = "die" if reading.total == 1 else "dice"
-        self.text = f"{reading.total} {noun}   {counts}"
+        said = f"{reading.total} {noun}   {counts}"
         if doubtful:
-            self.text += f"   {doubtful} doubtful"
-        if reading.too_dark:
-            self.text += "   too dark: take it again"
-        if reading.burnt_out:
-            self.text += "   burnt out: take it again"
-        if reading.out_of_focus:
-            self.text += "   out of focus: take it again"
-        if reading.smeared:
-            self.text += "   smeared: take it again"
-        if reading.too_small:
-            self.text += "   dice too small: take it closer"
-        if reading.slanted:
-            self.text += ("   squashed: take it square, unstretched" if reading.squashed
-                          else "   slantwise: take it square")
-        if reading.hard_to_read:
-            self.text += "   most dice hard to read: take it again"
+            said += f"   {doubtful} doubtful"
+        pleas = [plea for plea, why in (
+            ("too dark: take it again", reading.too_dark),
+            ("burnt out: take it again", reading.burnt_out),
+            ("out of focus: take it again", reading.out_of_focus),
+            ("smeared: take it again", reading.smeared),
+            ("dice too small: take it closer", reading.too_small),
+            ("squashed: take it square, unstretched" if reading.squashed
+             else "slantwise: take it square", reading.slanted),
+            ("most dice hard to read: take it again", reading.hard_to_read),
+        ) if why]
+        self.lines = ["   ".join([said, *pleas])]
         self.ink = _DOUBT if doubtful else _INK
         height, width = out.shape[:2]
-        self.scale = max(0.45, width / 1400)
-        self.weight = max(1, int(round(self.scale * 1.6)))
-        (tw, th), self.base = cv2.getTextSize(self.text, _FONT, self.scale, self.weight)
-        if tw + 12 > width:  # a narrow picture: smaller letters, rather than the words cut off
-            self.scale = max(_SMALLEST_BANNER, self.scale * (width - 12) / tw)
-            self.weight = max(1, int(round(self.scale * 1.6)))
-            (tw, th), self.base = cv2.getTextSize(self.text, _FONT, self.scale, self.weight)
-        tall = th + self.base + 10
+        tw, th = self._fit(max(0.45, width / 1400), width)
+        if tw + 12 > width and pleas:
+            # Cut off even at the smallest letters: the plea on a line of its own (before,
+            # a narrow picture's ended "7 doubtful   out of": a helper's audit).
+            self.lines = [said, "   ".join(pleas)]
+            tw, th = self._fit(max(0.45, width / 1400), width)
+        self.step = th + self.base + 6  # one line's height
+        tall = self.step * len(self.lines) + 4
         right = min(width, tw + 12)
         top, bottom = (0, 0, right, tall), (0, height - tall, right, height)
 
@@ -331,5 +327,20 @@ class _Banner:
         # Darken the band rather than paint it, so the table under it is still visible.
         band = out[y0:y1, x0:x1]
         band[:] = (band * 0.3).astype(np.uint8)
-        at = (6, y1 - self.base - 5)
-        cv2.putText(out, self.text, at, _FONT, self.scale, self.ink, self.weight, cv2.LINE_AA)
+        for n, line in enumerate(reversed(self.lines)):
+            at = (6, y1 - self.base - 5 - n * self.step)
+            cv2.putText(out, line, at, _FONT, self.scale, self.ink, self.weight, cv2.LINE_AA)
+
+    def _fit(self, scale: float, width: int) -> tuple[int, int]:
+        """Set the letters' size: ``scale``, or smaller where the widest line would be cut
+        off (no smaller than _SMALLEST_BANNER); the widest line's width and the height."""
+        self.scale = scale
+        for _ in range(2):
+            self.weight = max(1, int(round(self.scale * 1.6)))
+            sizes = [cv2.getTextSize(line, _FONT, self.scale, self.weight) for line in self.lines]
+            tw, th = max(w for (w, _), _ in sizes), max(h for (_, h), _ in sizes)
+            self.base = max(base for _, base in sizes)
+            if tw + 12 <= width or self.scale <= _SMALLEST_BANNER:
+                break  # a narrow picture: smaller letters, rather than the words cut off
+            self.scale = max(_SMALLEST_BANNER, self.scale * (width - 12) / tw)
+        return tw, th

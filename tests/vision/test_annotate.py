@@ -235,6 +235,21 @@ def test_the_banner_of_a_narrow_picture_fits_its_words_in_smaller_letters() -> N
     assert not (band[:, -5:, 2] > 100).any()  # none of them running off the picture
 
 
+def test_the_banner_of_a_narrow_picture_says_its_plea_whole_on_a_line_of_its_own() -> None:
+    # 300 px wide, seven dice doubted as the picture is out of focus: at the smallest letters
+    # the banner ended "7 doubtful   out of", the plea cut off (a helper's audit).
+    frame = np.full((480, 300, 3), 200, np.uint8)
+    dice = [Die(1, 6, 40 + 30 * k, 300, 40, 0.5, "red") for k in range(7)]
+    plain = annotate(frame, reading_of(dice))
+    out = annotate(frame, replace(reading_of(dice), out_of_focus=True))
+    assert out.shape == frame.shape
+    one, two = (len(darkened_rows(image, frame)) for image in (plain, out))
+    assert 1.6 * one < two < 2.4 * one, (one, two)  # the band two lines tall
+    band = out[:two]
+    assert (band[:, :, 2] > 100).any()  # the words, in orange on the darkened band
+    assert not (band[:, -5:, 2] > 100).any()  # none of them running off the picture
+
+
 def name_place(image: np.ndarray, seats: SeatZones, names: dict[int, str], dice: list[Die]
                ) -> tuple[float, float, tuple[int, int, int, int]]:
     """Where the names are written: the middle and the box of the pixels that differ from
