@@ -38,7 +38,7 @@ from vision.calibration import (
 )
 from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml
 from vision.reader import SMALLEST_SURE_DIE
-from vision.reading import Reading, UnreadableImage
+from vision.reading import BURNT_OUT, OUT_OF_FOCUS, TOO_DARK, Reading, UnreadableImage
 from vision.simulate import SimulatedCamera
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
@@ -400,13 +400,16 @@ def _check_empty(
         raise CalibrationError(
             f"{name} shows {len(sure)} dice at {where}: clear the glass"
         )
-    if seen.dice and seen.pleas:
+    # Its light and focus (a smear is judged on the dice read: a sticker alone may look so).
+    unlit = [plea for plea, why in ((TOO_DARK, seen.too_dark), (BURNT_OUT, seen.burnt_out),
+                                    (OUT_OF_FOCUS, seen.out_of_focus)) if why]
+    if seen.dice and unlit:
         # Every die of such a picture is doubted, a die left on the glass too: before, its
         # places were written as marks, where no die would be counted again (a helper's
         # audit: a soft picture, the lens not yet focused, took 6 dice for marks).
         where = ", ".join(f"({d.x}, {d.y})" for d in seen.dice[:5])
         raise CalibrationError(
-            f"{name}: {'; '.join(seen.pleas)} (where the reader sees {len(seen.dice)}"
+            f"{name}: {'; '.join(unlit)} (where the reader sees {len(seen.dice)}"
             f" places like dice, at {where}, which it cannot tell from dice left on the"
             " glass)"
         )
