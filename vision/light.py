@@ -55,6 +55,13 @@ _SLOPE_STEPS = 4
 _SLOPE_BINS = 1024
 # A blurred step's steepest slope is its height over this times the blur's sigma (sqrt(2 pi)).
 _STEP = float(np.sqrt(2.0 * np.pi))
+# Each die is smoothed by a Gaussian blur of this many of its _DIE_PX pixels before its
+# slopes are taken, and that blur taken back out of its softness: a sensor's noise is no sharp
+# edge. Before (a helper's audit, session 91), noise of 6 grey levels added to the dev
+# photographs blurred by 3.5 px had 20 of 121 judged out of focus, against 113 without it, and
+# 6 dice read surely wrong; now 113 and 115. As they are, blurred by 1.5 px or shrunk to 0.35,
+# with that noise or without, none is judged so, as before.
+_SMOOTH = 1.5
 
 
 class Light(NamedTuple):
@@ -132,7 +139,13 @@ def _softness(strip: np.ndarray, n: int) -> np.ndarray:
     slopes) of its contrast (5th to 95th percentile of its grey), in dice. Sharp dice
     measure about 0.02 however large."""
     grey = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY)
-    slope = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    # Each die smoothed on its own (the seams between them no edges of theirs).
+    smooth = np.hstack([
+        cv2.GaussianBlur(grey[:, k * _DIE_PX:(k + 1) * _DIE_PX].astype(np.float32), (0, 0),
+                         _SMOOTH, borderType=cv2.BORDER_REFLECT)
+        for k in range(n)])
+    slope = cv2.magnitude(cv2.Sobel(smooth, cv2.CV_32F, 1, 0),
+                          cv2.Sobel(smooth, cv2.CV_32F, 0, 1))
     # In quarters of a grey level a pixel (Sobel's weights sum to 8).
     quarters = np.minimum(slope * (_SLOPE_STEPS / 8.0), _SLOPE_BINS - 1).astype(np.int64)
     steepest = _quantiles(_each(quarters, n, cut=2), (0.99,), _SLOPE_BINS)[:, 0] / _SLOPE_STEPS
@@ -140,4 +153,5 @@ def _softness(strip: np.ndarray, n: int) -> np.ndarray:
     # A die with no edge at all (burnt out white) shows no sign of focus either way.
     with np.errstate(divide="ignore", invalid="ignore"):
         soft = (high - low) / (steepest * _STEP) / _DIE_PX
+    soft = np.sqrt(np.maximum(soft**2 - (_SMOOTH / _DIE_PX) ** 2, 0.0))  # the smoothing out
     return np.where(steepest > 0, soft, 0.0)

@@ -108,14 +108,26 @@ def test_a_stretched_picture_mostly_doubted_is_still_read_square_again() -> None
     assert score_image(path.name, labels, reading).right == 5 == reading.total
 
 
-@pytest.mark.parametrize("sigma", [3.5, 5.0])
-def test_a_picture_out_of_focus_has_every_die_doubted_and_says_so(sigma: float) -> None:
+def noisy(image: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """A sensor's noise of ``sigma`` grey levels over ``image``."""
+    noise = np.random.default_rng(seed).normal(0.0, sigma, image.shape)
+    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("sigma, noise", [(3.5, 0), (5.0, 0), (3.5, 6)])
+def test_a_picture_out_of_focus_has_every_die_doubted_and_says_so(
+    sigma: float, noise: float
+) -> None:
     # The dev photographs' dice are about 41 px across: blurred by 8-12% of a die. Read as
     # they were, held out, 23 dice were misread surely at each; and blurred by 12%, most
-    # showed no die the reader read, and were read as an empty table with no word why.
+    # showed no die the reader read, and were read as an empty table with no word why. A
+    # sensor's noise of 6 grey levels over the blur (session 91, a helper's audit) was taken
+    # for sharp edges: 20 of the 121 photographs blurred by 3.5 px were judged out of focus.
+    # (Blurred by 5 px with that noise, 12 of these 13 are, 3 before; the 13th shows 2 dice
+    # found at the wrong size, one read surely wrong, as the README says under "Not done".)
     said = surely = 0
-    for path in DEV_SLICE:
-        reading = read_dice(blurred(load_image(path), sigma), view="above")
+    for k, path in enumerate(DEV_SLICE):
+        reading = read_dice(noisy(blurred(load_image(path), sigma), noise, k), view="above")
         if reading.out_of_focus:
             assert len(reading.doubtful) == reading.total, path.name
             said += 1
@@ -141,6 +153,8 @@ def test_a_picture_a_little_soft_or_of_small_dice_is_judged_die_by_die() -> None
         for name in ("blur", "upscaled", "tiny"):
             reading = read_dice(degrade(image, name), view="above")
             assert not reading.out_of_focus, (path.name, name)
+            # A sensor's noise over them too (what smooths it away is no blur of theirs).
+            assert not read_dice(noisy(degrade(image, name), 6, 1), view="above").out_of_focus
 
 
 def test_the_simulated_table_under_the_glass_is_well_lit_and_sharp() -> None:
