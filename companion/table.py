@@ -817,12 +817,13 @@ class Table:
         if resumed.game is not None:
             self._game, self._game_id = resumed.game, resumed.game_id
             self._games_started = resumed.game_id or 0
-            self._reading, self._last_reveal = self._kept_reveal(journal)
-            # The last reveal was typed in by hand unless the journal kept the camera's
-            # reading of it, applied (before, the page lost "Typed in by hand" at a restart).
-            settled, camera = self._game.settled_round, self._last_reveal
-            if settled is not None and not (camera is not None and camera.applied
-                                            and camera.round == settled):
+            self._reading, self._last_reveal, by_camera = self._kept_reveal(journal)
+            # The last reveal was typed in by hand unless the camera's reading the journal
+            # kept became it and still stands (before, the page lost "Typed in by hand" at a
+            # restart). The journal keeps the latest reading alone: where a later round's
+            # call was read and taken back, the settled round's is not known, and not said.
+            settled, kept = self._game.settled_round, self._last_reveal
+            if settled is not None and not by_camera and (kept is None or kept.round <= settled):
                 self._typed_rounds = {settled}
         self._publish()
 
@@ -847,42 +848,43 @@ class Table:
 
     def _kept_reveal(
         self, journal: Journal
-    ) -> tuple[CameraReading | None, CameraReading | None]:
+    ) -> tuple[CameraReading | None, CameraReading | None, bool]:
         """The reading the journal kept of the resumed game's last reveal, as it was before
-        the restart: what is shown (``_reading``), and what an undo back into that reveal
-        brings back (``_last_reveal``)."""
+        the restart: what is shown (``_reading``), what an undo back into that reveal brings
+        back (``_last_reveal``), and whether it became the reveal and still stands."""
         assert self._game is not None
         try:
             kept = journal.kept_reveal()
             if kept is None or kept.game_id != self._game_id or kept.moves > len(
                     self._game.actions):
-                return None, None
+                return None, None, False
             reading = CameraReading.from_saved(json.loads(kept.reading), kept.picture)
             reading.to_state()  # every value as the page shows it: a damaged one raises here
         except Exception as err:  # noqa: BLE001 (a damaged row must not stop the table)
             logger.warning("the last reveal's picture cannot be shown again: %s", err)
-            return None, None
+            return None, None, False
         if not reading.applied:
             # It waited for the players at its reveal: it waits again there (a retake's, or
             # a reopened round's), if it is still that round's and the dice under the glass
             # are still those; elsewhere it was passed over, or its call taken back.
             at_it = self._game.phase == "reveal"
-            return (self._waiting_again(reading) if at_it else None), reading
+            return (self._waiting_again(reading) if at_it else None), reading, False
         since = self._game.actions[kept.moves:]
-        standing = 0  # how many of the actions since it stand
+        standing, stands = 0, True  # how many of the actions since it stand; whether it does
         for action in since:
             if action.get("action") != "undo":
                 standing += 1
             elif standing:
                 standing -= 1
             else:
-                break  # the reveal itself taken back
+                stands = False  # the reveal itself taken back
+                break
         else:
             if all(a.get("action") in ("leave", "palifico", "undo") for a in since):
                 # Still shown, as before the restart: until the next round's first say (even
                 # if an undo took that back) or an undo back into the reveal.
-                return reading, reading
+                return reading, reading, True
         if self._undone_into_reveal():
             # The reveal was taken back: its reading waits to be confirmed again.
-            return self._waiting_again(reading), reading
-        return None, reading
+            return self._waiting_again(reading), reading, stands
+        return None, reading, stands

@@ -707,6 +707,13 @@ def test_a_restart_still_says_which_reveal_was_typed_in_by_hand(
     assert shown["reading"]["applied"] and shown["reveal_typed"] is False
     opener = shown["turn"]
     play(setup.table, [{"action": "bid", "player": opener, "quantity": 1, "face": 5}])
+    # The next call read by the camera too, then taken back with its reveal: the journal
+    # keeps that round's reading, the latest alone (a second audit: round 1 was then said to
+    # be typed in by hand).
+    play(setup.table, [{"action": "dudo", "player": setup.table.state()["turn"]}])
+    assert setup.table.wait_idle(60) and setup.table.state()["round"] == 3
+    play(setup.table, [{"action": "undo"}, {"action": "undo"}])
+    assert setup.table.state()["round"] == 2 and setup.table.state()["reveal_typed"] is False
     setup.table.close()
     again = Table(journal=Journal.in_directory(tmp_path))
     assert again.state()["reveal_typed"] is False  # the camera's, after the next bid too
@@ -720,7 +727,7 @@ def test_a_restart_still_says_which_reveal_was_typed_in_by_hand(
     for _ in range(2):  # and after the next round's first bid
         restarted = Table(journal=Journal.in_directory(tmp_path))
         state = restarted.state()
-        assert state["round"] == 3 and state["reveal_typed"] is True
+        assert state["round"] == 3 and state["reveal_typed"] is True, state["round"]
         if state["bid"] is None:
             play(restarted, [{"action": "bid", "player": state["turn"], "quantity": 1,
                               "face": 5}])
