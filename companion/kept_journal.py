@@ -148,7 +148,11 @@ def _copied_in_memory(path: Path, wal: Path) -> Path:
     written, or the copy fails."""
     folder = copy_folder(path)
     shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(mode=0o700)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:  # something of another user's in the way: a name of its own
+        logger.warning("%s is in the way: the journal's copy is made beside it", folder)
+        folder = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=folder.parent))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     try:
         copy = folder / path.name

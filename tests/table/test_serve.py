@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -1121,6 +1122,32 @@ def test_a_card_made_read_only_after_a_power_cut_is_written_again_once_it_can_be
             assert len(built(data, again).table.state()["bids"]) == 2
     finally:
         subprocess.run(["umount", str(card)], capture_output=True)
+
+
+def test_the_journal_s_copy_in_memory_is_made_beside_whatever_is_in_its_way(
+    tmp_path: Path,
+) -> None:
+    # The copy has one name a journal: before, a file or another user's folder there (the
+    # sticky /dev/shm) failed every start, for ever (a helper's audit of session 91's mend).
+    from companion import kept_journal
+    from companion.journal import Journal
+    from companion.table import Table
+
+    played = tmp_path / "played"
+    journal = Journal.in_directory(played)
+    table = Table(journal=journal)
+    table.new_game({"game": "dudo-record/1", "rules": "perudo", "players": ["Ana", "Ben"]})
+    path = played / "journal.sqlite3"
+    in_the_way = kept_journal.copy_folder(path)
+    in_the_way.write_text("another user's\n")
+    try:
+        copy = kept_journal._copied_in_memory(path, path.with_name(path.name + "-wal"))
+        assert copy.parent != in_the_way and copy.parent.parent == in_the_way.parent
+        assert len(Journal(f"{copy.as_uri()}?mode=ro", uri=True).games()) == 1
+        shutil.rmtree(copy.parent)
+    finally:
+        in_the_way.unlink()
+        journal.close()
 
 
 def no_room() -> None:
