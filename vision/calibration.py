@@ -411,7 +411,8 @@ def calibration_tables(calibration: Calibration) -> dict[str, dict[str, object]]
         seats["count"] = zones.count
         seats["centre"] = [round(c, 1) for c in zones.centre]
         seats["first_angle"] = round(zones.first_angle, 2)
-        seats["clockwise"] = zones.clockwise
+        # Not `clockwise`: the view says it (written, it stood in the way of a view changed
+        # by hand later: the config refused, --seats too).
     if zones.polygons:
         seats["zones"] = {
             f"seat{n}": [[round(x, 1), round(y, 1)] for x, y in polygon]
