@@ -152,6 +152,11 @@ port=$(sed -n 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/
 port=${port:-8080}
 
 echo "install: systemd unit and Avahi service (port $port)"
+# The unit the venv before runs with, kept beside it where an older install kept none.
+if [ -d "$previous" ] && [ ! -f "$previous/dudo-companion.service" ] \
+    && [ -f /etc/systemd/system/dudo-companion.service ]; then
+    cp /etc/systemd/system/dudo-companion.service "$previous/dudo-companion.service"
+fi
 install -m 0644 "$SOURCE/systemd/dudo-companion.service" /etc/systemd/system/dudo-companion.service
 # Each venv keeps the unit it was installed with, put back with it when the table goes back.
 install -m 0644 "$SOURCE/systemd/dudo-companion.service" "$release/dudo-companion.service"

@@ -175,6 +175,7 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     unit = pi / "root" / "etc" / "dudo-companion.service"
     installed = unit.read_text()
     (prefix / "started").unlink()
+    (linked / "dudo-companion.service").unlink()  # installed before venvs kept their units
     (pi / "source" / "systemd" / "dudo-companion.service").write_text(
         installed.replace("[Service]", "[Service]\nEnvironment=A_NEW_SETTING=1"))
     no_link = install(pi, FAIL_RESTART="1")
