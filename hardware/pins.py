@@ -153,15 +153,16 @@ class PinMap:
             said.append("no dial push and no BID button: bids are made on a phone only")
         elif not self.has_encoder:
             # Before, "the lowest raise only" was said with QTY+ wired alone, which raises.
-            more, other = "qty_up" in self.pins, bool({"face_up", "face_down"} & self.pins.keys())
+            # (FACE- alone reaches no face above the lowest raise's.)
+            more, other = "qty_up" in self.pins, "face_up" in self.pins
             if not (more or other):
                 said.append("no dial to turn (dial_a, dial_b) and no qty_up and face_up buttons:"
                             " the panel bids the lowest raise only, other bids are made on a"
                             " phone")
             elif not other:
-                said.append("no dial to turn (dial_a, dial_b) and no face_up or face_down"
-                            " button: the panel bids more dice (qty_up) of the lowest raise's"
-                            " face only, another face is bid on a phone")
+                said.append("no dial to turn (dial_a, dial_b) and no face_up button: the panel"
+                            " bids more dice (qty_up) but no higher face than the lowest"
+                            " raise's, a higher face is bid on a phone")
             elif not more:
                 said.append("no dial to turn (dial_a, dial_b) and no qty_up button: the panel"
                             " bids another face but not more dice than its lowest raise, more"

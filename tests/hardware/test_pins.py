@@ -202,13 +202,17 @@ def test_a_panel_that_leaves_part_of_the_game_to_a_phone_is_noted_not_refused() 
     # One of the +/- buttons wired: said what the panel can bid (before, "the lowest raise
     # only", though QTY+ raises: a helper's audit).
     wired = {"dial": 22, "dudo": 5, "undo": 26, "light": 21, "seat1": 2, "seat2": 3}
-    assert load_pin_map({"pins": {**wired, "qty_up": 6}}).cautions() == [
-        "no dial to turn (dial_a, dial_b) and no face_up or face_down button: the panel bids"
-        " more dice (qty_up) of the lowest raise's face only, another face is bid on a phone"]
+    no_face_up = [
+        "no dial to turn (dial_a, dial_b) and no face_up button: the panel bids more dice"
+        " (qty_up) but no higher face than the lowest raise's, a higher face is bid on a phone"]
+    assert load_pin_map({"pins": {**wired, "qty_up": 6}}).cautions() == no_face_up
+    # FACE- alone reaches no face above the lowest raise's (a second audit).
+    assert load_pin_map({"pins": {**wired, "qty_up": 6, "face_down": 13}}).cautions() == (
+        no_face_up)
     assert load_pin_map({"pins": {**wired, "face_up": 6}}).cautions() == [
         "no dial to turn (dial_a, dial_b) and no qty_up button: the panel bids another face"
         " but not more dice than its lowest raise, more are bid on a phone"]
-    assert load_pin_map({"pins": {**wired, "qty_up": 6, "face_down": 13}}).cautions() == []
+    assert load_pin_map({"pins": {**wired, "qty_up": 6, "face_up": 13}}).cautions() == []
     assert default_pin_map().cautions() == []
     assert load_pin_map(example_pin_map_path()).cautions() == []
 
