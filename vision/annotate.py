@@ -303,10 +303,13 @@ class _Banner:
         self.ink = _DOUBT if doubtful else _INK
         height, width = out.shape[:2]
         tw, th = self._fit(max(0.45, width / 1400), width)
-        if tw + 12 > width and pleas:
-            # Cut off even at the smallest letters: the plea on a line of its own (before,
-            # a narrow picture's ended "7 doubtful   out of": a helper's audit).
-            self.lines = [said, "   ".join(pleas)]
+        for lines in ([said, "   ".join(pleas)], [said, *pleas]):
+            if tw + 12 <= width or not pleas:
+                break
+            # Cut off even at the smallest letters: the pleas on a line of their own, then
+            # each on its own (before, a narrow picture's ended "7 doubtful   out of": a
+            # helper's audit).
+            self.lines = lines
             tw, th = self._fit(max(0.45, width / 1400), width)
         self.step = th + self.base + 6  # one line's height
         tall = self.step * len(self.lines) + 4

@@ -248,6 +248,12 @@ def test_the_banner_of_a_narrow_picture_says_its_plea_whole_on_a_line_of_its_own
     band = out[:two]
     assert (band[:, :, 2] > 100).any()  # the words, in orange on the darkened band
     assert not (band[:, -5:, 2] > 100).any()  # none of them running off the picture
+    # Three pleas too long for a line together: each on its own (a second audit).
+    three = annotate(frame, replace(reading_of(dice), smeared=True, too_small=True,
+                                    hard_to_read=True))
+    rows = len(darkened_rows(three, frame))
+    assert rows > 3 * one, (one, rows)  # four lines
+    assert not (three[:rows, -5:, 2] > 100).any()
 
 
 def name_place(image: np.ndarray, seats: SeatZones, names: dict[int, str], dice: list[Die]
