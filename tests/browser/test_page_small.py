@@ -27,6 +27,7 @@ from tests.browser.conftest import (
     keep_notice,
     loaded,
     new_game,
+    open_form,
     open_page,
     shot,
     shows,
@@ -177,10 +178,7 @@ def test_a_seat_s_name_shows_whole_in_the_new_game_form_with_text_at_twice_the_s
     new_game(server, ["Bartholomew", "Maximiliana", "Li"], rules="perudo")
     page = open_page(browser, server, {"width": 390, "height": 844}, "dark")
     text_size(page, "200%")
-    take_control(page)
-    page.once("dialog", lambda dialog: dialog.accept())
-    page.click("#another-game")
-    expect(page.locator("#new-game")).to_be_visible()
+    open_form(page)
     rows = page.locator("#seats .seat-row")
     expect(rows).to_have_count(3)
     for row, name in zip(rows.all(), ["Bartholomew", "Maximiliana", "Li"], strict=True):

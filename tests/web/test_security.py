@@ -7,6 +7,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -281,14 +282,13 @@ def test_a_control_session_lasts_a_week(table: Table) -> None:
     assert phone.get("/api/session").get_json()["control"] is False
 
 
-def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_control(
-    table: Table, game: dict[str, Any], tmp_path: Any
-) -> None:
-    # A Pi has no clock of its own: switched on after ten days off, it starts at the time it
-    # stopped, and a phone signs in before the network sets the clock ten days ahead.
+def on_clocks(
+    table: Table, tmp_path: Any, wall: list[float], running: list[float]
+) -> Callable[[], Flask]:
+    """What starts the table's page anew, its sessions kept in ``tmp_path`` and aged by the
+    clocks ``wall[0]`` and ``running[0]`` (the test moves them)."""
     config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
               "SESSIONS_FILE": tmp_path / "sessions.json"}
-    wall, running = [1_000_000.0], [50.0]
 
     def table_started() -> Flask:
         app = create_app(table, config)
@@ -297,6 +297,16 @@ def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_contr
             clock=lambda: wall[0], running=lambda: running[0])
         return app
 
+    return table_started
+
+
+def test_the_clock_set_by_the_network_after_a_week_off_keeps_the_phones_in_control(
+    table: Table, game: dict[str, Any], tmp_path: Any
+) -> None:
+    # A Pi has no clock of its own: switched on after ten days off, it starts at the time it
+    # stopped, and a phone signs in before the network sets the clock ten days ahead.
+    wall, running = [1_000_000.0], [50.0]
+    table_started = on_clocks(table, tmp_path, wall, running)
     phone = table_started().test_client()
     token = login(phone).get_json()["csrf"]
     wall[0] += 10 * 86400
@@ -321,17 +331,8 @@ def test_a_session_kept_while_the_clock_was_a_year_ahead_ends_a_week_after_it_is
     # Before, kept at a time a year to come, a guest's phone had control of the table for the
     # year (a helper's audit: Flask's own age check, which refused such a cookie, is no
     # longer asked, ClockFreeCookies).
-    config = {"TABLE_PIN": PIN, "TESTING": True, "SECRET_KEY": b"k" * 32,
-              "SESSIONS_FILE": tmp_path / "sessions.json"}
     wall, running = [1_000_000.0 + 365 * 86400], [50.0]  # a clock typed in a year ahead
-
-    def table_started() -> Flask:
-        app = create_app(table, config)
-        app.extensions["dudo"].sessions = ControlSessions(
-            config["SESSIONS_FILE"], pin_mark=pin_mark(app.config),
-            clock=lambda: wall[0], running=lambda: running[0])
-        return app
-
+    table_started = on_clocks(table, tmp_path, wall, running)
     phone = table_started().test_client()
     assert login(phone).status_code == 200
     cookie = phone.get_cookie("dudo_session")
