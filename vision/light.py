@@ -59,8 +59,8 @@ _STEP = float(np.sqrt(2.0 * np.pi))
 # slopes are taken, and that blur taken back out of its softness: a sensor's noise is no sharp
 # edge. Before (a helper's audit, session 91), noise of 6 grey levels added to the dev
 # photographs blurred by 3.5 px had 20 of 121 judged out of focus, against 113 without it, and
-# 6 dice read surely wrong; now 113 and 115. As they are, blurred by 1.5 px or shrunk to 0.35,
-# with that noise or without, none is judged so, as before.
+# 6 dice read surely wrong; now 113 (115 without the noise), 1 die read surely wrong. As they
+# are, blurred by 1.5 px or shrunk to 0.35, with that noise or without, none is judged so.
 _SMOOTH = 1.5
 
 
