@@ -297,7 +297,7 @@ def _read(
                       strict=True))
     t = _lap(ms, "colour", t)
 
-    dice, places = [], []
+    dice, places, cut = [], [], []
     for k, ((c, f), colour) in enumerate(zip(kept, colours, strict=True)):
         # Honest confidence: the face's probability, lowered when the looks at the crop
         # disagree or the locator itself was unsure of a die here (and below, for a frame
@@ -312,7 +312,9 @@ def _read(
         x, y, size = c.x / shrink, c.y / shrink, c.size / shrink
         die = table_die / shrink if table_die else die_px
         reach = min(x, y, w - x, h - y)
-        if reach < _CUT_BY_THE_EDGE * die or reach <= size / 2 and size < _PART_OF_A_DIE * die:
+        cut_by_the_edge = (reach < _CUT_BY_THE_EDGE * die
+                           or reach <= size / 2 and size < _PART_OF_A_DIE * die)
+        if cut_by_the_edge:
             confidence = min(confidence, 0.5)
         # A mark is judged by the size of a die on this table, not by its own (often small)
         # size; a die read surely there is a die lying on the mark.
@@ -321,6 +323,7 @@ def _read(
         ):
             continue
         places.append(c)
+        cut.append(cut_by_the_edge)
         dice.append(
             Die(
                 face=7 - f.pips if view == "below" else f.pips,
@@ -352,10 +355,12 @@ def _read(
     # slant), at the reader's own threshold where a table asks to look at surer dice too (a
     # threshold of 1.0 makes every die doubtful: no sign of a picture read poorly). The dice
     # are doubted by ``read_dice``, once it has chosen between this reading and a squared one.
+    # Dice the frame's edge cuts are doubted for that alone, and say nothing of the rest.
+    whole = [d for d, by_the_edge in zip(dice, cut, strict=True) if not by_the_edge]
     doubted = sum(d.confidence < min(config.doubt_threshold, DEFAULT_DOUBT_THRESHOLD)
-                  for d in dice)
-    hard_to_read = (not every_die and len(dice) >= _MOSTLY_DICE
-                    and doubted >= _MOSTLY_DOUBTED * len(dice))
+                  for d in whole)
+    hard_to_read = (not every_die and len(whole) >= _MOSTLY_DICE
+                    and doubted >= _MOSTLY_DOUBTED * len(whole))
     slanted = not every_die and (squared or leaning.frame > _SLANTED) and any(
         alone > _SLANTED_DIE for alone in leaning.dice)
     twice = seen_twice(dice)
