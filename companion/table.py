@@ -518,10 +518,12 @@ class Table:
         elif kind in ("leave", "undo") and phase == phase_before == "reveal":
             # A player left while the cups are up, or such a leave was taken back: the dice
             # that must show have changed, so a picture under way or a reading waiting no
-            # longer holds. Look again, at once.
+            # longer holds. Look again, once the call's cups are up (before, at once: a
+            # leave in the cups' wait had the camera look before a mis-pressed call could
+            # be taken back).
             self._reading = None
             if self.camera is not None:
-                self._start_capture()
+                self._start_capture(after_s=max(0.0, self._cups_up_at - time.monotonic()))
         elif kind == "undo":
             if phase != "reveal" and phase_before == "reveal":
                 # The call was taken back: nothing may be shown (kept for the call made
@@ -531,6 +533,7 @@ class Table:
         elif phase == "reveal" and phase_before != "reveal":
             # A call: the cups come up, the camera takes its one picture.
             self._reading = None
+            self._cups_up_at = time.monotonic() + self.cups_up_s
             if self.camera is not None:
                 self._start_capture(after_s=self.cups_up_s)
             elif self._reopen is not None:
@@ -704,7 +707,6 @@ class Table:
     def _open_camera_again(self) -> None:
         """Open the camera the table has not got, on a thread of its own (the call is not kept
         waiting; one attempt at a time, which serves every call made while it runs)."""
-        self._cups_up_at = time.monotonic() + self.cups_up_s
         if self._closed or (self._opening is not None and self._opening.is_alive()):
             return
         self._opening = threading.Thread(target=self._opened_again, name="camera-open",
@@ -819,11 +821,13 @@ class Table:
             self._games_started = resumed.game_id or 0
             self._reading, self._last_reveal, by_camera = self._kept_reveal(journal)
             # The last reveal was typed in by hand unless the camera's reading the journal
-            # kept became it and still stands (before, the page lost "Typed in by hand" at a
-            # restart). The journal keeps the latest reading alone: where a later round's
-            # call was read and taken back, the settled round's is not known, and not said.
+            # kept is of its round, became it and still stands (before, the page lost "Typed
+            # in by hand" at a restart; and where an earlier round's reading stood). The
+            # journal keeps the latest reading alone: where a later round's call was read
+            # and taken back, the settled round's is not known, and not said.
             settled, kept = self._game.settled_round, self._last_reveal
-            if settled is not None and not by_camera and (kept is None or kept.round <= settled):
+            if settled is not None and (kept is None or kept.round < settled or (
+                    kept.round == settled and not by_camera)):
                 self._typed_rounds = {settled}
         self._publish()
 

@@ -734,6 +734,33 @@ def test_a_restart_still_says_which_reveal_was_typed_in_by_hand(
         restarted.close()
 
 
+@pytest.mark.parametrize("camera_gone", [True, False])
+def test_a_reveal_typed_in_after_one_the_camera_read_is_still_said_typed_after_a_restart(
+    tmp_path: Path, header: dict[str, Any], play: Any, camera_gone: bool
+) -> None:
+    # Round 1 read by the camera; round 2's dice typed in, the camera gone after a restart,
+    # or the players quicker than the cups' wait. Before (session 92's audit), a restart
+    # found round 1's reading standing and said round 2's dice were the camera's.
+    setup = CameraTable(journal=Journal.in_directory(tmp_path))
+    shown = setup.call(header)
+    assert shown["reading"]["applied"] and shown["reveal_typed"] is False
+    table = setup.table
+    if camera_gone:
+        table.close()
+        table = Table(journal=Journal.in_directory(tmp_path))
+    else:
+        table.cups_up_s = 30.0
+    play(table, [{"action": "bid", "player": shown["turn"], "quantity": 1, "face": 5}])
+    play(table, [{"action": "dudo", "player": table.state()["turn"]}])
+    dice = {name: [2] * count for name, count in table.state()["expected_dice"].items()}
+    play(table, [{"action": "reveal", "dice": dice}])
+    assert table.state()["round"] == 3 and table.state()["reveal_typed"] is True
+    table.close()
+    restarted = Table(journal=Journal.in_directory(tmp_path))
+    assert restarted.state()["round"] == 3 and restarted.state()["reveal_typed"] is True
+    restarted.close()
+
+
 def test_a_restart_after_a_reveal_and_a_player_leaving_still_shows_its_picture(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
@@ -895,6 +922,30 @@ def test_a_call_undone_while_the_cups_come_up_is_never_photographed(
     state = table.state()
     assert (state["phase"], state["turn"], state["capturing"]) == ("bidding", "Ben", False)
     assert "reading" not in state and table.reveal_picture() is None
+
+
+def test_a_player_leaving_while_the_cups_come_up_does_not_have_the_camera_look_sooner(
+    header: dict[str, Any],
+) -> None:
+    # Before (session 92's audit), Caro leaving there had the camera look at once: the call,
+    # mis-pressed, was settled before it could be taken back.
+    setup = CameraTable("truth", cups_up_s=3.0)
+    table = setup.table
+    try:
+        table.new_game(header)
+        assert table.submit(BID).ok and table.submit(DUDO).ok
+        assert table.submit({"action": "leave", "player": "Caro"}).ok
+        assert table.state()["phase"] == "reveal"
+        time.sleep(0.3)  # a moment for the players to see their mistake
+        assert setup.camera.last_scene is None
+        for _ in range(2):  # her leave, and the call, taken back
+            assert table.submit({"action": "undo"}).ok
+        assert table.wait_idle(10)
+        assert setup.camera.last_scene is None  # the camera never looked
+        state = table.state()
+        assert (state["phase"], state["turn"], state["round"]) == ("bidding", "Ben", 1)
+    finally:
+        table.close()
 
 
 def test_a_call_left_standing_is_photographed_once_the_cups_are_up(
