@@ -320,6 +320,10 @@ def do_undo(game: Game) -> list[Announcement]:
     if game.round < ended_round or over and game.phase != "over":
         game.reopened |= {game.round}  # the end of this round taken back
     player = undone.get("player")
+    if call is None and undone["action"] == "dudo" and player in game._seat:
+        # A call on a pass whose passer had left: void at once, it left no call standing.
+        made = dudo_call(game, game._seat[player])
+        call = made if isinstance(made, Call) else None
     said = undone_words(game, undone, call, names, won if over else None)
     return [Announcement("undo", player, f"Undone: {said}")]
 

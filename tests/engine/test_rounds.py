@@ -352,6 +352,8 @@ class TestUndo:
     @pytest.mark.parametrize(("preset", "script", "said"), [
         ("perudo", "Ana 2x3; Ben dudo", "Ben's dudo on Ana's two 3s"),
         ("dudo", "Ana pass; Ben dudo", "Ben's call of Ana's pass"),
+        # Void as Ana had left (before, session 92's audit: "Undone: dudo by Ben").
+        ("dudo", "Ana pass; Ana leave; Ben dudo", "Ben's call of Ana's pass"),
         ("dudo", "Ana pass", "Ana's pass"),
         ("perudo", "Ana 2x3; Caro leave", "Caro leaving the table"),
     ])
