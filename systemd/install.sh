@@ -63,8 +63,11 @@ rm -rf "$SOURCE/build" "$SOURCE"/*.egg-info
 # The `onnx` extra (ONNX Runtime, which runs the reader's nets faster) has wheels for 64-bit
 # ARM only: elsewhere OpenCV's dnn runs them. At the versions CI last passed with beside
 # Debian's numpy and OpenCV (.ci/constraints-pi.txt): the web server builds on waitress's
-# own classes, which a newer release may change.
-constraints="$SOURCE/.ci/constraints-pi.txt"
+# own classes, which a newer release may change. Not gpiozero nor colorzero: apt's (above)
+# are Raspberry Pi OS's own build, and a pin of PyPI's release had pip put that in the venv,
+# in front of apt's (before session 92).
+constraints="$release/constraints-pi.txt"
+grep -v -i -E '^(gpiozero|colorzero)==' "$SOURCE/.ci/constraints-pi.txt" > "$constraints"
 if ! "$release/bin/python" -m pip install -q -c "$constraints" "${SOURCE}[onnx]"; then
     echo "install: ONNX Runtime did not install (no wheel for this system, or PyPI out of reach:" \
          "run this again once online): the reader's nets run on OpenCV's dnn" >&2
@@ -84,6 +87,11 @@ session.run(None, {given.name: np.zeros([d if isinstance(d, int) else 1 for d in
     echo "install: ONNX Runtime does not run the dice reader here (see the messages above):" \
          "taken out again; the reader's nets run on OpenCV's dnn" >&2
     "$release/bin/python" -m pip uninstall -y -q onnxruntime
+fi
+# gpiozero is apt's where Raspberry Pi OS has it (2.0 or newer, as the project needs).
+if "$release/bin/python" -P -c 'import gpiozero, sys; sys.exit(not gpiozero.__file__.startswith(sys.prefix))'; then
+    echo "install: warning: the venv's gpiozero is PyPI's, not this system's python3-gpiozero" \
+         "(older than 2.0, or not installed): on a Pi 5, check that the buttons answer" >&2
 fi
 # The commit this venv is built from, for `dudo --version` (none outside a git checkout). As
 # root in the pi user's checkout, git asks to be told the folder is safe.

@@ -38,8 +38,22 @@ def pi(tmp_path: Path) -> Path:
                  "id"):
         (bin_ / name).write_text(STAND_IN.format(log=tmp_path / "calls.log"))
         (bin_ / name).chmod(0o755)
+    # Raspberry Pi OS's own gpiozero (apt's python3-gpiozero 2.0.1), in the system's site
+    # packages that a venv made with them sees.
+    apt = tmp_path / "apt"
+    (apt / "gpiozero").mkdir(parents=True)
+    (apt / "gpiozero" / "__init__.py").write_text('"""apt: python3-gpiozero."""\n')
+    (apt / "gpiozero-2.0.1.dist-info").mkdir()
+    (apt / "gpiozero-2.0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: gpiozero\nVersion: 2.0.1\n")
+    site = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
     # The Pi's python3 (this machine's, whichever makes this test's venv).
-    (bin_ / "python3").write_text(f'#!/bin/sh\nexec "{sys._base_executable}" "$@"\n')
+    (bin_ / "python3").write_text(f"""#!/bin/sh
+"{sys._base_executable}" "$@" || exit $?
+if [ "$1 $2 $3" = "-m venv --system-site-packages" ]; then
+    echo "{apt}" > "$4/{site}/apt-packages.pth"
+fi
+""")
     (bin_ / "python3").chmod(0o755)
     script = (ROOT / "systemd" / "install.sh").read_text()
     for path, moved in (("PREFIX=/opt", f"PREFIX={root}/opt"),
@@ -117,6 +131,13 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     freeze = subprocess.run([str(linked / "bin" / "python"), "-m", "pip", "freeze", "--local"],
                             capture_output=True, text=True, timeout=120).stdout.lower()
     assert "waitress==3.0.1\n" in freeze
+    # gpiozero is apt's, as the README says (before, pip put PyPI's in front of it).
+    assert "gpiozero" not in freeze
+    where = subprocess.run([str(linked / "bin" / "python"), "-c",
+                            "import gpiozero; print(gpiozero.__file__)"],
+                           capture_output=True, text=True, timeout=60).stdout
+    assert where == f"{pi / 'apt' / 'gpiozero' / '__init__.py'}\n"
+    assert "gpiozero is PyPI's" not in first.stderr
 
     # The update: a new venv, the link moved to it once whole; the last one kept to go back
     # to, the older ones gone; the config (and its PIN) as it was. The service does not start
