@@ -42,7 +42,8 @@ class Controls:
     ``on_stuck(name, True)`` is called once when a button has been held down for
     ``stuck_after_s``, ``on_stuck(name, False)`` when it is released again.
     ``on_release(name, held)`` is called when a press ends (``held``: its hold acted).
-    Callbacks run on gpiozero's threads.
+    ``on_ignored(name)`` is called for a press ignored as the button was freed from being
+    stuck less than ``settle_s`` before. Callbacks run on gpiozero's threads.
     """
 
     def __init__(
@@ -54,6 +55,7 @@ class Controls:
         on_turn: Callable[[int], None] | None = None,
         on_stuck: Callable[[str, bool], None] | None = None,
         on_release: Callable[[str, bool], None] | None = None,
+        on_ignored: Callable[[str], None] | None = None,
         holds: Mapping[str, float] | None = None,
         stuck_after_s: float = 10.0,
         settle_s: float = 2.0,
@@ -64,6 +66,7 @@ class Controls:
         self._on_turn = on_turn
         self._on_stuck = on_stuck
         self._on_release = on_release
+        self._on_ignored = on_ignored
         self._holds = dict(holds or {})
         self.stuck_after_s = stuck_after_s
         self.settle_s = settle_s
@@ -155,6 +158,8 @@ class Controls:
             logger.warning("button %r down again within %s s of its release: still stuck, or"
                            " wired to its normally-closed contact: ignored", name, self.settle_s)
             self._report_stuck(name, warned=True)
+            if self._on_ignored is not None:
+                self._safely(self._on_ignored, name)
             return
         self._safely(self._on_press, name)
 

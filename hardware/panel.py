@@ -182,6 +182,7 @@ class Panel:
                 on_turn=self._turned,
                 on_stuck=self._stuck,
                 on_release=self._released,
+                on_ignored=self._ignored,
                 holds={"undo": undo_hold_s,
                        **({self._again: again_hold_s} if self._again else {}),
                        **{f"seat{n}": open_hold_s for n in self.pins.seats}},
@@ -366,6 +367,13 @@ class Panel:
                 self.table.show("fault", message)
         except Exception:
             logger.exception("could not report the stuck button %r", name)
+
+    def _ignored(self, name: str) -> None:
+        # Before (session 92's audit), the press was dropped with no sound, and the stuck
+        # fault it raised went with the finger: nothing told the player to press again.
+        settle_s = self.controls.settle_s
+        self._queue.put(("refused", f"{name.upper()} pressed within {settle_s:g} s of being"
+                         " freed from a stuck press: not taken. Press it again"))
 
     def _bid(self, button: str) -> None:
         state = self._state()

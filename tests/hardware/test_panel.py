@@ -605,11 +605,13 @@ def test_a_button_wired_to_its_normally_closed_contact_never_acts(table: Table) 
 
 
 def test_a_stuck_button_released_counts_again_once_it_has_stayed_up(
-    table: Table, panel: Panel, pin_factory: MockFactory
+    table: Table, panel: Panel, pin_factory: MockFactory,
+    heard: Callable[[Callable[[], object]], int],
 ) -> None:
     # A cup rested on DUDO as the game began (refused: no bid to call), then lifted: down
-    # again at once, it is taken for still stuck; pressed once it has been up a moment
-    # (SETTLE_S here, 2 s at the table), it calls.
+    # again at once, it is taken for still stuck, and the player is told to press again
+    # (before, session 92's audit: nothing sounded, nor stayed on the page); pressed once it
+    # has been up a moment (SETTLE_S here, 2 s at the table), it calls.
     new_game(table)
     driver = MockPanelDriver(panel)
     pin = pin_factory.pin(PINS["dudo"].pin)
@@ -620,9 +622,11 @@ def test_a_stuck_button_released_counts_again_once_it_has_stayed_up(
     pin.drive_high()
     assert "panel" not in table.state()["faults"]
     driver.press("dial")  # Ana bids
-    driver.press("dudo")  # at once: down again too soon
-    calm(panel)
+    assert heard(lambda: driver.press("dudo")) == 3  # at once: down again too soon
     assert table.state()["phase"] == "bidding"  # (and released again: it counts once up)
+    assert table.state()["display"]["panel"] == (
+        f"DUDO pressed within {SETTLE_S:g} s of being freed from a stuck press: not taken."
+        " Press it again")
     time.sleep(SETTLE_S + 0.1)
     driver.press("dudo")
     calm(panel)
