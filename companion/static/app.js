@@ -609,15 +609,19 @@ function renderBid(state) {
   // long name is cut short (the players' list shows it whole), and the words after it kept.
   // On a narrow phone the words are said shorter rather than the name cut to a letter or two
   // ("M" read as "I must raise or call the pass"): it keeps five letters' width at least.
-  const oneLine = (who, ...whats) => sayOnce(turn, "1" + who + whats[0] + "@" + turn.clientWidth, () => {
+  const oneLine = (who, ...whats) => sayOnce(turn, "1" + who + whats[0] + "@" + turn.clientWidth + "/" + page.textFitted, () => {
     turn.classList.add("one-line");
     turn.title = who + whats[0];
     const name = h("span", {class: "who", text: who});
     const words = h("span", {class: "what", text: whats[0]});
     turn.replaceChildren(name, words);
     const least = 5 * parseFloat(getComputedStyle(name).fontSize);
+    // (The words cut too, where the name has a line of its own at a large text size: "must
+    // raise or c..." at twice the text on a 390 px phone, session 92's audit.)
+    // (Measured to the fraction of a pixel: words 0.4 px too wide lost their last letters.)
+    const wide = (el) => { const all = document.createRange(); all.selectNodeContents(el); return all.getBoundingClientRect().width; };
     for (const shorter of whats.slice(1)) {
-      if (name.clientWidth >= Math.min(name.scrollWidth, least)) break;
+      if (name.clientWidth >= Math.min(name.scrollWidth, least) && wide(words) <= words.getBoundingClientRect().width + 0.01) break;
       words.textContent = shorter;
       words.setAttribute("aria-hidden", "true");
     }
@@ -833,7 +837,7 @@ function renderReveal(state) {
     const byHand = !!typed && !!state.reveal_typed;
     $("reading-corrected").hidden = !byHand;
     $("reading-corrected").textContent = byHand ? "Typed in by hand"
-      + (state.camera ? ", in place of the camera's reading." : ".") : "";
+      + (state.reveal_typed_over_reading ? ", in place of the camera's reading." : ".") : "";
     page.readingKey = null;
     page.picks = {};
   }
@@ -1248,7 +1252,13 @@ async function loadBids() {
   // No bids to ask for: none are known (the PIN entered next, the button asks for them).
   if (!page.control || !page.state || page.state.phase !== "bidding") { page.bids = []; page.bidsFor = null; page.bidsLost = 0; return; }
   page.bidsWanted = asked;
-  const data = await fetch("/api/bids", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  // An answer that never comes (a connection gone silently) is an ask lost, asked again
+  // below: before (session 92's audit), the picker said "Asking the table" until the game
+  // moved, the feed back and live meanwhile.
+  const abandon = new AbortController();
+  const timer = setTimeout(() => abandon.abort(), ANSWER_WAIT_MS);
+  const data = await fetch("/api/bids", {credentials: "same-origin", signal: abandon.signal})
+    .then((r) => (r.ok ? r.json() : null)).catch(() => null).finally(() => clearTimeout(timer));
   // Answers can come out of order: one to an older ask is for a game that has moved on.
   if (ask !== page.bidsAsked) return;
   page.bidsLost = data && data.bids ? 0 : page.bidsLost + 1;
@@ -1510,6 +1520,7 @@ function connect(lostAlready) {
       page.awayFrom = page.state ? {game_id: page.state.game_id, lines: page.historyLines} : null;
       loadHistory();
       recheckControl();
+      page.bidsWanted = null;  // the bids asked again with the next state
     }
     lost = false;
   });

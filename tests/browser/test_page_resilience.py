@@ -387,6 +387,22 @@ def test_the_pin_just_entered_the_bid_button_says_it_asks_for_the_bids_until_the
     ready_to_bid(phone, server)
 
 
+def test_an_ask_for_the_bids_never_answered_is_given_up_and_asked_again(
+    phone: Any, server: str
+) -> None:
+    # A connection gone silently (the Wi-Fi dropped mid-request): before (session 92's
+    # audit), the picker said "Asking the table for the bids" until the game moved.
+    state = new_game(server, ["Ana", "Ben"], rules="perudo")
+    shows(phone, state)
+    held: list[Any] = []
+    phone.route("**/api/bids", lambda route: route.continue_() if held else held.append(route))
+    take_control(phone)
+    wait_until_held(phone, held)  # and never answered
+    expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
+    ready_to_bid(phone, server)  # given up after 10 s, asked again
+    assert get_state(server)["moves"] == 0
+
+
 def a_phone_holding_the_first(browser: Any, server: str, path: str) -> tuple[Any, list[Any]]:
     """A phone opened on the table with a game and a bid on it (the game before), whose first
     request for ``path`` is held: its route and the table's answer to it, fetched now, are
