@@ -129,8 +129,9 @@ class Table:
         self._reading: CameraReading | None = None
         self._last_reveal: CameraReading | None = None  # the last reveal's reading, for an undo
         # The rounds of this game whose reveals the players typed in by hand, in this run (an
-        # undo back to an earlier round's result finds it said as it was).
-        self._typed_rounds: set[int] = set()
+        # undo back to an earlier round's result finds it said as it was), each with whether
+        # the dice typed in took the place of the camera's reading of them.
+        self._typed_rounds: dict[int, bool] = {}
         self._capture_token: Token | None = None
         # Actions a resume set aside, which the players are told of (fault ``left_out``) until
         # the game has as many moves as before the restart (see :mod:`companion.resume`).
@@ -305,7 +306,7 @@ class Table:
             self._set_fault("resume", None)
             self._game, self._game_id = game, game_id
             self._reading = self._last_reveal = None
-            self._typed_rounds = set()
+            self._typed_rounds = {}
             self._capture_token = None
             self._publish()
             said = opening(game)
@@ -506,7 +507,7 @@ class Table:
         if reading is not None:
             # The camera's (or the confirmed) reading became the reveal.
             self._reading = replace(reading, applied=True)
-            self._typed_rounds.discard(self._game.settled_round or 0)
+            self._typed_rounds.pop(self._game.settled_round or 0, None)
         elif phase == "reveal" and self._undone_into_reveal():
             # At a reveal of a round whose end an undo took back (the undo itself, the call
             # made again, a player leaving there or its undo): no picture, the next round's
@@ -543,10 +544,11 @@ class Table:
             # a player left, and with them the reveal (the game won, a called pass void): a
             # reading that never counted is shown no more either (kept for an undo, as the
             # one before it where there is none: a reopened round's, a player left before).
+            passed_over = self._reading is not None
             self._last_reveal = self._reading or self._last_reveal
             self._reading = None
             if kind == "reveal":
-                self._typed_rounds.add(self._game.settled_round or 0)
+                self._typed_rounds[self._game.settled_round or 0] = passed_over
         elif kind in ("bid", "pass"):
             self._reading = None  # the next round's first say: the last reveal is over
         if self._reading is not None and self._reading.round == 0:
@@ -669,8 +671,10 @@ class Table:
         # Whether the last reveal's dice were typed in by hand, not read by the camera (the
         # page said so of every reveal once its picture went, at the next round's first bid).
         # An undo of that reveal brings back the round before's result.
-        state["reveal_typed"] = (self._game is not None
-                                 and self._game.settled_round in self._typed_rounds)
+        # And whether they took the place of the camera's reading (not said after a restart).
+        settled = self._game.settled_round if self._game is not None else None
+        state["reveal_typed"] = settled in self._typed_rounds
+        state["reveal_typed_over_reading"] = self._typed_rounds.get(settled or 0, False)
         if self._reading is not None:
             state["reading"] = self._reading.to_state()
         self._snapshot = state
@@ -828,7 +832,7 @@ class Table:
             settled, kept = self._game.settled_round, self._last_reveal
             if settled is not None and (kept is None or kept.round < settled or (
                     kept.round == settled and not by_camera)):
-                self._typed_rounds = {settled}
+                self._typed_rounds = {settled: False}
         self._publish()
 
     def _keep_reveal(self, reading: CameraReading) -> None:

@@ -165,7 +165,10 @@ def test_a_failing_camera_leaves_the_reveal_to_be_typed_in(
         assert "enter the dice by hand" in state["faults"]["camera"]
         assert state["camera"] is False and "reading" not in state
         play(table, [{"action": "reveal", "faces": [4, 4, 4, 1, 2, 3, 5, 6, 6, 6, 2, 2, 3, 3, 5]}])
-        assert table.state()["round"] == 2
+        assert table.state()["round"] == 2 and table.state()["reveal_typed"] is True
+        # The camera read nothing: the dice typed in took the place of no reading (before,
+        # session 92's audit, the page said they did, where it has a camera).
+        assert table.state()["reveal_typed_over_reading"] is False
         # The fault was this reveal's: the next round is not told the camera failed.
         assert "camera" not in table.state()["faults"] and table.state()["camera"] is True
     finally:
@@ -436,6 +439,7 @@ def test_a_reading_passed_over_for_dice_typed_in_is_shown_no_more(
     # The page no longer shows the 14 dice the camera saw beside the 15 typed in.
     assert "reading" not in state and table.reveal_picture() is None
     assert state["reveal_typed"] is True  # said on the page, until that reveal is undone
+    assert state["reveal_typed_over_reading"] is True  # "in place of the camera's reading"
     play(table, [{"action": "bid", "player": state["turn"], "quantity": 2, "face": 3}])
     assert table.state()["reveal_typed"] is True
     play(table, [{"action": "undo"}, {"action": "undo"}])
@@ -758,6 +762,7 @@ def test_a_reveal_typed_in_after_one_the_camera_read_is_still_said_typed_after_a
     table.close()
     restarted = Table(journal=Journal.in_directory(tmp_path))
     assert restarted.state()["round"] == 3 and restarted.state()["reveal_typed"] is True
+    assert restarted.state()["reveal_typed_over_reading"] is False  # not known: not said
     restarted.close()
 
 
