@@ -355,6 +355,27 @@ def test_a_palifico_still_to_declare_keeps_bid_where_the_declared_round_has_it(
     page.context.close()
 
 
+def test_the_open_and_closed_buttons_keep_their_words_whole_at_a_larger_text_size(
+    browser: Any, server: str
+) -> None:
+    # Before (session 92's audit), at 1.5 times the text on a 360 px phone they read "Ope / n"
+    # and "Clos / ed". They now go together to a line below "Palifico:".
+    state = a_palifico_round_to_declare(server, ["Bartholomew Richardson", "Ben", "Li"])
+    page = in_control_at_the_top(browser, server, {"width": 360, "height": 640}, "light", state)
+    text_size(page, "150%")
+    boxes = []
+    for mode in ("open", "closed"):
+        button = page.locator(f"#palifico-choice button[data-mode={mode}]")
+        expect(button).to_be_visible()
+        assert button.evaluate("(b) => b.scrollWidth <= b.clientWidth"
+                               " && b.clientHeight < 2.4 * parseFloat(getComputedStyle(b).fontSize)")
+        boxes.append(button.bounding_box())
+    assert boxes[0]["y"] == boxes[1]["y"], boxes  # side by side, on one row
+    assert boxes[1]["x"] + boxes[1]["width"] <= 360
+    shot(page, "56-palifico-to-declare-150")
+    page.context.close()
+
+
 def test_the_palifico_banner_breaks_its_line_between_words_on_a_320_px_phone(
     browser: Any, server: str
 ) -> None:
@@ -672,6 +693,27 @@ def test_text_made_larger_in_the_middle_of_a_game_is_fitted_at_once(
     assert "large-text" not in (phone.locator("body").get_attribute("class") or "")
     text_size(phone, "150%")
     expect(phone.locator("body")).to_have_class(re.compile("large-text"))
+    phone.context.close()
+
+
+def test_at_twice_the_text_the_turns_words_are_said_shorter_rather_than_cut(
+    browser: Any, server: str
+) -> None:
+    # Before (session 92's audit), on a 390 px phone at twice the text they read "must raise
+    # or c…": words 0.4 px too wide were not found cut, nor were they measured again at the
+    # new text size.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="dudo")
+    phone = open_page(browser, server, {"width": 390, "height": 844}, "light")
+    act(server, action="bid", player="Ana", quantity=2, face=3)
+    wait_out_the_hold(phone, act(server, action="pass", player="Ben"))
+    what = phone.locator("#turn .what")
+    expect(what).to_have_text(" must raise or call the pass")
+    text_size(phone, "200%")
+    expect(what).to_have_text(" to play")
+    assert what.evaluate("""(el) => { const all = document.createRange();
+      all.selectNodeContents(el);
+      return all.getBoundingClientRect().width <= el.getBoundingClientRect().width; }""")
+    expect(phone.locator("#turn .who")).to_have_text("Caro")
     phone.context.close()
 
 
