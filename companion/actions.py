@@ -317,8 +317,11 @@ def do_undo(game: Game) -> list[Announcement]:
     call, names = game._call, game._names
     snapshot, undone = game._history.pop()
     game._restore(snapshot)
-    if game.round < ended_round or over and game.phase != "over":
-        game.reopened |= {game.round}  # the end of this round taken back
+    if game.round < ended_round or over and game.phase == "reveal":
+        # The end of this round taken back, its dice shown (not a game won as a player left
+        # in the bidding, the cups still down: before, session 92's audit, the round's call
+        # was then never photographed).
+        game.reopened |= {game.round}
     player = undone.get("player")
     if call is None and undone["action"] == "dudo" and player in game._seat:
         # A call on a pass whose passer had left: void at once, it left no call standing.

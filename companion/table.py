@@ -672,9 +672,12 @@ class Table:
         # page said so of every reveal once its picture went, at the next round's first bid).
         # An undo of that reveal brings back the round before's result.
         # And whether they took the place of the camera's reading (not said after a restart).
+        # (A call made void, the passer gone, shows no dice: no reveal typed. Session 92.)
         settled = self._game.settled_round if self._game is not None else None
-        state["reveal_typed"] = settled in self._typed_rounds
-        state["reveal_typed_over_reading"] = self._typed_rounds.get(settled or 0, False)
+        state["reveal_typed"] = settled in self._typed_rounds and not (
+            state.get("last_result") or {}).get("void", False)
+        state["reveal_typed_over_reading"] = state["reveal_typed"] and self._typed_rounds.get(
+            settled or 0, False)
         if self._reading is not None:
             state["reading"] = self._reading.to_state()
         self._snapshot = state

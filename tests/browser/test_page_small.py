@@ -367,8 +367,8 @@ def test_the_open_and_closed_buttons_keep_their_words_whole_at_a_larger_text_siz
     for mode in ("open", "closed"):
         button = page.locator(f"#palifico-choice button[data-mode={mode}]")
         expect(button).to_be_visible()
-        assert button.evaluate("(b) => b.scrollWidth <= b.clientWidth"
-                               " && b.clientHeight < 2.4 * parseFloat(getComputedStyle(b).fontSize)")
+        assert button.evaluate("(b) => b.scrollWidth <= b.clientWidth && b.clientHeight"
+                               " < 2.4 * parseFloat(getComputedStyle(b).fontSize)")
         boxes.append(button.bounding_box())
     assert boxes[0]["y"] == boxes[1]["y"], boxes  # side by side, on one row
     assert boxes[1]["x"] + boxes[1]["width"] <= 360

@@ -51,6 +51,18 @@ def test_an_undo_that_takes_back_the_end_of_a_round_reopens_it(
     assert game.reopened == {1} and game.copy().reopened == {1}
 
 
+def test_an_undo_of_a_game_won_as_a_player_left_in_the_bidding_reopens_nothing(
+    play: Script,
+) -> None:
+    # No cup was lifted, nor a next round rolled: the call made next is photographed. Before
+    # (session 92's audit), the round was reopened, and the camera never looked at it.
+    game = game_of("perudo")
+    play(game, "Ana 2x3; Ben leave; Caro leave")
+    assert game.phase == "over"
+    play(game, "undo")
+    assert (game.round, game.phase, game.reopened) == (1, "bidding", frozenset())
+
+
 def test_a_round_played_again_from_its_start_is_no_longer_reopened(play: Script) -> None:
     game = game_of("perudo")
     assert game.began == -1

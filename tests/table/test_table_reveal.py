@@ -738,6 +738,29 @@ def test_a_restart_still_says_which_reveal_was_typed_in_by_hand(
         restarted.close()
 
 
+def test_a_call_made_void_after_a_typed_reveal_was_undone_is_no_reveal_typed(
+    tmp_path: Path,
+) -> None:
+    # Ana's pass called, the dice typed in, that taken back, and Ana leaves: the call is
+    # void, no dice shown. Before (session 92's audit), the state said its dice were typed in
+    # by hand, and after a restart so did a void call with no reveal before it.
+    table = Table(journal=Journal.in_directory(tmp_path))
+    assert table.new_game({"game": "dudo-record/1", "rules": "perudo", "options": {"pass": True},
+                           "players": ["Ana", "Ben", "Caro"], "first": "Ana"}).ok
+    dice = {"Ana": [1, 1, 1, 2, 2], "Ben": [3, 3, 4, 5, 6], "Caro": [1, 2, 3, 4, 5]}
+    for action in ({"action": "pass", "player": "Ana"}, {"action": "dudo", "player": "Ben"},
+                   {"action": "reveal", "dice": dice}, {"action": "undo"},
+                   {"action": "leave", "player": "Ana"}):
+        assert table.submit(action).ok, action
+    state = table.state()
+    assert state["last_result"]["void"] and "dice" not in state["last_result"]
+    assert (state["reveal_typed"], state["reveal_typed_over_reading"]) == (False, False)
+    table.close()
+    restarted = Table(journal=Journal.in_directory(tmp_path))
+    assert restarted.state()["reveal_typed"] is False
+    restarted.close()
+
+
 @pytest.mark.parametrize("camera_gone", [True, False])
 def test_a_reveal_typed_in_after_one_the_camera_read_is_still_said_typed_after_a_restart(
     tmp_path: Path, header: dict[str, Any], play: Any, camera_gone: bool
@@ -949,6 +972,25 @@ def test_a_player_leaving_while_the_cups_come_up_does_not_have_the_camera_look_s
         assert setup.camera.last_scene is None  # the camera never looked
         state = table.state()
         assert (state["phase"], state["turn"], state["round"]) == ("bidding", "Ben", 1)
+    finally:
+        table.close()
+
+
+def test_a_call_after_an_undone_leave_that_had_won_the_game_is_photographed() -> None:
+    # Ben's leave, mis-pressed in the bidding, won Ana the game; taken back, Ben calls. No cup
+    # was lifted: before (session 92's audit), the camera did not look, and Take again was
+    # refused as if the round's dice could have been rolled again.
+    setup = CameraTable("truth")
+    table = setup.table
+    try:
+        assert table.new_game({"game": "dudo-record/1", "rules": "perudo",
+                               "players": ["Ana", "Ben"], "first": "Ana"}).ok
+        for action in (BID, {"action": "leave", "player": "Ben"}, {"action": "undo"}, DUDO):
+            assert table.submit(action).ok, action
+        assert table.wait_idle(30)
+        assert setup.camera.last_scene is not None
+        state = table.state()
+        assert state["round"] == 2 and state["reading"]["applied"]
     finally:
         table.close()
 
