@@ -151,9 +151,9 @@ def read_dice(
 
     ``view`` is where the camera is: ``below`` the glass (the face that counts is 7 minus
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
-    ``each_die_alone``: a die read surely is not doubted for the others of a picture
-    ``hard_to_read`` (the empty glass's marks are judged one by one: a die left on it among
-    them is no mark). Raises UnreadableImage for an empty or malformed frame, ValueError for
+    ``each_die_alone``: a die read surely is not doubted for the picture (its others
+    ``hard_to_read``, its dice smeared or too small: the flags are still said); the empty
+    glass's marks are judged one by one, a die left on it among them is no mark. Raises UnreadableImage for an empty or malformed frame, ValueError for
     a bad view.
     """
     if view not in VIEWS:
@@ -161,14 +161,14 @@ def read_dice(
     config = config or ReaderConfig()
     image = _as_bgr(image_bgr)
     start = time.perf_counter()
-    reading, leaning = _read(image, config, view)
+    reading, leaning = _read(image, config, view, each_die_alone=each_die_alone)
     if leaning.squashed > 1.0 and len(reading.doubtful) >= _FEWER_DOUBTED:
         # Dice narrower one way than across it: a tool stretched the photograph to a square,
         # or the camera looked slantwise. Read square again, the dice placed back (where
         # that is kept, the stages' times are its own). A first reading doubting fewer than
         # ``_FEWER_DOUBTED`` dice could never be bettered so, and is not read again.
         t = time.perf_counter()
-        squared = _read_squared(image, config, view, leaning)
+        squared = _read_squared(image, config, view, leaning, each_die_alone)
         if len(squared.doubtful) <= len(reading.doubtful) - _FEWER_DOUBTED:
             reading = squared
         reading.ms["squared"] = (time.perf_counter() - t) * 1000.0
@@ -182,7 +182,9 @@ def read_dice(
     return reading
 
 
-def _read_squared(image: np.ndarray, config: ReaderConfig, view: str, leaning: Smear) -> Reading:
+def _read_squared(
+    image: np.ndarray, config: ReaderConfig, view: str, leaning: Smear, each_die_alone: bool
+) -> Reading:
     """The photograph's dice read from it squared: stretched along ``leaning.along`` by the
     root of ``leaning.squashed`` and shrunk across it by as much, so that its dice are
     square again at the size they had on the whole (the table's die size holds, and the
@@ -201,7 +203,8 @@ def _read_squared(image: np.ndarray, config: ReaderConfig, view: str, leaning: S
                              borderMode=cv2.BORDER_REPLICATE)
     marks = tuple((float(x), float(y)) for x, y in (np.array(config.marks).reshape(-1, 2)
                                                     @ square.T + shift))
-    reading, _ = _read(squared, replace(config, marks=marks), view, squared=True)
+    reading, _ = _read(squared, replace(config, marks=marks), view, squared=True,
+                       each_die_alone=each_die_alone)
     back = np.linalg.inv(square)
     dice = []
     for d in reading.dice:
@@ -213,10 +216,12 @@ def _read_squared(image: np.ndarray, config: ReaderConfig, view: str, leaning: S
 
 
 def _read(
-    image: np.ndarray, config: ReaderConfig, view: str, squared: bool = False
+    image: np.ndarray, config: ReaderConfig, view: str, squared: bool = False,
+    each_die_alone: bool = False,
 ) -> tuple[Reading, Smear]:
     """``read_dice`` of one photograph as it is, and how its dice lean; ``squared``: it was
-    stretched square, and a die that still leans alone is doubted, however the others lie."""
+    stretched square, and a die that still leans alone is doubted, however the others lie;
+    ``each_die_alone``: no die is doubted for the picture but for its light."""
     from vision.bars import letterbox
     from vision.classify import read_faces
     from vision.closeup import see_close_dice
@@ -350,7 +355,10 @@ def _read(
     sure_places = [c for c in seen if c.score >= 0.5]
     light = judge_light(source, places or (sure_places if len(sure_places) >= _FEW else []))
     t = _lap(ms, "light", t)
-    every_die = smeared or too_small or any(light)
+    # (Each die alone, as the empty glass's marks are judged: a die left on the glass, read
+    # surely, is said, however small; before, session 92's audit, dice under 11 px were all
+    # doubted there, and written as marks.)
+    every_die = (smeared or too_small) and not each_die_alone or any(light)
     # Each die doubted on its own, before the picture's rules below (a pair seen twice, a
     # slant), at the reader's own threshold where a table asks to look at surer dice too (a
     # threshold of 1.0 makes every die doubtful: no sign of a picture read poorly). The dice
