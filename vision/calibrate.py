@@ -38,7 +38,7 @@ from vision.calibration import (
 )
 from vision.config import DIE_SIZES, ReaderConfig, config_from_dict, read_toml
 from vision.reader import SMALLEST_SURE_DIE
-from vision.reading import BURNT_OUT, OUT_OF_FOCUS, TOO_DARK, Reading, UnreadableImage
+from vision.reading import BURNT_OUT, OUT_OF_FOCUS, TOO_DARK, TOO_SMALL, Reading, UnreadableImage
 from vision.simulate import SimulatedCamera
 from vision.sources import CameraUnavailable, FrameSource, PicameraSource, open_source
 from vision.tomlwrite import save_tables
@@ -436,6 +436,8 @@ def _unsized_reading(frame: np.ndarray, reader: ReaderConfig, view: str = "below
     return read_dice(frame, dataclasses.replace(reader, die_size=None), view=view)
 
 
+# Fewer places than this, all too small, are specks, not dice seen too far away.
+_FEW_DICE = 3
 # The die sizes a calibration may measure: those the reader reads dice at surely.
 _READ_SURELY = (max(DIE_SIZES[0], SMALLEST_SURE_DIE), DIE_SIZES[1])
 
@@ -451,15 +453,18 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
         raise CalibrationError(f"{name}: no dice found: " + "; ".join(reading.pleas))
     if not reading.dice:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
-    if reading.too_small:  # every die doubted for its size, whatever the light
+    # Every die doubted for its size, whatever the light; a speck or two alone on the glass
+    # are no dice to measure (before, session 92's audit: "move the camera closer").
+    if reading.too_small and reading.total >= _FEW_DICE:
         size = float(statistics.median(d.size for d in reading.dice))
         raise CalibrationError(f"{name}: the dice measure {size:g} px across, too small to read"
                                f" surely (at least {SMALLEST_SURE_DIE:g} px): move the camera"
                                " closer")
     sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
-    if not sizes and reading.pleas:  # the picture's own fault: too dark, out of focus...
+    pleas = [plea for plea in reading.pleas if plea != TOO_SMALL]
+    if not sizes and pleas:  # the picture's own fault: too dark, out of focus...
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): "
-                               + "; ".join(reading.pleas))
+                               + "; ".join(pleas))
     if not sizes:
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): put a"
                                " few dice, face down, on the glass in good light")

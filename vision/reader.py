@@ -153,8 +153,8 @@ def read_dice(
     the pips seen) or ``above`` the dice. An empty table gives a Reading with no dice.
     ``each_die_alone``: a die read surely is not doubted for the picture (its others
     ``hard_to_read``, its dice smeared or too small: the flags are still said); the empty
-    glass's marks are judged one by one, a die left on it among them is no mark. Raises UnreadableImage for an empty or malformed frame, ValueError for
-    a bad view.
+    glass's marks are judged one by one, a die left on it among them is no mark. Raises
+    UnreadableImage for an empty or malformed frame, ValueError for a bad view.
     """
     if view not in VIEWS:
         raise ValueError(f"view {view!r}: must be one of {', '.join(VIEWS)}")
@@ -467,7 +467,7 @@ def load_image(path: str | Path) -> np.ndarray:
         raise UnreadableImage(f"{path}: cannot be read ({err.strerror})") from None
     if data.size == 0:
         raise UnreadableImage(f"{path}: empty file")
-    declared = _declared_size(data[:65536].tobytes())
+    declared = _declared_size(data.data)
     if declared is not None and declared[0] * declared[1] > MOST_PIXELS:
         # A few MB of PNG may declare 30000x30000 pixels: 5 GB decoded, then read as no dice.
         raise UnreadableImage(
@@ -558,25 +558,28 @@ MOST_BYTES = 800_000_000
 MOST_PIXELS = 120_000_000
 
 
-def _declared_size(head: bytes) -> tuple[int, int] | None:
-    """The width and height a PNG or JPEG file's header declares (from its first bytes);
-    None for another format, or a header not found there (the decoder judges it)."""
+def _declared_size(data: memoryview) -> tuple[int, int] | None:
+    """The width and height a PNG or JPEG file's header declares; None for another format,
+    or a header not found (the decoder judges it). A JPEG's segments are followed to its
+    frame's header however far in (before, session 92's audit: only its first 64 KB, and a
+    phone's EXIF, XMP or ICC segments may take more)."""
+    head = bytes(data[:24])
     if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR":
         return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
     if not head.startswith(b"\xff\xd8"):
         return None
     at = 2
-    while at + 9 < len(head) and head[at] == 0xFF:
-        marker = head[at + 1]
+    while at + 9 < len(data) and data[at] == 0xFF:
+        marker = data[at + 1]
         if marker == 0xFF:
             at += 1  # a fill byte before the marker
         elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a frame's header
-            return (int.from_bytes(head[at + 7:at + 9], "big"),
-                    int.from_bytes(head[at + 5:at + 7], "big"))
+            return (int.from_bytes(data[at + 7:at + 9], "big"),
+                    int.from_bytes(data[at + 5:at + 7], "big"))
         elif 0xD0 <= marker <= 0xD7 or marker == 0x01:
             at += 2  # no segment
         else:
-            at += 2 + int.from_bytes(head[at + 2:at + 4], "big")
+            at += 2 + int.from_bytes(data[at + 2:at + 4], "big")
     return None
 
 

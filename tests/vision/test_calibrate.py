@@ -793,6 +793,21 @@ def test_a_dice_picture_without_dice_is_refused(
     assert not config.exists()
 
 
+def test_a_dice_picture_of_the_bare_tray_asks_for_dice_not_a_closer_camera(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One speck on the tray, no die: before (session 92's audit), "the dice measure 5 px
+    # across ... move the camera closer", to a player who had not thrown the dice yet.
+    photo = load_image(DEV / "images" / "IMG_20191208_112902.jpg")
+    bare = tmp_path / "bare.png"
+    cv2.imwrite(str(bare), cv2.flip(photo[160:480, 160:480], 1))
+    config = tmp_path / "dudo.toml"
+    assert main(["calibrate", "--config", str(config), "--dice", str(bare)]) == 1
+    err = capsys.readouterr().err
+    assert "put a few dice, face down, on the glass" in err
+    assert "closer" not in err and not config.exists()
+
+
 @pytest.mark.parametrize(("name", "factor", "said"), [
     # A camera far from the glass: the dev photograph's dice shrunk to about 7 px across.
     ("111228", 0.2, "7 px across"),

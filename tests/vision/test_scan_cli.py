@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from vision.reader import load_image, read_dice
+from vision.reader import UnreadableImage, load_image, read_dice
 from vision.simulate import Scene, render_dice
 
 DEV_SET = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "dice-top-dev"
@@ -345,6 +345,21 @@ def test_images_that_cannot_be_read_are_named_and_the_others_still_read(
         " (120 megapixels at most)",
         f"dudo scan: {locked}: cannot be read (Permission denied)",
     ]
+
+
+def test_a_jpeg_declaring_too_many_pixels_past_its_first_64_kb_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    # A phone's EXIF, XMP or ICC segments can put the frame's header past the first 64 KB,
+    # where it was not looked for (session 92's audit): 11000x11000 was decoded, 363 MB.
+    icc = b"\xff\xe2" + (65535).to_bytes(2, "big") + bytes(65533)
+    frame = (b"\xff\xc0" + (17).to_bytes(2, "big") + bytes([8]) + (11000).to_bytes(2, "big")
+             + (11000).to_bytes(2, "big") + bytes([3]) + bytes(9))
+    path = tmp_path / "huge.jpg"
+    path.write_bytes(b"\xff\xd8" + icc + frame + b"\xff\xd9")
+    with pytest.raises(UnreadableImage, match=(
+            "11000x11000 pixels, larger than any photograph the reader takes")):
+        load_image(path)
 
 
 def test_a_damaged_photograph_is_one_line_on_stderr_not_the_image_library_s_too(
