@@ -180,11 +180,21 @@ def toml_mistake(err: tomllib.TOMLDecodeError, path: Path) -> str:
     if where is None:
         return said
     try:
-        line = path.read_bytes().decode("utf-8-sig").splitlines()[int(where[1]) - 1]
+        # TOML's lines end at a newline alone (a comment may hold U+2028, which splitlines
+        # takes for a line's end: the key of another line was named, session 92's audit).
+        lines = path.read_bytes().decode("utf-8-sig").split("\n")
+        line = lines[int(where[1]) - 1]
     except (OSError, UnicodeDecodeError, IndexError):
         return said
     key = line.split("=", 1)[0].strip().strip("\"'")
-    return f"{key!r} is given twice (line {where[1]})" if key and "=" in line else said
+
+    def sets_it(earlier: str) -> bool:
+        return "=" in earlier and earlier.split("=", 1)[0].strip().strip("\"'") == key
+
+    # Named where a line before sets it too (tomllib names the line a value of many lines
+    # ends on, which may read as another key's: 'marks' was said given twice, given once).
+    named = key and "=" in line and any(map(sets_it, lines[:int(where[1]) - 1]))
+    return f"{key!r} is given twice (line {where[1]})" if named else said
 
 
 def read_toml(path: str | Path) -> dict[str, object]:

@@ -312,6 +312,11 @@ def evaluate_folder(
         images, others = [p for p in images if p.name in wanted], []
     listed = _dice_listed(root / "counts.csv")
     labels_dir = root / "labels"
+    if labels_dir.exists() and not labels_dir.is_dir():
+        # Before (session 92's audit), taken for a folder of no labels: every photograph
+        # scored as an empty table, exit 0.
+        raise ValueError(f"{labels_dir}: a file, not a folder: the dev set's format keeps each"
+                         " photograph's label file in labels/, beside images/")
     photographed = {p.stem for p in images}
     if not labels_dir.exists() and any(p.suffix == ".txt" and p.stem in photographed
                                        for p in others):

@@ -107,7 +107,8 @@ def expected_dice(given: list[str]) -> dict[str, int]:
             raise ValueError(f"--expect {each!r}: give PLAYER=DICE, as --expect Ana=5")
         if player in expected:
             raise ValueError(f"--expect {each!r}: {player} is given twice")
-        if not dice.strip().isdigit() or int(dice) > 1000:
+        # (ASCII digits alone: "²" is a digit to Python, and int() refused it unnamed.)
+        if not (dice.strip().isascii() and dice.strip().isdigit()) or int(dice) > 1000:
             raise ValueError(f"--expect {each!r}: DICE must be a whole number of dice, 0 to 1000")
         expected[player] = int(dice)
     return expected

@@ -107,6 +107,10 @@ def test_a_bad_pin_map_is_one_clear_error(entries: dict[str, object], message: s
         # tomllib says "Cannot overwrite a value (at line 3, column 9)": the entry is named.
         ("[pins]\ndudo = 5\ndudo = 6\n", "not valid TOML: 'dudo' is given twice (line 3)"),
         ("[pins]\nseat1 = 2\n\"seat1\" = 3\n", "'seat1' is given twice (line 3)"),
+        # A line separator in a comment is no line's end (another key was named), and the
+        # last line of a value of many lines is no key (session 92's audit).
+        ("[pins]\ndudo = 5\n# a\u2028b\ncalza = 6\ndudo = 7\n", "'dudo' is given twice (line 5)"),
+        ("[pins]\ndudo = 5\ndudo = \"\"\"\ncalza = 6\"\"\"\n", "Cannot overwrite a value"),
         ("[server]\nport = 8080\n", "no [pins] table"),
         ("pins = 5\n", "[pins] must be a table"),
     ],

@@ -765,6 +765,12 @@ def test_a_folder_with_no_labels_at_all_is_said_so_not_scored_as_empty_tables(
     assert main([str(small_folder)]) == 2
     assert ("no labels/ folder beside images/, and no photograph listed in counts.csv"
             in capsys.readouterr().err)
+    # A file named labels is no folder of labels (before, session 92's audit: every
+    # photograph scored as an empty table, exit 0).
+    (small_folder / "labels").write_text("")
+    assert main([str(small_folder)]) == 2
+    assert "labels: a file, not a folder" in capsys.readouterr().err
+    (small_folder / "labels").unlink()
     # An empty labels/ folder says the tables are empty: scored so.
     (small_folder / "labels").mkdir()
     assert main([str(small_folder)]) == 0

@@ -857,6 +857,8 @@ def test_expect_without_colours_or_seats_says_only_the_total_is_compared(
     ("Ana", "--expect 'Ana': give PLAYER=DICE, as --expect Ana=5"),
     ("Ana=five", "--expect 'Ana=five': DICE must be a whole number of dice, 0 to 1000"),
     ("Ana=99999", "--expect 'Ana=99999': DICE must be a whole number of dice, 0 to 1000"),
+    # A digit to Python, not to int(): its words were said, no option named (session 92).
+    ("Ana=\u00b2", "--expect 'Ana=\u00b2': DICE must be a whole number of dice, 0 to 1000"),
     ("=5", "--expect '=5': give PLAYER=DICE"),
 ])
 def test_a_wrong_expect_is_named_and_nothing_is_read(
