@@ -51,10 +51,10 @@ _TAGS = frozenset(map(chr, range(0xE0020, 0xE0080)))  # 🏴 + "gbeng" + cancel:
 _SELECTORS = frozenset([*map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))])
 _UNSEEN = dict.fromkeys(map(ord, _JOINERS | _TAGS | _SELECTORS))  # left out when compared
 # Cyrillic and Greek letters drawn as a Latin letter is: "Аna" with a Cyrillic А shows as
-# "Ana" (compared as their Latin twins).
+# "Ana" (compared as their Latin twins; since session 92, "Joһn" and "Luϲy" too).
 _TWINS = str.maketrans(
-    "АВЕКМНОРСТХаеорсухіјѕІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧο",
-    "ABEKMHOPCTXaeopcyxijsIJSABEZHIKMNOPTYXo",
+    "АВЕКМНОРСТХаеорсухіјѕІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧο\u04bb\u0501\u04cf\u03f2\u04af\u051b\u051d\u03f3",
+    "ABEKMHOPCTXaeopcyxijsIJSABEZHIKMNOPTYXohdlcyqwj",
 )
 # Characters Python counts as printable that show as nothing, or as a blank: a combining
 # grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the blank braille cell.

@@ -524,9 +524,13 @@ class Journal:
                 )
                 db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?",
                            (row.game_id, row.seq))
-            if _has_table(db, "last_reveal"):  # a reveal set aside is none of the game's
-                db.execute("DELETE FROM last_reveal WHERE game_id = ? AND moves >= ?",
-                           (first.game_id, min(row.seq for row, _ in rows)))
+            if _has_table(db, "last_reveal"):
+                # A reveal kept of a move set aside, or missing (before, session 92's audit, a
+                # missing reveal's came back once the players had entered it again), is none
+                # of the game's: kept of a move beyond those the game still has.
+                db.execute("DELETE FROM last_reveal WHERE game_id = ? AND moves > (SELECT"
+                           " COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?)",
+                           (first.game_id, first.game_id))
             if notice is not None:
                 db.execute(_NOTICES)
                 db.execute("INSERT OR REPLACE INTO notices (name, message) VALUES (?, ?)", notice)

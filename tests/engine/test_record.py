@@ -355,6 +355,12 @@ def test_names_written_with_joiners_are_names_as_players_type_them() -> None:
         (["Ana", "Ben\u2800"], "it holds U+2800"),  # the blank braille cell
         (["Ana", "Ben\u17b5"], "it holds U+17B5"),
         (["Ana", "\u0410na"], "player '\\u0410na' looks the same as 'Ana'"),  # Cyrillic А
+        # Cyrillic һ, ԁ, ӏ, ү and Greek ϲ (session 92's audit: each was another player).
+        (["John", "Jo\u04bbn"], "player 'Jo\\u04bbn' looks the same as 'John'"),
+        (["Ada", "A\u0501a"], "player 'A\\u0501a' looks the same as 'Ada'"),
+        (["Sally", "Sa\u04cf\u04cfy"], "looks the same as 'Sally'"),
+        (["Lucy", "Lu\u03f2y"], "player 'Lu\\u03f2y' looks the same as 'Lucy'"),
+        (["Amy", "Am\u04af"], "player 'Am\\u04af' looks the same as 'Amy'"),
         (["\u0391\u03bdna", "Anna", "Ben"], None),  # a Greek ν is no Latin n
         (["\u0410\u043d\u043d\u0430", "\u0418\u0432\u0430\u043d"], None),  # Анна, Иван
         (["Zo\u00eb", "Zoe\u0308"], "player 'Zoe\\u0308' looks the same as 'Zo\\xeb'"),
