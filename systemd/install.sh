@@ -154,9 +154,11 @@ chmod 0640 "$CONFIG_DIR/config.toml"
 chown "$SERVICE_USER":"$SERVICE_USER" "$DATA_DIR"
 chmod 0750 "$DATA_DIR"
 
-# The port the config names (8080 if it names none): Avahi announces that one.
-port=$(sed -n 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
-    "$CONFIG_DIR/config.toml" | head -n 1)
+# The port the config names (8080 if it names none): Avahi announces that one. Read as the
+# table reads it, as TOML (before, session 92's audit, a pattern took 9_000 for 9).
+port=$("$release/bin/python" -c 'import sys, tomllib
+print(int(tomllib.load(open(sys.argv[1], "rb")).get("server", {}).get("port", 8080)))' \
+    "$CONFIG_DIR/config.toml" 2>/dev/null || true)
 port=${port:-8080}
 
 echo "install: systemd unit and Avahi service (port $port)"

@@ -1054,14 +1054,20 @@ function renderControls(state) {
   if (reveal) {
     hint.classList.toggle("urgent", cupsUpBeforeTheCamera(state));
     hint.classList.remove("calm");
-    const text = cupsUpBeforeTheCamera(state)
-      ? "A call pressed by mistake? Undo now, before the camera looks."
-      : "A call pressed by mistake? Undo takes it back, though every die has been seen.";
+    // Said of what Undo takes back now: after a player left, that leave (before, session 92's
+    // audit, the call was said, and the first Undo brought the player back, the call standing).
+    const text = state.undo_takes_back === "leave"
+      ? "Undo now takes back the player leaving; the call, a second Undo."
+      : cupsUpBeforeTheCamera(state)
+        ? "A call pressed by mistake? Undo now, before the camera looks."
+        : "A call pressed by mistake? Undo takes it back, though every die has been seen.";
     sayOnce(hint, text, () => { hint.textContent = text; });
   } else if (over) {
     hint.classList.remove("urgent");
     hint.classList.add("calm");
-    const text = "The last reveal or call was a mistake? Undo takes it back and the game goes on.";
+    const text = state.undo_takes_back === "leave"
+      ? "A player left by mistake? Undo brings them back and the game goes on."
+      : "The last reveal or call was a mistake? Undo takes it back and the game goes on.";
     sayOnce(hint, text, () => { hint.textContent = text; });
   }
   const choice = $("palifico-choice");

@@ -154,7 +154,11 @@ const valueLabel = (name, value) => ((VALUE_LABELS[name] || {})[value] || String
 function formStart(defaults) {
   const s = page.state;
   if (s && s.players && s.players.length) {
-    return {rules: s.rules, options: s.options || {}, colours: s.colours || {}, players: s.players.map((p) => p.name)};
+    // Not the players who left (as the panel's play-again; before, session 92's audit, the
+    // form seated them again). All of them where too few stayed to play.
+    const stayed = s.players.filter((p) => !p.left);
+    const seated = stayed.length >= 2 ? stayed : s.players;
+    return {rules: s.rules, options: s.options || {}, colours: s.colours || {}, players: seated.map((p) => p.name)};
   }
   const players = defaults.players && defaults.players.length ? defaults.players : ["Ana", "Ben", "Caro", "Dan"];
   return {rules: defaults.rules || "perudo", options: defaults.options || {}, colours: {}, players};

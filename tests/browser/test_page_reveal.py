@@ -329,6 +329,38 @@ def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
     assert {p["name"]: p["dice"] for p in state["players"]} == {"Ana": 5, "Ben": 4, "Caro": 5}
 
 
+def test_after_a_player_leaves_at_the_reveal_the_undo_hint_says_undo_takes_that_back(
+    player: Any, waiting_table: str
+) -> None:
+    # Before (session 92's audit), it said the call would be taken back: the first Undo
+    # brought Caro back, the call standing, and the camera looked again meanwhile.
+    new_game(waiting_table, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    state = act(waiting_table, action="leave", player="Caro")
+    assert state["phase"] == "reveal" and state["undo_takes_back"] == "leave"
+    expect(player.locator("#undo-hint")).to_have_text(
+        "Undo now takes back the player leaving; the call, a second Undo.")
+
+
+def test_the_boxed_edition_s_cups_form_fits_the_phone_at_twice_the_text(
+    player: Any, waiting_table: str
+) -> None:
+    # Before (session 92's audit), each cup's field took the page 79 px past a 390 px phone.
+    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="payroodo")
+    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
+    act(waiting_table, action="dudo", player="Ben")
+    settled(waiting_table)
+    expect(player.locator("#cups-rows input")).to_have_count(3)
+    text_size(player, "200%")
+    card = player.locator("#reveal").bounding_box()
+    for field in player.locator("#cups-rows input").all():
+        box = field.bounding_box()
+        assert box["x"] + box["width"] <= card["x"] + card["width"], (box, card)
+    assert player.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    text_size(player, "100%")
+
+
 def test_a_phone_without_the_pin_says_whom_a_table_without_a_camera_waits_for(
     browser: Any, tmp_path: Path
 ) -> None:

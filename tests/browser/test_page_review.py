@@ -252,6 +252,23 @@ def test_a_new_round_says_that_undo_takes_back_its_reveal_until_its_first_bid(
     assert get_state(server)["round"] == 2
 
 
+def test_a_game_won_as_the_others_left_says_undo_brings_them_back(
+    phone: Any, server: str
+) -> None:
+    # Before (session 92's audit), it said the last reveal or call would be taken back.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo")
+    act(server, action="bid", player="Ana", quantity=2, face=6)
+    act(server, action="leave", player="Ben")
+    state = act(server, action="leave", player="Caro")
+    assert state["phase"] == "over" and state["undo_takes_back"] == "leave"
+    take_control(phone)
+    expect(phone.locator("#undo-hint")).to_have_text(
+        "A player left by mistake? Undo brings them back and the game goes on.")
+    phone.click("#undo")
+    expect(phone.locator("#winner")).to_be_hidden()
+    assert [p["name"] for p in get_state(server)["players"] if not p["left"]] == ["Ana", "Caro"]
+
+
 def test_undo_after_the_end_takes_back_the_reveal_that_ended_the_game(
     phone: Any, server: str
 ) -> None:

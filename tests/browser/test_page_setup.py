@@ -111,6 +111,15 @@ def test_the_form_starts_from_the_game_on_the_table(phone: Any, server: str) -> 
     assert state["options"]["cruzado"] is True
 
 
+def test_the_form_leaves_out_the_players_who_left_the_table(phone: Any, server: str) -> None:
+    # As the panel's play-again does. Before (session 92's audit), the form seated them again.
+    new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
+    act(server, action="leave", player="Dan")
+    phone.reload()
+    open_form(phone)
+    assert names(phone) == ["Ana", "Ben", "Caro"]
+
+
 def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened(
     phone: Any, server: str
 ) -> None:

@@ -144,7 +144,12 @@ def test_an_update_switches_to_a_whole_new_venv_and_keeps_the_one_before(pi: Pat
     # this time: the PIN is still said, with where to look, the table goes back to the venv
     # it last started on (before, it stayed on the new one, restarted in vain by systemd),
     # and the install fails.
+    # The port as the table reads it, in TOML: before (session 92's audit), a pattern read
+    # 9_000 as 9, which Avahi announced and the address printed.
+    config.write_text(config.read_text().replace("port = 8080", "port = 9_000"))
     second = install(pi, FAIL_RESTART="1")
+    assert f":9000/  PIN: {pin}" in second.stdout
+    assert "<port>9000</port>" in (pi / "root" / "avahi" / "dudo-companion.service").read_text()
     assert second.returncode == 1
     assert "the service did not start: see journalctl -u dudo-companion" in second.stderr
     assert f"PIN: {pin}" in second.stdout
