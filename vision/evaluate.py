@@ -437,15 +437,19 @@ def _dice_listed(path: Path) -> dict[str, int]:
         raise ValueError(f"{path}: expected columns image, n_dice, ... with counts (separated"
                          f" by commas); its first line: {','.join(rows.fieldnames)!r}")
     listed = {}
-    for row in rows:
-        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
-            continue
-        try:
-            listed[row["image"]] = int(row["n_dice"])
-        except (TypeError, ValueError):
-            problem = ("no n_dice (the row ends before it)" if row["n_dice"] is None
-                       else f"n_dice {row['n_dice']!r} is not a whole number")
-            raise ValueError(f"{path}:{rows.line_num}: {problem} for {row['image']!r}") from None
+    try:
+        for row in rows:
+            if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+                continue
+            try:
+                listed[row["image"]] = int(row["n_dice"])
+            except (TypeError, ValueError):
+                problem = ("no n_dice (the row ends before it)" if row["n_dice"] is None
+                           else f"n_dice {row['n_dice']!r} is not a whole number")
+                raise ValueError(f"{path}:{rows.line_num}: {problem} for {row['image']!r}"
+                                 ) from None
+    except csv.Error as err:  # a quote left open takes the rest (a traceback: session 92)
+        raise ValueError(f"{path}:{rows.line_num}: {err}") from None
     return listed
 
 

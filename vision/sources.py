@@ -198,10 +198,14 @@ class PicameraSource:
         (``_settled``), or the last within ``give_up_s`` more."""
         self.start()
         time.sleep(settle_s)
-        metadata, before = self._camera.capture_metadata(), None
-        deadline = time.monotonic() + give_up_s
-        while not _settled(metadata, before) and time.monotonic() < deadline:
-            before, metadata = metadata, self._camera.capture_metadata()
+        try:  # (a camera failing here said a traceback: session 92's audit)
+            metadata, before = self._camera.capture_metadata(), None
+            deadline = time.monotonic() + give_up_s
+            while not _settled(metadata, before) and time.monotonic() < deadline:
+                before, metadata = metadata, self._camera.capture_metadata()
+        except RuntimeError as err:
+            raise CameraUnavailable(f"picamera2: the exposure could not be metered ({err})"
+                                    ) from err
         try:
             gains = metadata["ColourGains"]
             # The rest of the settings kept: a lens focused at an earlier calibration stays

@@ -812,6 +812,11 @@ def test_a_counts_csv_with_a_spreadsheet_s_empty_rows_is_read_and_a_bad_one_name
     assert main([str(small_folder)]) == 2
     assert capsys.readouterr().err == (
         f"evaluate: error: {counts}:3: n_dice 'three' is not a whole number for 'IMG_2.jpg'\n")
+    # A quote left open takes the rest of a long file into one field: named, not a traceback
+    # (session 92's audit).
+    counts.write_text('image,n_dice\n"IMG_1.jpg,3\n' + "IMG_2.jpg,3\n" * 20_000)
+    assert main([str(small_folder)]) == 2
+    assert "field larger than field limit" in capsys.readouterr().err
     counts.write_text("image,n_dice,n_1\nIMG_1.jpg\n")
     assert main([str(small_folder)]) == 2
     assert capsys.readouterr().err == (

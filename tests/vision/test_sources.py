@@ -313,6 +313,18 @@ def test_picamera2_reports_the_exposure_it_settled_on_for_calibration() -> None:
     assert settings.locked
 
 
+def test_picamera2_failing_as_its_exposure_is_metered_is_said_not_a_traceback() -> None:
+    camera = RecordingPicamera2()
+
+    def failing() -> dict[str, Any]:
+        raise RuntimeError("Camera frontend has timed out!")
+
+    camera.capture_metadata = failing  # type: ignore[method-assign]
+    with pytest.raises(CameraUnavailable, match="picamera2: the exposure could not be metered"
+                       r" \(Camera frontend has timed out!\)"):
+        PicameraSource(camera_factory=lambda: camera).exposure(settle_s=0)
+
+
 def test_picamera2_calibration_waits_for_the_automatic_exposure_to_settle() -> None:
     camera = RecordingPicamera2()
     frames = iter([{"AeLocked": False, "ExposureTime": 30000, "AnalogueGain": 6.0,
