@@ -1057,7 +1057,7 @@ function renderControls(state) {
     // Said of what Undo takes back now: after a player left, that leave (before, session 92's
     // audit, the call was said, and the first Undo brought the player back, the call standing).
     const text = state.undo_takes_back === "leave"
-      ? "Undo now takes back the player leaving; the call, a second Undo."
+      ? "Undo now takes back the last player leaving, not the call."
       : cupsUpBeforeTheCamera(state)
         ? "A call pressed by mistake? Undo now, before the camera looks."
         : "A call pressed by mistake? Undo takes it back, though every die has been seen.";

@@ -340,7 +340,7 @@ def test_after_a_player_leaves_at_the_reveal_the_undo_hint_says_undo_takes_that_
     state = act(waiting_table, action="leave", player="Caro")
     assert state["phase"] == "reveal" and state["undo_takes_back"] == "leave"
     expect(player.locator("#undo-hint")).to_have_text(
-        "Undo now takes back the player leaving; the call, a second Undo.")
+        "Undo now takes back the last player leaving, not the call.")
 
 
 def test_the_boxed_edition_s_cups_form_fits_the_phone_at_twice_the_text(

@@ -360,20 +360,26 @@ def test_the_open_and_closed_buttons_keep_their_words_whole_at_a_larger_text_siz
 ) -> None:
     # Before (session 92's audit), at 1.5 times the text on a 360 px phone they read "Ope / n"
     # and "Clos / ed". They now go together to a line below "Palifico:".
+    # At twice the text on a 320 px phone, one under the other, within the card.
     state = a_palifico_round_to_declare(server, ["Bartholomew Richardson", "Ben", "Li"])
-    page = in_control_at_the_top(browser, server, {"width": 360, "height": 640}, "light", state)
-    text_size(page, "150%")
-    boxes = []
-    for mode in ("open", "closed"):
-        button = page.locator(f"#palifico-choice button[data-mode={mode}]")
-        expect(button).to_be_visible()
-        assert button.evaluate("(b) => b.scrollWidth <= b.clientWidth && b.clientHeight"
-                               " < 2.4 * parseFloat(getComputedStyle(b).fontSize)")
-        boxes.append(button.bounding_box())
-    assert boxes[0]["y"] == boxes[1]["y"], boxes  # side by side, on one row
-    assert boxes[1]["x"] + boxes[1]["width"] <= 360
-    shot(page, "56-palifico-to-declare-150")
-    page.context.close()
+    for width, size, side_by_side in ((360, "150%", True), (320, "200%", False)):
+        page = in_control_at_the_top(browser, server, {"width": width, "height": 640}, "light",
+                                     state)
+        text_size(page, size)
+        boxes = []
+        for mode in ("open", "closed"):
+            button = page.locator(f"#palifico-choice button[data-mode={mode}]")
+            expect(button).to_be_visible()
+            assert button.evaluate("(b) => b.scrollWidth <= b.clientWidth && b.clientHeight"
+                                   " < 2.4 * parseFloat(getComputedStyle(b).fontSize)")
+            assert button.evaluate("(b) => getComputedStyle(b).fontWeight") == "400"
+            boxes.append(button.bounding_box())
+        assert (boxes[0]["y"] == boxes[1]["y"]) == side_by_side, boxes
+        card = page.locator("#controls").bounding_box()
+        assert all(b["x"] + b["width"] <= card["x"] + card["width"] for b in boxes), boxes
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        shot(page, f"56-palifico-to-declare-{width}-{size[:-1]}")
+        page.context.close()
 
 
 def test_the_palifico_banner_breaks_its_line_between_words_on_a_320_px_phone(
