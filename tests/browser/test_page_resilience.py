@@ -370,17 +370,23 @@ def test_bids_given_before_another_phone_bid_are_not_offered_while_the_new_ones_
     assert phone.locator("#place-bid").inner_text() != "Bid 1 \u00d7 2"
 
 
+def the_pin_entered_the_first_ask_for_the_bids_held(phone: Any, server: str) -> list[Any]:
+    """A new game of Ana and Ben shown on ``phone``, the PIN entered there, and the phone's
+    first ask for the bids held by the test (its route in the list returned)."""
+    shows(phone, new_game(server, ["Ana", "Ben"], rules="perudo"))
+    held: list[Any] = []
+    phone.route("**/api/bids", lambda route: route.continue_() if held else held.append(route))
+    take_control(phone)
+    wait_until_held(phone, held)
+    return held
+
+
 def test_the_pin_just_entered_the_bid_button_says_it_asks_for_the_bids_until_they_come(
     phone: Any, server: str
 ) -> None:
     # Before, it said "No bid up to the dice in play" (the bids of a phone without the PIN,
     # none, taken for the table's answer) until the first answer came.
-    state = new_game(server, ["Ana", "Ben"], rules="perudo")
-    shows(phone, state)
-    held: list[Any] = []
-    phone.route("**/api/bids", lambda route: route.continue_() if held else held.append(route))
-    take_control(phone)
-    wait_until_held(phone, held)
+    held = the_pin_entered_the_first_ask_for_the_bids_held(phone, server)
     expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
     expect(phone.locator("#place-bid")).to_be_disabled()
     held[0].continue_()
@@ -392,12 +398,7 @@ def test_an_ask_for_the_bids_never_answered_is_given_up_and_asked_again(
 ) -> None:
     # A connection gone silently (the Wi-Fi dropped mid-request): before (session 92's
     # audit), the picker said "Asking the table for the bids" until the game moved.
-    state = new_game(server, ["Ana", "Ben"], rules="perudo")
-    shows(phone, state)
-    held: list[Any] = []
-    phone.route("**/api/bids", lambda route: route.continue_() if held else held.append(route))
-    take_control(phone)
-    wait_until_held(phone, held)  # and never answered
+    the_pin_entered_the_first_ask_for_the_bids_held(phone, server)  # and never answered
     expect(phone.locator("#place-bid")).to_have_text("Asking the table for the bids\u2026")
     ready_to_bid(phone, server)  # given up after 10 s, asked again
     assert get_state(server)["moves"] == 0

@@ -296,13 +296,18 @@ def test_the_form_for_a_called_pass_says_whose_dice_to_count(
     expect(player.locator("#notice")).to_be_hidden()
 
 
+def a_boxed_edition_doubt(table: str) -> None:
+    """Ana's two 3s doubted by Ben at a boxed-edition table: its cups lifted in turn."""
+    new_game(table, ["Ana", "Ben", "Caro"], rules="payroodo")
+    act(table, action="bid", player="Ana", quantity=2, face=3)
+    act(table, action="dudo", player="Ben")
+    settled(table)
+
+
 def test_the_boxed_edition_s_cups_are_typed_in_turn_until_the_bid_is_reached(
     player: Any, waiting_table: str
 ) -> None:
-    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="payroodo")
-    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
-    act(waiting_table, action="dudo", player="Ben")
-    settled(waiting_table)
+    a_boxed_edition_doubt(waiting_table)
     rows = player.locator("#cups-rows input")
     expect(player.locator("#cups-lead")).to_contain_text(
         "from Ben's left until the bid (2 \u00d7 3)")
@@ -347,10 +352,7 @@ def test_the_boxed_edition_s_cups_form_fits_the_phone_at_twice_the_text(
     player: Any, waiting_table: str
 ) -> None:
     # Before (session 92's audit), each cup's field took the page 79 px past a 390 px phone.
-    new_game(waiting_table, ["Ana", "Ben", "Caro"], rules="payroodo")
-    act(waiting_table, action="bid", player="Ana", quantity=2, face=3)
-    act(waiting_table, action="dudo", player="Ben")
-    settled(waiting_table)
+    a_boxed_edition_doubt(waiting_table)
     expect(player.locator("#cups-rows input")).to_have_count(3)
     text_size(player, "200%")
     card = player.locator("#reveal").bounding_box()
