@@ -552,8 +552,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.csv:
         lines.append(f"  per-image rows: {args.csv}")
     # Flushed here, where a reader gone or a full disk is seen, not as Python exits.
-    if print_output("evaluate: error", "\n".join(lines)):
-        return 2
+    try:
+        if print_output("evaluate: error", "\n".join(lines)):
+            return 2
+    except BrokenPipeError:  # `| head`: quietly, but what could not be read is still said
+        discard_output()
     if summary.lone_labels:  # a photograph lost, or named otherwise: its dice would go unseen
         lone = summary.lone_labels
         print(f"evaluate: {len(lone)} label file{'' if len(lone) == 1 else 's'} with no"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
+import logging
 import math
 import os
 import threading
@@ -17,6 +19,8 @@ from types import ModuleType
 import numpy as np
 
 from vision.config import ReaderConfig
+
+logger = logging.getLogger(__name__)
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 LOCATOR_FILE = "locator.onnx"
@@ -177,9 +181,39 @@ def locator_file(config: ReaderConfig) -> Path:
     beside it (unless ``eight_bit_locator`` is false); else the float net."""
     locator = Path(config.detector_path) if config.detector_path else MODELS_DIR / LOCATOR_FILE
     copy = eight_bit_copy(locator) if locator.name else locator  # "/" has no copy beside it
-    if config.eight_bit_locator and runtime_of(config.runtime) == "onnxruntime" and copy.is_file():
+    if (config.eight_bit_locator and runtime_of(config.runtime) == "onnxruntime"
+            and copy.is_file() and _copy_of(copy, locator)):
         return copy
     return locator
+
+
+def _copy_of(copy: Path, locator: Path) -> bool:
+    """Whether ``copy`` was made from the net at ``locator``: it names that net's digest
+    (``vision.training.quantize`` writes it). A copy left beside a net put there since is
+    not run, and said once: it would read with the other net's weights."""
+    try:
+        copy_stat, locator_stat = copy.stat(), locator.stat()
+    except OSError:  # the net itself missing: the float net's load says so
+        return False
+    return _made_from(str(copy), str(locator), (copy_stat.st_mtime_ns, copy_stat.st_size,
+                                                locator_stat.st_mtime_ns, locator_stat.st_size))
+
+
+@lru_cache(maxsize=8)
+def _made_from(copy: str, locator: str, _stats: tuple[int, ...]) -> bool:
+    try:
+        made = locator_digest(Path(locator)).encode("ascii") in Path(copy).read_bytes()
+    except OSError:
+        return False
+    if not made:
+        logger.warning("%s was not made from %s: the float net is run (python -m "
+                       "vision.training.quantize makes its 8-bit copy again)", copy, locator)
+    return made
+
+
+def locator_digest(locator: Path) -> str:
+    """The SHA-256 of the net at ``locator``, which its 8-bit copy names."""
+    return hashlib.sha256(locator.read_bytes()).hexdigest()
 
 
 def runtime_of(asked: str) -> str:

@@ -588,15 +588,19 @@ def test_each_measuring_command_explains_itself(
     assert "usage: python -m " + module in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("unreadable", [False, True], ids=["all-read", "one-unreadable"])
 def test_a_reader_of_the_summary_gone_leaves_the_csv_written_and_no_traceback(
-    small_folder: Path, tmp_path: Path
+    small_folder: Path, tmp_path: Path, unreadable: bool
 ) -> None:
     # `python -m vision.evaluate DIR --csv OUT | head -1`: the pipe closes before the
     # summary is all written; the rows are in OUT all the same, and the command ends quietly.
+    # A photograph it could not read is still named, with status 1 (it was 0, and unsaid).
     import os
     import subprocess
     import sys
 
+    if unreadable:
+        (small_folder / "images" / "zz.jpg").write_bytes(b"")
     out = tmp_path / "rows.csv"
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader gone before the first line
@@ -607,7 +611,8 @@ def test_a_reader_of_the_summary_gone_leaves_the_csv_written_and_no_traceback(
         )
     finally:
         os.close(write_end)
-    assert (done.returncode, done.stderr) == (0, "")
+    said = f"evaluate: zz.jpg: unreadable: {small_folder / 'images' / 'zz.jpg'}: empty file\n"
+    assert (done.returncode, done.stderr) == ((1, said) if unreadable else (0, ""))
     assert len(out.read_text().splitlines()) == 1 + len(list((small_folder / "images").iterdir()))
 
 

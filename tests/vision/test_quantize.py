@@ -9,7 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.nets import FACE_FILE, LOCATOR_FILE, MODELS_DIR, SECOND_FILE, eight_bit_copy, normalise
+from vision.config import ReaderConfig
+from vision.nets import (
+    FACE_FILE,
+    LOCATOR_FILE,
+    MODELS_DIR,
+    SECOND_FILE,
+    eight_bit_copy,
+    locator_file,
+    normalise,
+)
 from vision.reader import load_image
 from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE
 from vision.training.quantize import main
@@ -48,6 +57,9 @@ def test_quantizing_again_makes_the_shipped_and_the_folds_copies(tmp_path: Path)
         assert np.abs(maps - _maps(eight_bit_copy(committed / LOCATOR_FILE), photo)).max() < 1e-4
         # An 8-bit copy, not the float net: close to it, not the same.
         assert 1e-3 < np.abs(maps - _maps(made / LOCATOR_FILE, photo)).max() < 1.0
+        # Run beside the net it was made from, and only there.
+        assert locator_file(ReaderConfig(runtime="onnxruntime",
+                                         detector_path=str(made / LOCATOR_FILE))) == copy
 
 
 def test_quantizing_with_no_photographs_is_refused_and_writes_nothing(

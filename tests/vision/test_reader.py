@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -1019,6 +1020,25 @@ def test_the_locators_8_bit_copy_reads_the_photographs_as_the_float_net() -> Non
             for a, b in zip(copied, read, strict=True):
                 assert max(abs(a.x - b.x), abs(a.y - b.y)) <= a.size / 4, (path.name, view)
                 assert a.confidence == pytest.approx(b.confidence, abs=0.05), (path.name, view)
+
+
+def test_an_8_bit_copy_left_beside_another_net_is_not_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A locator put in place of the one a copy was made from: the copy would read with the
+    # old net's weights (it ran whatever net it came from); the net given is run, and said.
+    pytest.importorskip("onnxruntime")
+    from vision.training.heldout import FOLDS_DIR
+
+    net = tmp_path / LOCATOR_FILE
+    shutil.copyfile(MODELS_DIR / LOCATOR_FILE, net)
+    shutil.copyfile(eight_bit_copy(MODELS_DIR / LOCATOR_FILE), eight_bit_copy(net))
+    config = ReaderConfig(runtime="onnxruntime", detector_path=str(net))
+    assert locator_file(config) == eight_bit_copy(net)  # its own net beside it
+    shutil.copyfile(FOLDS_DIR / "fold-1" / LOCATOR_FILE, net)  # a net trained again
+    with caplog.at_level("WARNING", logger="vision.nets"):
+        assert locator_file(config) == net
+    assert f"{eight_bit_copy(net)} was not made from {net}: the float net is run" in caplog.text
 
 
 def test_onnx_runtime_asked_for_and_missing_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy, normalise
+from vision.nets import LOCATOR_FILE, MODELS_DIR, eight_bit_copy, locator_digest, normalise
 from vision.training.data import Photo, load_photos
 from vision.training.heldout import FOLDS_DIR, HELD_OUT_FILE, fold_dirs
 
@@ -38,6 +38,9 @@ logger = logging.getLogger(__name__)
 # The side the photographs are shrunk to for measuring: the locator's first look at a 640 px
 # photograph (dice about 16 px across, as it learned them).
 _LOOK_PX = 320
+
+# The copy's metadata entry that names its float net's digest.
+MADE_FROM_KEY = "made_from_sha256"
 
 
 def quantize_locator(locator: Path, photos: Sequence[Photo]) -> Path:
@@ -80,7 +83,22 @@ def quantize_locator(locator: Path, photos: Sequence[Photo]) -> Path:
         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
         nodes_to_exclude=_first_and_last_layers(locator),
     )
+    name_its_net(copy, locator)
     return copy
+
+
+def name_its_net(copy: Path, locator: Path) -> None:
+    """Write into ``copy`` the digest of the float net it was made from: the reader runs a
+    copy only beside that net (``vision.nets.locator_file``)."""
+    import onnx
+
+    model: Any = onnx.load(str(copy))
+    kept = [e for e in model.metadata_props if e.key != MADE_FROM_KEY]  # a copy named before
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    entry = model.metadata_props.add()
+    entry.key, entry.value = MADE_FROM_KEY, locator_digest(locator)
+    onnx.save(model, str(copy))
 
 
 def _first_and_last_layers(locator: Path) -> list[str]:
