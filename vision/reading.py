@@ -86,7 +86,8 @@ class Reading:
 
     ``smeared``: the photograph is smeared one way (the camera or the table moved as it was
     taken), so every die is doubted: another picture would read better. ``too_small``: its
-    dice are too few pixels across to be read surely, so every die is doubted too.
+    dice are too few pixels across to be read surely, so every die is doubted too; or some
+    of them are, and those are doubted.
     ``slanted``: taken slantwise, the dice it squashes most are doubted (not all of them).
     ``squashed``: its dice together are squashed one way (the camera looked slantwise, or a
     tool stretched the photograph to a square); the dice ``slanted`` doubts are told so.
