@@ -168,6 +168,8 @@ class Game:
         """A new game from a record header line (``{"game": "dudo-record/1", ...}``)."""
         if not isinstance(header, Mapping):
             raise MalformedAction("the header must be a JSON object")
+        # A key given null is a key not given, as in an action ("rules": null plays perudo).
+        header = {key: value for key, value in header.items() if value is not None}
         if "game" not in header:
             raise MalformedAction(
                 f"not a dudo record: the header has no 'game' (expected {RECORD_FORMAT!r})"

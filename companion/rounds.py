@@ -58,7 +58,10 @@ def _faces_problem(value: object, what: str) -> str:
 def _all_faces(value: list[int]) -> bool:
     # Two set checks in C rather than a loop over every die (this runs at every reveal):
     # the values, then their types (True == 1 and 1.0 == 1 pass the first).
-    return _FACES.issuperset(value) and _INT.issuperset(map(type, value))
+    try:
+        return _FACES.issuperset(value) and _INT.issuperset(map(type, value))
+    except TypeError:  # a list or an object among them, which a set cannot hold
+        return False
 
 
 def parse_reveal(

@@ -404,7 +404,9 @@ class Table:
                     " the next round, under the cups; take the picture again only once every"
                     " cup is lifted on this round's dice (cups_up), or enter the dice by hand")
             self._reading = None
-            self._start_capture()
+            # Not before the call's cups are up: a call undone within them is taken back
+            # before the camera has seen a die (a retake asked at once looked at once).
+            self._start_capture(after_s=max(0.0, self._cups_up_at - time.monotonic()))
             self._publish()
             self._emit("state")
             return Outcome(True, None, self.state())

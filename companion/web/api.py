@@ -177,9 +177,7 @@ def reading() -> Response:
             return error(
                 f"correction {shown(index)}: {shown(face)} is not a die index and a face", 400
             )
-        if not 1 <= face <= 6:
-            return error(f"correction for die {index}: face {face} is not 1 to 6", 400)
-        corrections[die] = face
+        corrections[die] = face  # its range checked by the reading, numbered as it is shown
     return _ctx().outcome(table.confirm_reading(corrections or None, picture))
 
 

@@ -181,6 +181,12 @@ def test_the_players_correct_a_die_of_the_reading_and_confirm_it(
         assert answer.status_code == 422 and "must show" in answer.get_json()["error"]
         assert client.get("/api/state").get_json()["phase"] == "reveal"
         return
+    # A face no die has: refused, the die named as the picture numbers it (from 1).
+    wrong = client.post("/api/reading", json={"confirm": True, "corrections": {"3": 9}},
+                        headers=pin)
+    assert (wrong.status_code, wrong.get_json()["error"]) == (422, (
+        "correction of die index 3 (die 4 on the picture) to face 9: faces are 1-6"))
+    assert client.get("/api/state").get_json()["reading"] == reading
     faces[0] = faces[0] % 6 + 1
     answer = client.post(
         "/api/reading", json={"confirm": True, "corrections": {"0": faces[0]}}, headers=pin
