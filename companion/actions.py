@@ -362,7 +362,11 @@ def undone_words(game: Game, undone: Mapping[str, Any], call: Call | None,
 
 def check_leave(game: Game, action: Mapping[str, Any]) -> Checked:
     seat = player_seat(game, action)
-    check_in_game(game, seat)
+    # A player knocked out may get up and go too (RULES.md forbids it nowhere): no die leaves
+    # play, and another game of the table seats them no more (before, session 93's audit, it
+    # was refused, and a record that said it stopped there).
+    if game.phase == "over" or seat in game._left:
+        check_in_game(game, seat)
     return rounds.apply_leave, (game, seat), {"action": "leave", "player": game._names[seat]}
 
 

@@ -473,6 +473,7 @@ class Table:
             except JournalError as err:
                 return self._journal_failed(err)
         phase_before, accepted_before = game.phase, list(game.actions)
+        must_show_before = game.expected_dice()
         try:
             announcements = game.apply(action)
         except Exception as err:
@@ -486,7 +487,7 @@ class Table:
         self._set_fault("journal", None)
         if self._left_out is not None and len(game.actions) >= self._left_out.until:
             self._told_left_out(None)
-        self._after_action(action, phase_before, reading)
+        self._after_action(action, phase_before, reading, must_show_before)
         self._mark_finished(phase_before)
         self._publish()
         self._emit("state", announcements)
@@ -498,9 +499,11 @@ class Table:
         return Outcome(True, None, self.state(), announcements)
 
     def _after_action(
-        self, action: dict[str, Any], phase_before: str, reading: CameraReading | None
+        self, action: dict[str, Any], phase_before: str, reading: CameraReading | None,
+        must_show_before: dict[str, int],
     ) -> None:
-        """Keep, clear or start the reading after an accepted action."""
+        """Keep, clear or start the reading after an accepted action (``must_show_before``:
+        the dice each player had to show before it)."""
         assert self._game is not None
         phase, kind = self._game.phase, action.get("action")
         round_now = self._game.round
@@ -523,10 +526,12 @@ class Table:
             # that must show have changed, so a picture under way or a reading waiting no
             # longer holds. Look again, once the call's cups are up (before, at once: a
             # leave in the cups' wait had the camera look before a mis-pressed call could
-            # be taken back).
-            self._reading = None
-            if self.camera is not None:
-                self._start_capture(after_s=max(0.0, self._cups_up_at - time.monotonic()))
+            # be taken back). A player knocked out before takes no die from the glass.
+            if self._game.expected_dice() != must_show_before:
+                self._reading = None
+                if self.camera is not None:
+                    self._start_capture(
+                        after_s=max(0.0, self._cups_up_at - time.monotonic()))
         elif kind == "undo":
             if phase != "reveal" and phase_before == "reveal":
                 # The call was taken back: nothing may be shown (kept for the call made

@@ -725,7 +725,8 @@ const LEAVE_ARMED_MS = 5000;
 const LEAVE_SECOND_TAP_MS = 400;
 function renderLeave(state) {
   const playing = state.phase === "bidding" || state.phase === "reveal";
-  const names = playing ? (state.players || []).filter((p) => !p.out).map((p) => p.name) : [];
+  // A player knocked out may go too: another game of the table seats them no more.
+  const names = playing ? (state.players || []).filter((p) => !p.left).map((p) => p.name) : [];
   $("leave-row").hidden = !page.control || !names.length;
   const select = $("leaver");
   const keep = select.value;

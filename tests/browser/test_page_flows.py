@@ -819,6 +819,30 @@ def test_a_player_who_leaves_is_put_out_from_the_page_by_two_taps_and_a_spectato
     assert [p["name"] for p in get_state(server)["players"] if p["out"]] == ["Ben"]
 
 
+def test_a_player_knocked_out_can_be_put_down_as_leaving_from_the_page(
+    phone: Any, server: str
+) -> None:
+    # A player out of the game gets up and goes: before (session 93's audit) the page listed
+    # only players with dice, and the engine refused it, so play again seated them.
+    new_game(server, ["Ana", "Ben", "Caro"], rules="perudo", dice=1)
+    act(server, action="bid", player="Ana", quantity=3, face=6)
+    act(server, action="dudo", player="Ben")
+    state = finish_the_reveal(server)
+    out = [p["name"] for p in state["players"] if p["out"]]
+    assert len(out) == 1
+    take_control(phone)
+    wait_out_the_hold(phone)
+    expect(phone.locator("#leaver option")).to_have_text(["who?", "Ana", "Ben", "Caro"])
+    phone.select_option("#leaver", out[0])
+    phone.click("#leave")
+    phone.wait_for_timeout(500)  # a second tap on purpose (a double tap is one slip)
+    phone.click("#leave")
+    expect(phone.locator("#round-bids li").last).to_have_text(f"{out[0]} leaves the table")
+    assert [p["name"] for p in get_state(server)["players"] if p["left"]] == out
+    expect(phone.locator("#leaver option")).to_have_text(
+        ["who?", *(n for n in ("Ana", "Ben", "Caro") if n != out[0])])
+
+
 def test_each_player_shows_and_presses_their_own_seat_number_after_another_left(
     phone: Any, server: str
 ) -> None:

@@ -333,6 +333,29 @@ class TestLeave:
         with pytest.raises(IllegalAction, match="Ana has left the table"):
             play(game, "Ana leave")
 
+    @pytest.mark.parametrize("when", ["bidding", "reveal"])
+    def test_a_player_knocked_out_may_leave_and_takes_no_die(
+        self, play: Script, dice_of: DiceOf, when: str
+    ) -> None:
+        # RULES.md forbids it nowhere: a player out of the game gets up and goes. Before
+        # (session 93's audit) it was refused, and a record that said it stopped there.
+        game = game_of("perudo", FOUR, dice=1)
+        play(game, "Ana 3x6; Ben dudo; reveal Ana:2 Ben:3 Caro:4 Dan:5")  # Ana is out
+        if when == "reveal":
+            play(game, "Ben 1x2; Caro dudo")
+        before = game.state()
+        said = play(game, "Ana leave")
+        assert [a.text for a in said] == ["Ana leaves the table"]
+        assert game.leavers == ["Ana"] and dice_of(game) == {"Ana": 0, "Ben": 1, "Caro": 1,
+                                                               "Dan": 1}
+        state = game.state()
+        for key in ("phase", "turn", "round", "bid", "dice_in_play", "dice_lost"):
+            assert state[key] == before[key], key
+        assert game.expected_dice() == ({} if when == "bidding" else
+                                        {"Ben": 1, "Caro": 1, "Dan": 1})
+        with pytest.raises(IllegalAction, match="Ana has left the table"):
+            play(game, "Ana leave")
+
 
 class TestUndo:
     """Undo takes back the last accepted action still standing, and is kept in the record."""

@@ -624,6 +624,29 @@ def test_a_player_leaving_while_the_cups_are_up_or_coming_back_has_the_camera_lo
     assert doubting.table.reveal_picture() is not None
 
 
+def test_a_player_knocked_out_leaving_while_the_cups_are_up_keeps_the_reading(
+    doubting: CameraTable, header: dict[str, Any]
+) -> None:
+    # No die of theirs is on the glass: the reading waiting, perhaps half corrected by the
+    # players, still holds, and the camera does not look again.
+    table = doubting.table
+    first = doubting.call({**header, "options": {"dice": 1}})["reading"]
+    assert table.confirm_reading(picture=first["picture"]).ok
+    state = table.state()
+    out = [p["name"] for p in state["players"] if p["out"]]
+    assert len(out) == 1
+    assert table.submit({"action": "bid", "player": state["turn"], "quantity": 1,
+                         "face": 2}).ok
+    assert table.submit({"action": "dudo", "player": table.state()["can_call"]["dudo"][0]}).ok
+    assert table.wait_idle(60)
+    waiting = table.state()["reading"]
+    assert table.submit({"action": "leave", "player": out[0]}).ok
+    assert table.wait_idle(60)
+    state = table.state()
+    assert (state["phase"], state["capturing"], state["reading"]) == ("reveal", False, waiting)
+    assert table.confirm_reading(picture=waiting["picture"]).ok
+
+
 def test_a_restart_after_a_camera_reveal_still_shows_its_picture_until_the_next_bid(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
