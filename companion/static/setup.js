@@ -5,8 +5,8 @@
 // Told apart on a light card and a dark one (a colour input takes #rrggbb only).
 const COLOURS = ["#dd3333", "#2a6ef0", "#22aa22", "#e9c531", "#aa44ee", "#ff8800", "#11aaaa", "#e0448a", "#8d6e4a", "#7a8a99"];
 let seatsMade = 0;  // each row's own number: "First" follows the row, whatever its name
-function seatRow(name, colour) {
-  const row = h("div", {class: "seat-row", "data-seat": String(++seatsMade)},
+function seatRow(name, colour, tableSeat) {
+  const row = h("div", {class: "seat-row", "data-seat": String(++seatsMade), "data-table-seat": tableSeat ? String(tableSeat) : ""},
     h("input", {type: "color", class: "seat-colour", value: colour}),
     h("input", {type: "text", class: "seat-name", value: name, placeholder: "name", maxlength: "24", enterkeyhint: "next"}),
     h("span", {class: "seat-buttons"},
@@ -58,8 +58,16 @@ const cleanName = (text) => text.trim().replace(/\s+/g, " ");
 function seatRows() {
   return [...document.querySelectorAll("#seats .seat-row")].map((row) => ({
     seat: row.dataset.seat, name: cleanName(row.querySelector("input[type=text]").value),
-    colour: row.querySelector("input[type=color]").value,
+    colour: row.querySelector("input[type=color]").value, tableSeat: Number(row.dataset.tableSeat) || 0,
   })).filter((r) => r.name);
+}
+// Each row's seat at the table: a player the form was filled with keeps theirs (the panel's
+// seat button, the camera's zone), as the panel's play-again keeps it; a row added, or moved
+// above a seat, takes the next. Before (session 93's audit), after a player left, everyone
+// after them moved a seat down: Caro's button then named Dan.
+function tableSeats(rows) {
+  let last = 0;
+  return rows.map((r) => (last = r.tableSeat > last ? r.tableSeat : last + 1));
 }
 // A game refused for one player's name or colour (the table's answer names which): that
 // seat's field is marked and focused, its mark gone once it is changed (before, only the
@@ -158,10 +166,10 @@ function formStart(defaults) {
     // form seated them again). All of them where too few stayed to play.
     const stayed = s.players.filter((p) => !p.left);
     const seated = stayed.length >= 2 ? stayed : s.players;
-    return {rules: s.rules, options: s.options || {}, colours: s.colours || {}, players: seated.map((p) => p.name)};
+    return {rules: s.rules, options: s.options || {}, colours: s.colours || {}, players: seated.map((p) => p.name), seats: seated.map((p) => p.seat)};
   }
   const players = defaults.players && defaults.players.length ? defaults.players : ["Ana", "Ben", "Caro", "Dan"];
-  return {rules: defaults.rules || "perudo", options: defaults.options || {}, colours: {}, players};
+  return {rules: defaults.rules || "perudo", options: defaults.options || {}, colours: {}, players, seats: []};
 }
 async function loadRules(stateShown) {
   const data = await fetch("/api/rules", {credentials: "same-origin"}).then((r) => (r.ok ? r.json() : null)).catch(() => null);
@@ -180,7 +188,7 @@ function fillForm() {
   const start = formStart(page.rules.defaults || {});
   $("preset").value = page.rules.presets[start.rules] ? start.rules : "perudo";
   $("seats").replaceChildren();
-  start.players.forEach((n) => $("seats").append(seatRow(n, start.colours[n] || freeColour())));
+  start.players.forEach((n, k) => $("seats").append(seatRow(n, start.colours[n] || freeColour(), start.seats[k])));
   sayNameLimit();
   refreshFirst();
   renderOptions(start.options);
@@ -232,6 +240,8 @@ async function startGame() {
     if (value !== preset[name]) options[name] = value;
   });
   const header = {game: "dudo-record/1", rules: $("preset").value, options, players: names, colours};
+  const seats = tableSeats(rows);
+  if (seats.some((n, k) => n !== k + 1)) header.seats = seats;
   const first = rows.find((r) => r.seat === $("first").value);
   if (first && !$("first").closest("label").hidden) header.first = first.name;
   // The game this phone shows (0: none): a form sent twice, or from two phones, starts one.

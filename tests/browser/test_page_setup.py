@@ -111,13 +111,23 @@ def test_the_form_starts_from_the_game_on_the_table(phone: Any, server: str) -> 
     assert state["options"]["cruzado"] is True
 
 
-def test_the_form_leaves_out_the_players_who_left_the_table(phone: Any, server: str) -> None:
-    # As the panel's play-again does. Before (session 92's audit), the form seated them again.
+def test_the_form_leaves_out_the_players_who_left_the_table_and_keeps_the_others_seats(
+    phone: Any, server: str
+) -> None:
+    # As the panel's play-again does. Before (session 92's audit), the form seated them again;
+    # then (session 93's audit) the players after them were moved a seat down: Caro's seat
+    # button named Dan, and the camera's zone 3 gave him her dice. A player added sits next.
     new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
-    act(server, action="leave", player="Dan")
+    act(server, action="leave", player="Ben")
     phone.reload()
     open_form(phone)
-    assert names(phone) == ["Ana", "Ben", "Caro"]
+    assert names(phone) == ["Ana", "Caro", "Dan"]
+    phone.click("#add-player")
+    phone.locator("#seats input[type=text]").last.fill("Eve")
+    phone.click("#new-game button[type=submit]")
+    expect(phone.locator("#new-game")).to_be_hidden()
+    assert [(p["name"], p["seat"]) for p in get_state(server)["players"]] == [
+        ("Ana", 1), ("Caro", 3), ("Dan", 4), ("Eve", 5)]
 
 
 def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened(
