@@ -158,6 +158,7 @@ class Panel:
         # one before, or pressed together with the one that moved it.
         self._moved_at = -float("inf")
         self._moved_here = False  # the last move of the turn by this panel's own press
+        self._ignored_in_a_row: dict[str, int] = {}  # presses ignored as just freed, per button
         self._event_turn: str | None = None
         self._event_game: object = None  # the game and round of the last state the table sent
         # The game when UNDO went down: its game_id and moves (None: no game).
@@ -203,6 +204,7 @@ class Panel:
     # -- presses (gpiozero threads) ------------------------------------------------------
 
     def _pressed(self, name: str) -> None:
+        self._ignored_in_a_row.pop(name, None)
         if name.startswith("seat"):
             now = time.monotonic()
             with self._lock:
@@ -372,6 +374,12 @@ class Panel:
         # Before (session 92's audit), the press was dropped with no sound, and the stuck
         # fault it raised went with the finger: nothing told the player to press again.
         settle_s = self.controls.settle_s
+        again = self._ignored_in_a_row[name] = self._ignored_in_a_row.get(name, 0) + 1
+        if again >= 2:  # each press ends held again: pressing again cannot work (session 93)
+            self._queue.put(("refused", f"{name.upper()} reads held whenever it is not pressed:"
+                             " not taken. Its wire is on the switch's normally-closed contact,"
+                             " or its pull_up is wrong in the pin map; use the page meanwhile"))
+            return
         self._queue.put(("refused", f"{name.upper()} pressed within {settle_s:g} s of being"
                          " freed from a stuck press: not taken. Press it again"))
 

@@ -633,6 +633,38 @@ def test_a_stuck_button_released_counts_again_once_it_has_stayed_up(
     assert table.state()["phase"] == "reveal"
 
 
+def test_a_button_wired_to_its_normally_closed_contact_is_said_to_be_after_two_presses(
+    table: Table, panel: Panel, pin_factory: MockFactory,
+    heard: Callable[[Callable[[], object]], int],
+) -> None:
+    # At rest its contact holds it down; a finger's press lifts it a moment, and the press
+    # lands as it is let go, always just after being freed. "Press it again" could never
+    # work (session 93's audit): the second time, the wiring is named.
+    new_game(table)
+    pin = pin_factory.pin(PINS["dudo"].pin)
+    pin.drive_low()  # wired normally closed: down at rest (its first fall refused: no bid)
+    deadline = time.monotonic() + 5
+    while "panel" not in table.state()["faults"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    MockPanelDriver(panel).press("dial")  # Ana bids: Ben may call
+
+    def press() -> None:
+        pin.drive_high()
+        time.sleep(0.15)
+        pin.drive_low()
+
+    said = []
+    for _ in range(3):
+        assert heard(press) == 3
+        said.append(table.state()["display"]["panel"])
+    assert said[0].endswith("Press it again")
+    assert said[1] == said[2] == (
+        "DUDO reads held whenever it is not pressed: not taken. Its wire is on the switch's"
+        " normally-closed contact, or its pull_up is wrong in the pin map; use the page"
+        " meanwhile")
+    assert table.state()["phase"] == "bidding"
+
+
 class WatchedCamera:
     """The simulated camera under the glass, noting whether the light was on for its frame."""
 
