@@ -375,10 +375,14 @@ class Panel:
         # fault it raised went with the finger: nothing told the player to press again.
         settle_s = self.controls.settle_s
         again = self._ignored_in_a_row[name] = self._ignored_in_a_row.get(name, 0) + 1
-        if again >= 2:  # each press ends held again: pressing again cannot work (session 93)
-            self._queue.put(("refused", f"{name.upper()} reads held whenever it is not pressed:"
-                             " not taken. Its wire is on the switch's normally-closed contact,"
-                             " or its pull_up is wrong in the pin map; use the page meanwhile"))
+        if again >= 2:
+            # Pressed again too soon, or wired so that every press lands just as it is freed
+            # ("press it again" could never work there; session 93's audit): both said.
+            self._queue.put(("refused", f"{name.upper()} pressed again within {settle_s:g} s"
+                             f" of being freed: not taken. Let it rest {settle_s:g} s, then"
+                             " press it; refused again, its wire may be on the switch's"
+                             " normally-closed contact (or its pull_up wrong in the pin map):"
+                             " use the page meanwhile"))
             return
         self._queue.put(("refused", f"{name.upper()} pressed within {settle_s:g} s of being"
                          " freed from a stuck press: not taken. Press it again"))

@@ -639,7 +639,8 @@ def test_a_button_wired_to_its_normally_closed_contact_is_said_to_be_after_two_p
 ) -> None:
     # At rest its contact holds it down; a finger's press lifts it a moment, and the press
     # lands as it is let go, always just after being freed. "Press it again" could never
-    # work (session 93's audit): the second time, the wiring is named.
+    # work (session 93's audit): the second time, the wiring is named too (the same is said
+    # to a player who pressed again too soon: the panel cannot tell the two apart).
     new_game(table)
     pin = pin_factory.pin(PINS["dudo"].pin)
     pin.drive_low()  # wired normally closed: down at rest (its first fall refused: no bid)
@@ -659,9 +660,9 @@ def test_a_button_wired_to_its_normally_closed_contact_is_said_to_be_after_two_p
         said.append(table.state()["display"]["panel"])
     assert said[0].endswith("Press it again")
     assert said[1] == said[2] == (
-        "DUDO reads held whenever it is not pressed: not taken. Its wire is on the switch's"
-        " normally-closed contact, or its pull_up is wrong in the pin map; use the page"
-        " meanwhile")
+        f"DUDO pressed again within {SETTLE_S:g} s of being freed: not taken. Let it rest"
+        f" {SETTLE_S:g} s, then press it; refused again, its wire may be on the switch's"
+        " normally-closed contact (or its pull_up wrong in the pin map): use the page meanwhile")
     assert table.state()["phase"] == "bidding"
 
 
