@@ -473,7 +473,7 @@ class Table:
             except JournalError as err:
                 return self._journal_failed(err)
         phase_before, accepted_before = game.phase, list(game.actions)
-        must_show_before = game.expected_dice()
+        on_glass_before = self._under_glass()
         try:
             announcements = game.apply(action)
         except Exception as err:
@@ -487,7 +487,7 @@ class Table:
         self._set_fault("journal", None)
         if self._left_out is not None and len(game.actions) >= self._left_out.until:
             self._told_left_out(None)
-        self._after_action(action, phase_before, reading, must_show_before)
+        self._after_action(action, phase_before, reading, on_glass_before)
         self._mark_finished(phase_before)
         self._publish()
         self._emit("state", announcements)
@@ -500,10 +500,10 @@ class Table:
 
     def _after_action(
         self, action: dict[str, Any], phase_before: str, reading: CameraReading | None,
-        must_show_before: dict[str, int],
+        on_glass_before: dict[str, int],
     ) -> None:
-        """Keep, clear or start the reading after an accepted action (``must_show_before``:
-        the dice each player had to show before it)."""
+        """Keep, clear or start the reading after an accepted action (``on_glass_before``:
+        the dice each player had on the glass before it)."""
         assert self._game is not None
         phase, kind = self._game.phase, action.get("action")
         round_now = self._game.round
@@ -523,11 +523,12 @@ class Table:
             self._reading = None if kept is None else self._waiting_again(kept)
         elif kind in ("leave", "undo") and phase == phase_before == "reveal":
             # A player left while the cups are up, or such a leave was taken back: the dice
-            # that must show have changed, so a picture under way or a reading waiting no
-            # longer holds. Look again, once the call's cups are up (before, at once: a
-            # leave in the cups' wait had the camera look before a mis-pressed call could
-            # be taken back). A player knocked out before takes no die from the glass.
-            if self._game.expected_dice() != must_show_before:
+            # on the glass have changed, so a picture under way or a reading waiting no
+            # longer holds (at a called pass too, whose reading reads every die there). Look
+            # again, once the call's cups are up (before, at once: a leave in the cups' wait
+            # had the camera look before a mis-pressed call could be taken back). A player
+            # knocked out before takes no die from the glass.
+            if self._under_glass() != on_glass_before:
                 self._reading = None
                 if self.camera is not None:
                     self._start_capture(

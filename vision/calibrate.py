@@ -453,14 +453,16 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
         raise CalibrationError(f"{name}: no dice found: " + "; ".join(reading.pleas))
     if not reading.dice:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
+    sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
     # Every die doubted for its size, whatever the light; a speck or two alone on the glass
-    # are no dice to measure (before, session 92's audit: "move the camera closer").
-    if reading.too_small and reading.total >= _FEW_DICE:
+    # are no dice to measure (before, session 92's audit: "move the camera closer"). A few
+    # small dice doubted among dice read surely are measured by those (before, session 93's
+    # audit: dice of 14 px were refused as "14 px across, too small").
+    if reading.too_small and reading.total >= _FEW_DICE and not sizes:
         size = float(statistics.median(d.size for d in reading.dice))
         raise CalibrationError(f"{name}: the dice measure {size:g} px across, too small to read"
                                f" surely (at least {SMALLEST_SURE_DIE:g} px): move the camera"
                                " closer")
-    sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
     pleas = [plea for plea in reading.pleas if plea != TOO_SMALL]
     if not sizes and pleas:  # the picture's own fault: too dark, out of focus...
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): "

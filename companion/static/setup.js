@@ -61,13 +61,22 @@ function seatRows() {
     colour: row.querySelector("input[type=color]").value, tableSeat: Number(row.dataset.tableSeat) || 0,
   })).filter((r) => r.name);
 }
-// Each row's seat at the table: a player the form was filled with keeps theirs (the panel's
-// seat button, the camera's zone), as the panel's play-again keeps it; a row added, or moved
-// above a seat, takes the next. Before (session 93's audit), after a player left, everyone
-// after them moved a seat down: Caro's button then named Dan.
+// Each row's seat at the table, its chair (the panel's seat button, the camera's zone). The
+// chairs of the players the form was filled with stay, taken in the rows' order (a player
+// moved up changes chairs with the one above); a row added takes the chair after the row
+// above it, if free, else every row is seated in order, 1, 2, 3... Before (session 93's
+// audit), after a player left, everyone after them moved a seat down: Caro's button then
+// named Dan; and a player moved up was put past the table's last seat.
 function tableSeats(rows) {
-  let last = 0;
-  return rows.map((r) => (last = r.tableSeat > last ? r.tableSeat : last + 1));
+  const chairs = rows.map((r) => r.tableSeat).filter(Boolean).sort((a, b) => a - b);
+  const seats = rows.map((r) => (r.tableSeat ? chairs.shift() : 0));
+  for (let k = 0; k < seats.length; k++) {
+    if (seats[k]) continue;
+    seats[k] = (k ? seats[k - 1] : 0) + 1;
+    const below = seats.slice(k + 1).find(Boolean);
+    if (below !== undefined && seats[k] >= below) return rows.map((_, i) => i + 1);
+  }
+  return seats;
 }
 // A game refused for one player's name or colour (the table's answer names which): that
 // seat's field is marked and focused, its mark gone once it is changed (before, only the

@@ -116,18 +116,24 @@ def test_the_form_leaves_out_the_players_who_left_the_table_and_keeps_the_others
 ) -> None:
     # As the panel's play-again does. Before (session 92's audit), the form seated them again;
     # then (session 93's audit) the players after them were moved a seat down: Caro's seat
-    # button named Dan, and the camera's zone 3 gave him her dice. A player added sits next.
+    # button named Dan, and the camera's zone 3 gave him her dice. A player added after Ana
+    # takes the chair Ben left; two players changing chairs keep the chairs where they are
+    # (before, the one moved down was put past the table's last seat).
     new_game(server, ["Ana", "Ben", "Caro", "Dan"], rules="perudo")
     act(server, action="leave", player="Ben")
     phone.reload()
     open_form(phone)
     assert names(phone) == ["Ana", "Caro", "Dan"]
     phone.click("#add-player")
-    phone.locator("#seats input[type=text]").last.fill("Eve")
+    phone.locator("#seats input[type=text]").last.fill("Gus")
+    for row in (3, 2):  # Gus up to sit after Ana
+        phone.locator("#seats .seat-row").nth(row).locator(".move-up").click()
+    phone.locator("#seats .seat-row").nth(3).locator(".move-up").click()  # Dan above Caro
+    assert names(phone) == ["Ana", "Gus", "Dan", "Caro"]
     phone.click("#new-game button[type=submit]")
     expect(phone.locator("#new-game")).to_be_hidden()
     assert [(p["name"], p["seat"]) for p in get_state(server)["players"]] == [
-        ("Ana", 1), ("Caro", 3), ("Dan", 4), ("Eve", 5)]
+        ("Ana", 1), ("Gus", 2), ("Dan", 3), ("Caro", 4)]
 
 
 def test_the_form_starts_from_a_game_another_phone_started_since_the_page_opened(

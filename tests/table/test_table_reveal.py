@@ -647,6 +647,28 @@ def test_a_player_knocked_out_leaving_while_the_cups_are_up_keeps_the_reading(
     assert table.confirm_reading(picture=waiting["picture"]).ok
 
 
+def test_a_player_with_dice_leaving_a_called_pass_s_reveal_has_the_camera_look_again(
+    doubting: CameraTable,
+) -> None:
+    # The passer's dice settle the call, but the reading reads every die on the glass: kept
+    # after Ana left with hers (session 93's own audit), its confirm was refused ("reveal
+    # shows 5 dice for Ana, who has left the table").
+    table = doubting.table
+    assert table.new_game({"game": "dudo-record/1", "rules": "dudo",
+                           "players": ["Ana", "Ben", "Caro"], "first": "Ana"}).ok
+    for action in ({"action": "bid", "player": "Ana", "quantity": 2, "face": 3},
+                   {"action": "pass", "player": "Ben"}, {"action": "dudo", "player": "Caro"}):
+        assert table.submit(action).ok, action
+    assert table.wait_idle(60)
+    before = table.state()["reading"]
+    assert table.submit({"action": "leave", "player": "Ana"}).ok
+    assert table.wait_idle(60)
+    after = table.state()["reading"]
+    assert after["picture"] != before["picture"]
+    assert table.confirm_reading(picture=after["picture"]).ok
+    assert table.state()["phase"] == "bidding"
+
+
 def test_a_restart_after_a_camera_reveal_still_shows_its_picture_until_the_next_bid(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
