@@ -150,6 +150,11 @@ def what_to_do(err: BaseException, directory: Path) -> str:
     if reason.startswith("SQLITE_IOERR"):
         return ("the card fails to write (full, or failing): free some space on it, or put in"
                 " another")
+    if reason.startswith("SQLITE_BUSY") or reason.startswith("SQLITE_LOCKED"):
+        # Another program writing the journal (a copy of it opened by hand, say): nothing
+        # is wrong with the card (before, session 93's audit, it was said to be).
+        return (f"another program holds the journal in {directory}: close it (another dudo,"
+                " a database tool), then act again")
     return (f"{directory} cannot be written: make it the service user's, on a card that is"
             " not read-only")
 

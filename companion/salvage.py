@@ -202,12 +202,16 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
     that met the damage would lose the row before it), on past each damaged stretch.
     """
     try:
+        if damaged.stat().st_size == 0:
+            # Nothing to read, and SQLite opening an empty file deletes the WAL beside it, even
+            # read-only (session 93's audit): kept as it was, for whoever mends it by hand.
+            return Salvaged()
         source = sqlite3.connect(f"{damaged.absolute().as_uri()}?mode=ro", uri=True)
         # A file cut short (a card's last writes lost) has its tables' or indexes' pages
         # past its end, and SQLite then finds its schema malformed and reads no row at all:
         # so told, it reads every row on the pages left.
         source.execute("PRAGMA writable_schema = ON")
-    except sqlite3.Error:
+    except (OSError, sqlite3.Error):
         return Salvaged()
     with closing(source):
         games = {int(row[0]): row for row in _rows(source, "games", _GAMES)}
@@ -271,10 +275,14 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
     while after < last and (known or misses < _MOST_MISSES):
         with suppress(sqlite3.Error):
             many = source.execute(f"{ahead} ORDER BY rowid LIMIT {_CHUNK}", (after,)).fetchall()
-            if not many:
+            # Read past a file's end where its last pages were lost, SQLite gives rows of id 0
+            # and nothing in them: no row, and no step back (before, session 93's audit, the
+            # table was read again and again until the memory ran out).
+            onward = _onward(many, after)
+            if not onward:
                 break
-            rows.extend(tuple(row[1:]) for row in many)
-            after, misses = int(many[-1][0]), 0
+            rows.extend(tuple(row[1:]) for row in onward)
+            after, misses = int(onward[-1][0]), 0
             continue
         try:
             found = source.execute(f"{ahead} ORDER BY rowid LIMIT 1", (after,)).fetchone()
@@ -286,8 +294,20 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
                 if found is not None:
                     rows.append(tuple(found[1:]))
             continue
-        if found is None:
+        if not _onward([] if found is None else [found], after):
             break
         after, misses = int(found[0]), 0
         rows.append(tuple(found[1:]))
     return rows
+
+
+def _onward(rows: list[Any], after: int) -> list[Any]:
+    """The rows read (each its row id first) whose ids go on rising past ``after``, and that
+    hold something: those up to the first that does not."""
+    onward = []
+    for row in rows:
+        if row[0] is None or int(row[0]) <= after or all(value is None for value in row[1:]):
+            break
+        onward.append(row)
+        after = int(row[0])
+    return onward

@@ -418,6 +418,30 @@ def test_a_read_only_card_makes_the_table_refuse_actions_and_say_so(
         ro_journal.close()
 
 
+def test_a_journal_another_program_holds_refuses_the_action_naming_that_not_the_card(
+    table: Table, journal: Journal, header: dict[str, Any]
+) -> None:
+    # An engineer's sqlite3 shell writing the journal: before (session 93's audit), the
+    # refusal asked for the folder to be made the service user's, on a card not read-only.
+    import sqlite3
+
+    table.new_game(header)
+    journal._db.execute("PRAGMA busy_timeout = 100")  # the table waits 5 s; a test need not
+    bid = {"action": "bid", "player": table.state()["turn"], "quantity": 2, "face": 3}
+    other = sqlite3.connect(journal.path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        refused = table.submit(bid)
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert not refused.ok
+    assert (refused.error or "").endswith(
+        f"another program holds the journal in {journal.path.parent}: close it (another dudo,"
+        " a database tool), then act again; nothing was changed")
+    assert table.submit(bid).ok and table.state()["faults"] == {}
+
+
 def test_a_full_disk_refuses_the_action_and_the_table_recovers_once_there_is_room(
     table: Table, journal: Journal, header: dict[str, Any]
 ) -> None:
