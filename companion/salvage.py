@@ -17,6 +17,7 @@ row's checksum as always.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -214,9 +215,10 @@ def salvage(damaged: Path, into: Journal) -> Salvaged:
     except (OSError, sqlite3.Error):
         return Salvaged()
     with closing(source):
-        games = {int(row[0]): row for row in _rows(source, "games", _GAMES)}
-        actions = {(int(row[0]), int(row[1])): row for row in _rows(source, "actions", _ACTIONS)}
-        before = _rows(source, "dropped", _DROPPED)
+        games = {row[0]: row for row in _rows(source, "games", _GAMES, _games_whole)}
+        actions = {(row[0], row[1]): row
+                   for row in _rows(source, "actions", _ACTIONS, _rows_whole)}
+        before = _rows(source, "dropped", _DROPPED, _rows_whole)
         # What the players were told and not yet done with (actions a resume set aside):
         # told still, if its game still has the moves it was told at.
         notices = _rows(source, "notices", _NOTICES) if _has(source, "notices") else []
@@ -254,8 +256,11 @@ def _has(source: sqlite3.Connection, table: str) -> bool:
         return False
 
 
-def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any, ...]]:
-    """Every row of ``table`` that can be read, in the order it is stored.
+def _rows(
+    source: sqlite3.Connection, table: str, select: str,
+    whole: Callable[[tuple[Any, ...]], bool] = lambda row: None not in row,
+) -> list[tuple[Any, ...]]:
+    """Every row of ``table`` that can be read, in the order it is stored, and is ``whole``.
 
     Read a few hundred rows a query; where one meets the damage, one row a query up to it
     (Python's sqlite3 reads a row ahead: a read that meets the damage loses the row before
@@ -279,10 +284,10 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
             # and nothing in them: no row, and no step back (before, session 93's audit, the
             # table was read again and again until the memory ran out).
             onward = _onward(many, after)
-            if not onward:
+            if onward is None:
                 break
-            rows.extend(tuple(row[1:]) for row in onward)
-            after, misses = int(onward[-1][0]), 0
+            rows.extend(tuple(row[1:]) for row in many if row[0] and whole(row[1:]))
+            after, misses = onward, 0
             continue
         try:
             found = source.execute(f"{ahead} ORDER BY rowid LIMIT 1", (after,)).fetchone()
@@ -294,20 +299,39 @@ def _rows(source: sqlite3.Connection, table: str, select: str) -> list[tuple[Any
                 if found is not None:
                     rows.append(tuple(found[1:]))
             continue
-        if not _onward([] if found is None else [found], after):
+        if found is None:
             break
-        after, misses = int(found[0]), 0
-        rows.append(tuple(found[1:]))
+        onward = _onward([found], after)
+        if onward is None:  # out of order or empty: the damage, stepped past
+            after += 1
+            misses += 1
+            continue
+        after, misses = onward, 0
+        if whole(found[1:]):
+            rows.append(tuple(found[1:]))
     return rows
 
 
-def _onward(rows: list[Any], after: int) -> list[Any]:
-    """The rows read (each its row id first) whose ids go on rising past ``after``, and that
-    hold something: those up to the first that does not."""
-    onward = []
-    for row in rows:
-        if row[0] is None or int(row[0]) <= after or all(value is None for value in row[1:]):
-            break
-        onward.append(row)
-        after = int(row[0])
-    return onward
+def _onward(rows: list[Any], after: int) -> int | None:
+    """The row id to read on from after these rows (each its row id first): the last one's,
+    or where a damaged page put it out of order, the largest; None where none lies past
+    ``after``. Past a file's end SQLite gives rows of id 0 holding nothing: before, session
+    93's audit, the salvage went back to the table's start for them, again and again, until
+    the memory ran out."""
+    ids = [row[0] for row in rows if type(row[0]) is int]
+    if ids and ids[-1] > after:
+        return int(ids[-1])
+    return max((i for i in ids if i > after), default=None)
+
+
+def _games_whole(row: tuple[Any, ...]) -> bool:
+    """Whether a row read from ``games`` can be a game's first line: its id a whole number,
+    and nothing missing that the journal must hold (the winner may be)."""
+    return type(row[0]) is int and None not in row[:5]
+
+
+def _rows_whole(row: tuple[Any, ...]) -> bool:
+    """Whether a row read from ``actions`` or ``dropped`` can be kept: its game and place
+    whole numbers, and nothing missing (random bytes on a page read as text, or null: before,
+    session 93's audit, one such row stopped every start with a traceback)."""
+    return type(row[0]) is int and type(row[1]) is int and None not in row

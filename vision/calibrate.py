@@ -454,15 +454,21 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
     if not reading.dice:
         raise CalibrationError(f"{name}: no dice found: put a few dice on the glass")
     sizes = [d.size for d in reading.dice if d.confidence >= reader.doubt_threshold]
-    # Every die doubted for its size, whatever the light; a speck or two alone on the glass
-    # are no dice to measure (before, session 92's audit: "move the camera closer"). A few
-    # small dice doubted among dice read surely are measured by those (before, session 93's
-    # audit: dice of 14 px were refused as "14 px across, too small").
-    if reading.too_small and reading.total >= _FEW_DICE and not sizes:
+    # Dice doubted for their size, whatever the light; a speck or two alone on the glass are
+    # no dice to measure (before, session 92's audit: "move the camera closer").
+    if reading.too_small and reading.total >= _FEW_DICE:
+        least = f"at least {SMALLEST_SURE_DIE:g} px each"
+        if sizes:  # some of them only, which every reveal would doubt (session 93's audits)
+            raise CalibrationError(
+                f"{name}: some dice measure under {SMALLEST_SURE_DIE:g} px across (the smallest"
+                f" {min(d.size for d in reading.dice):g} px), too small to read surely ({least}):"
+                " every reveal would doubt them: move the camera closer (or take away a die"
+                " lying on its edge)")
         size = float(statistics.median(d.size for d in reading.dice))
-        raise CalibrationError(f"{name}: the dice measure {size:g} px across, too small to read"
-                               f" surely (at least {SMALLEST_SURE_DIE:g} px): move the camera"
-                               " closer")
+        # Measured in whole pixels, a die the reader judged at 10.6 px is said 11.
+        measure = f"{size:g}" if size < SMALLEST_SURE_DIE else f"just under {SMALLEST_SURE_DIE:g}"
+        raise CalibrationError(f"{name}: the dice measure {measure} px across, too small to read"
+                               f" surely ({least}): move the camera closer")
     pleas = [plea for plea in reading.pleas if plea != TOO_SMALL]
     if not sizes and pleas:  # the picture's own fault: too dark, out of focus...
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): "

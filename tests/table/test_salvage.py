@@ -172,6 +172,71 @@ def test_an_empty_journal_is_set_aside_with_its_wal_kept_as_it_was(tmp_path: Pat
     assert len(kept) == 1 and kept[0].read_bytes() == wal
 
 
+def leaf_pages(path: Path, table: str) -> list[int]:
+    with closing(sqlite3.connect(path)) as db:
+        return [page for (page,) in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
+            (table,))]
+
+
+def test_a_row_read_out_of_order_is_passed_over_and_the_games_after_it_kept(
+    tmp_path: Path,
+) -> None:
+    # One cell pointer of the games table pointing at another cell (a failing card's few
+    # bytes): SQLite reads a game twice, out of order. Session 93's first mend stopped there,
+    # keeping 35 of 300 games (the one being played left out); now only the row lost is.
+    path = tmp_path / "journal.sqlite3"
+    many_games(path, 300, 5)
+    leaf = leaf_pages(path, "games")[1]
+    with path.open("r+b") as f:
+        f.seek((leaf - 1) * 4096)
+        page = bytearray(f.read(4096))
+        page[18:20] = page[8:10]  # the 6th cell's pointer: the 1st cell's
+        f.seek((leaf - 1) * 4096)
+        f.write(page)
+    assert damage(path) is not None
+    mend(path)
+    mended = Journal(path)
+    try:
+        latest = mended.latest()
+        assert latest is not None and latest.id == 300 and len(mended.games()) == 299
+    finally:
+        mended.close()
+
+
+@pytest.mark.parametrize("garbled", ["game id", "checksum"])
+def test_a_garbled_row_is_left_out_not_a_failure_at_every_start(
+    tmp_path: Path, garbled: str
+) -> None:
+    # A row whose game id reads as text (random bytes on a page), or whose checksum reads as
+    # null: before (session 93's audit), the first was a traceback at every start, the second
+    # a copy refused for ever ("could not be mended now").
+    from companion.kept_journal import open_journal
+
+    path = tmp_path / "journal.sqlite3"
+    many_games(path, 20, 30)
+    actions = leaf_pages(path, "actions")
+    with path.open("r+b") as f:
+        f.seek((actions[0] - 1) * 4096)
+        page = bytearray(f.read(4096))
+        at = int.from_bytes(page[8:10], "big") + 2  # the first cell's record header
+        assert page[at + 1] == 9 and page[at + 3:at + 6] == b"\x81\x05\x2d"
+        if garbled == "game id":
+            page[at + 1] = 13  # the constant 1 made a text of no bytes
+        else:
+            page[at + 3:at + 6] = b"\x81\x25\x00"  # the checksum null, the record whole
+        f.seek((actions[0] - 1) * 4096)
+        f.write(page)
+    # And a page written over, so that the start mends the journal: the games' one, where
+    # the actions are all set aside, for the null checksum.
+    write_over(path, leaf_pages(path, "games")[0] if garbled == "checksum" else actions[-1])
+    journal, faults = open_journal(tmp_path)
+    try:
+        assert "kept as" in faults["salvaged"] and "could not be mended" not in faults["salvaged"]
+    finally:
+        journal.close()
+
+
 def test_a_salvage_the_card_cannot_hold_leaves_the_damaged_journal_and_no_part_behind(
     tmp_path: Path,
 ) -> None:
