@@ -296,7 +296,7 @@ def _rows(
             misses += 1
             with suppress(sqlite3.Error):
                 found = source.execute(f"{numbered} = ?", (after,)).fetchone()
-                if found is not None:
+                if found is not None and whole(found[1:]):
                     rows.append(tuple(found[1:]))
             continue
         if found is None:
@@ -327,11 +327,13 @@ def _onward(rows: list[Any], after: int) -> int | None:
 def _games_whole(row: tuple[Any, ...]) -> bool:
     """Whether a row read from ``games`` can be a game's first line: its id a whole number,
     and nothing missing that the journal must hold (the winner may be)."""
-    return type(row[0]) is int and None not in row[:5]
+    return type(row[0]) is int and row[0] >= 1 and None not in row[:5]
 
 
 def _rows_whole(row: tuple[Any, ...]) -> bool:
     """Whether a row read from ``actions`` or ``dropped`` can be kept: its game and place
     whole numbers, and nothing missing (random bytes on a page read as text, or null: before,
-    session 93's audit, one such row stopped every start with a traceback)."""
-    return type(row[0]) is int and type(row[1]) is int and None not in row
+    session 93's audit, one such row stopped every start with a traceback); ids from 1 (a file
+    cut short reads rows of zeros)."""
+    return (type(row[0]) is int and type(row[1]) is int and row[0] >= 1 and row[1] >= 1
+            and None not in row)

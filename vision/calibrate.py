@@ -442,6 +442,12 @@ _FEW_DICE = 3
 _READ_SURELY = (max(DIE_SIZES[0], SMALLEST_SURE_DIE), DIE_SIZES[1])
 
 
+def _measured(size: float) -> str:
+    """A size the reader found too small, as said: measured in whole pixels, a die the reader
+    judged at 10.6 px is 11, said "just under 11"."""
+    return f"{size:g}" if size < SMALLEST_SURE_DIE else f"just under {SMALLEST_SURE_DIE:g}"
+
+
 def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[str]) -> float:
     """The median side of the dice read surely, in pixels (a doubtful "die" may be the tray
     itself, or a die on its edge)."""
@@ -461,14 +467,13 @@ def _die_size(frame: np.ndarray, name: str, reader: ReaderConfig, lines: list[st
         if sizes:  # some of them only, which every reveal would doubt (session 93's audits)
             raise CalibrationError(
                 f"{name}: some dice measure under {SMALLEST_SURE_DIE:g} px across (the smallest"
-                f" {min(d.size for d in reading.dice):g} px), too small to read surely ({least}):"
+                f" {_measured(min(d.size for d in reading.dice))} px), too small to read surely"
+                f" ({least}):"
                 " every reveal would doubt them: move the camera closer (or take away a die"
                 " lying on its edge)")
         size = float(statistics.median(d.size for d in reading.dice))
-        # Measured in whole pixels, a die the reader judged at 10.6 px is said 11.
-        measure = f"{size:g}" if size < SMALLEST_SURE_DIE else f"just under {SMALLEST_SURE_DIE:g}"
-        raise CalibrationError(f"{name}: the dice measure {measure} px across, too small to read"
-                               f" surely ({least}): move the camera closer")
+        raise CalibrationError(f"{name}: the dice measure {_measured(size)} px across, too small"
+                               f" to read surely ({least}): move the camera closer")
     pleas = [plea for plea in reading.pleas if plea != TOO_SMALL]
     if not sizes and pleas:  # the picture's own fault: too dark, out of focus...
         raise CalibrationError(f"{name}: no die read surely ({reading.total} doubtful): "

@@ -237,6 +237,40 @@ def test_a_garbled_row_is_left_out_not_a_failure_at_every_start(
         journal.close()
 
 
+@pytest.mark.parametrize("garbled", ["game id", "checksum"])
+def test_a_garbled_row_just_past_a_damaged_page_is_left_out_too(
+    tmp_path: Path, garbled: str
+) -> None:
+    # Read by its id alone past the damage, it was kept whole (session 93's last audit): a
+    # traceback, or a copy refused, at every start.
+    from companion.kept_journal import open_journal
+
+    path = tmp_path / "journal.sqlite3"
+    many_games(path, 20, 30)
+    damaged, after = leaf_pages(path, "actions")[2:4]
+    with path.open("r+b") as f:
+        f.seek((after - 1) * 4096)
+        page = bytearray(f.read(4096))
+        cell = int.from_bytes(page[8:10], "big")  # the page's first row
+        at = cell + 1 + (2 if page[cell + 1] & 0x80 else 1)  # its record's header
+        assert page[at] == 6 and page[at + 1] == 1 and page[at + 5] == 0x2D
+        if garbled == "checksum":
+            body = ((page[at + 3] & 0x7F) << 7 | page[at + 4]) + 32  # 16 bytes longer...
+            page[at + 3:at + 6] = bytes([0x80 | body >> 7, body & 0x7F, 0])  # ...checksum null
+        else:
+            page[at + 1] = 15  # the game id a text of one byte
+        f.seek((after - 1) * 4096)
+        f.write(page)
+    write_over(path, damaged)
+    journal, faults = open_journal(tmp_path)
+    journal.close()
+    assert "kept as" in faults["salvaged"] and "could not be mended" not in faults["salvaged"]
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM (SELECT game_id, checksum FROM actions UNION ALL"
+                          " SELECT game_id, checksum FROM dropped) WHERE typeof(game_id) !="
+                          " 'integer' OR checksum IS NULL").fetchone() == (0,)
+
+
 def test_a_salvage_the_card_cannot_hold_leaves_the_damaged_journal_and_no_part_behind(
     tmp_path: Path,
 ) -> None:
