@@ -204,64 +204,48 @@ def test_a_row_read_out_of_order_is_passed_over_and_the_games_after_it_kept(
         mended.close()
 
 
+def garble_first_row(path: Path, leaf: int, garbled: str) -> None:
+    """Garble the first row on the actions page ``leaf``, its record still adding up (as
+    random bytes on a card may): its game id read as a text of as many bytes, or its checksum
+    as null (its 16 bytes then the body's end)."""
+    with path.open("r+b") as f:
+        f.seek((leaf - 1) * 4096)
+        page = bytearray(f.read(4096))
+        cell = int.from_bytes(page[8:10], "big")  # the page's first row
+        at = cell + 1 + (2 if page[cell + 1] & 0x80 else 1)  # its record's header
+        game_id = page[at + 1]  # 9: the constant 1, no bytes; 1: a one-byte integer
+        assert page[at] == 6 and game_id in (1, 9) and page[at + 5] == 0x2D
+        if garbled == "game id":
+            page[at + 1] = 13 if game_id == 9 else 15
+        else:
+            body = ((page[at + 3] & 0x7F) << 7 | page[at + 4]) + 32  # 16 bytes longer...
+            page[at + 3:at + 6] = bytes([0x80 | body >> 7, body & 0x7F, 0])  # ...checksum null
+        f.seek((leaf - 1) * 4096)
+        f.write(page)
+
+
 @pytest.mark.parametrize("garbled", ["game id", "checksum"])
+@pytest.mark.parametrize("where", ["in a page read whole", "just past a damaged page"])
 def test_a_garbled_row_is_left_out_not_a_failure_at_every_start(
-    tmp_path: Path, garbled: str
+    tmp_path: Path, garbled: str, where: str
 ) -> None:
     # A row whose game id reads as text (random bytes on a page), or whose checksum reads as
-    # null: before (session 93's audit), the first was a traceback at every start, the second
-    # a copy refused for ever ("could not be mended now").
+    # null: before (session 93's audits), the first was a traceback at every start, the second
+    # a copy refused for ever ("could not be mended now"); a row read by its id alone past the
+    # damage was kept whole even after the first mend.
     from companion.kept_journal import open_journal
 
     path = tmp_path / "journal.sqlite3"
     many_games(path, 20, 30)
     actions = leaf_pages(path, "actions")
-    with path.open("r+b") as f:
-        f.seek((actions[0] - 1) * 4096)
-        page = bytearray(f.read(4096))
-        at = int.from_bytes(page[8:10], "big") + 2  # the first cell's record header
-        assert page[at + 1] == 9 and page[at + 3:at + 6] == b"\x81\x05\x2d"
-        if garbled == "game id":
-            page[at + 1] = 13  # the constant 1 made a text of no bytes
-        else:
-            page[at + 3:at + 6] = b"\x81\x25\x00"  # the checksum null, the record whole
-        f.seek((actions[0] - 1) * 4096)
-        f.write(page)
-    # And a page written over, so that the start mends the journal: the games' one, where
-    # the actions are all set aside, for the null checksum.
-    write_over(path, leaf_pages(path, "games")[0] if garbled == "checksum" else actions[-1])
-    journal, faults = open_journal(tmp_path)
-    try:
-        assert "kept as" in faults["salvaged"] and "could not be mended" not in faults["salvaged"]
-    finally:
-        journal.close()
-
-
-@pytest.mark.parametrize("garbled", ["game id", "checksum"])
-def test_a_garbled_row_just_past_a_damaged_page_is_left_out_too(
-    tmp_path: Path, garbled: str
-) -> None:
-    # Read by its id alone past the damage, it was kept whole (session 93's last audit): a
-    # traceback, or a copy refused, at every start.
-    from companion.kept_journal import open_journal
-
-    path = tmp_path / "journal.sqlite3"
-    many_games(path, 20, 30)
-    damaged, after = leaf_pages(path, "actions")[2:4]
-    with path.open("r+b") as f:
-        f.seek((after - 1) * 4096)
-        page = bytearray(f.read(4096))
-        cell = int.from_bytes(page[8:10], "big")  # the page's first row
-        at = cell + 1 + (2 if page[cell + 1] & 0x80 else 1)  # its record's header
-        assert page[at] == 6 and page[at + 1] == 1 and page[at + 5] == 0x2D
-        if garbled == "checksum":
-            body = ((page[at + 3] & 0x7F) << 7 | page[at + 4]) + 32  # 16 bytes longer...
-            page[at + 3:at + 6] = bytes([0x80 | body >> 7, body & 0x7F, 0])  # ...checksum null
-        else:
-            page[at + 1] = 15  # the game id a text of one byte
-        f.seek((after - 1) * 4096)
-        f.write(page)
-    write_over(path, damaged)
+    if where == "just past a damaged page":
+        garble_first_row(path, actions[3], garbled)
+        write_over(path, actions[2])
+    else:
+        garble_first_row(path, actions[0], garbled)
+        # And a page written over, so that the start mends the journal: the games' one,
+        # where the actions are all set aside, for the null checksum.
+        write_over(path, leaf_pages(path, "games")[0] if garbled == "checksum" else actions[-1])
     journal, faults = open_journal(tmp_path)
     journal.close()
     assert "kept as" in faults["salvaged"] and "could not be mended" not in faults["salvaged"]
